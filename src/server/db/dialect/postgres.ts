@@ -1,0 +1,123 @@
+import pg from 'pg';
+import { availableParallelism } from 'node:os';
+import type { Db, DbErrorInfo, DbStats, Sql } from '../types';
+
+// timestamptz and bigint come back as ISO strings / numbers so rows look the same as on SQLite.
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => new Date(v).toISOString());
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+const WRITE = /^\s*(insert|update|delete|with)/i;
+
+function toParam(v: unknown): unknown {
+  if (v === undefined) return null;
+  if (v instanceof Date) return v.toISOString();
+  if (v !== null && typeof v === 'object' && !Buffer.isBuffer(v)) return JSON.stringify(v);
+  return v;
+}
+
+/** Statement text → a stable name, so each pooled connection prepares it once (issue 4: prepared statements). */
+const names = new Map<string, string>();
+function nameFor(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `t${names.size}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+export function poolSize(): number {
+  const fromEnv = Number(process.env.TETHER_PG_POOL_SIZE);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : Math.max(4, availableParallelism() * 4);
+}
+
+class PgSql implements Sql {
+  readonly dialect = 'postgres' as const;
+  constructor(
+    private readonly client: pg.Pool | pg.PoolClient,
+    protected readonly counters: DbStats,
+  ) {}
+
+  private async exe(text: string, params: readonly unknown[]) {
+    this.counters.statements++;
+    if (WRITE.test(text)) this.counters.writes++;
+    return this.client.query({ name: nameFor(text), text, values: params.map(toParam) });
+  }
+  async query<T>(text: string, params: readonly unknown[] = []): Promise<T[]> {
+    return (await this.exe(text, params)).rows as T[];
+  }
+  async one<T>(text: string, params: readonly unknown[] = []): Promise<T | undefined> {
+    return (await this.exe(text, params)).rows[0] as T | undefined;
+  }
+  async run(text: string, params: readonly unknown[] = []): Promise<number> {
+    return (await this.exe(text, params)).rowCount ?? 0;
+  }
+}
+
+export class PostgresDb extends PgSql implements Db {
+  readonly stats: DbStats;
+  readonly pool: pg.Pool;
+
+  constructor(readonly url: string, options: { max?: number } = {}) {
+    const stats: DbStats = { statements: 0, writes: 0, transactions: 0 };
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? poolSize(),
+      // Fail fast when the database is away (issue 9): no request hangs past these bounds.
+      connectionTimeoutMillis: Number(process.env.TETHER_PG_CONNECT_TIMEOUT_MS ?? 5000),
+      query_timeout: Number(process.env.TETHER_PG_QUERY_TIMEOUT_MS ?? 30000),
+      idleTimeoutMillis: 30000,
+    });
+    // An idle client losing its connection must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    super(pool, stats);
+    this.pool = pool;
+    this.stats = stats;
+  }
+
+  async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    this.stats.transactions++;
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(new PgSql(client, this.stats));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async exec(script: string): Promise<void> {
+    await this.pool.query(script);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300']);
+
+export function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (typeof e?.code !== 'string') return undefined;
+  if (e.code === '23505') {
+    return { uniqueViolation: true, target: typeof e.constraint === 'string' ? e.constraint : undefined, unavailable: false };
+  }
+  if (UNAVAILABLE.has(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) {
+    return { uniqueViolation: false, unavailable: true };
+  }
+  if (/Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(String(e.message ?? ''))) {
+    return { uniqueViolation: false, unavailable: true };
+  }
+  return /^[0-9A-Z]{5}$/.test(e.code) ? { uniqueViolation: false, unavailable: false } : undefined;
+}

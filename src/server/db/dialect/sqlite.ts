@@ -1,0 +1,124 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Db, DbErrorInfo, DbStats, Sql } from '../types';
+import { Mutex } from '../mutex';
+
+// SQLite is one writer at a time. better-sqlite3 is synchronous, but our transactions span awaits, so every
+// statement of this process goes through one mutex: nothing ever runs inside another caller's open transaction.
+// Other processes are kept out by BEGIN IMMEDIATE and waited for by busy_timeout.
+
+type Param = string | number | bigint | Buffer | null;
+
+function toParam(v: unknown): Param {
+  if (v === undefined || v === null) return null;
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || Buffer.isBuffer(v)) return v;
+  return JSON.stringify(v);
+}
+
+/** `$1`-style SQL → positional `?` with the parameters reordered to match. */
+function adapt(text: string, params: readonly unknown[]): { sql: string; args: Param[] } {
+  const args: Param[] = [];
+  const sql = text.replace(/\$(\d+)/g, (_m, n: string) => {
+    args.push(toParam(params[Number(n) - 1]));
+    return '?';
+  });
+  return { sql, args };
+}
+
+export class SqliteDb implements Db {
+  readonly dialect = 'sqlite' as const;
+  readonly stats: DbStats = { statements: 0, writes: 0, transactions: 0 };
+  readonly raw: Database.Database;
+  private readonly cache = new Map<string, { stmt: Database.Statement; reader: boolean; sql: string }>();
+  private readonly mutex = new Mutex();
+
+  constructor(
+    readonly url: string,
+    readonly file: string,
+  ) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.raw = new Database(file);
+    this.raw.pragma('journal_mode = WAL');
+    this.raw.pragma('busy_timeout = 5000');
+    this.raw.pragma('foreign_keys = ON');
+    this.raw.pragma('synchronous = NORMAL');
+  }
+
+  private prepare(text: string, params: readonly unknown[]) {
+    let entry = this.cache.get(text);
+    if (!entry) {
+      const { sql } = adapt(text, []);
+      const stmt = this.raw.prepare(sql);
+      entry = { stmt, reader: stmt.reader, sql };
+      this.cache.set(text, entry);
+    }
+    return { entry, args: adapt(text, params).args };
+  }
+
+  /** Executes synchronously; callers hold the mutex. */
+  private exe(text: string, params: readonly unknown[]): { rows: unknown[]; changes: number } {
+    const { entry, args } = this.prepare(text, params);
+    this.stats.statements++;
+    if (entry.reader) return { rows: entry.stmt.all(...args), changes: 0 };
+    this.stats.writes++;
+    return { rows: [], changes: entry.stmt.run(...args).changes };
+  }
+
+  private direct(): Sql {
+    return {
+      dialect: 'sqlite',
+      query: async <T>(text: string, params: readonly unknown[] = []) => this.exe(text, params).rows as T[],
+      one: async <T>(text: string, params: readonly unknown[] = []) => this.exe(text, params).rows[0] as T | undefined,
+      run: async (text: string, params: readonly unknown[] = []) => this.exe(text, params).changes,
+    };
+  }
+
+  async query<T>(text: string, params: readonly unknown[] = []): Promise<T[]> {
+    return this.mutex.run(() => this.exe(text, params).rows as T[]);
+  }
+  async one<T>(text: string, params: readonly unknown[] = []): Promise<T | undefined> {
+    return this.mutex.run(() => this.exe(text, params).rows[0] as T | undefined);
+  }
+  async run(text: string, params: readonly unknown[] = []): Promise<number> {
+    return this.mutex.run(() => this.exe(text, params).changes);
+  }
+
+  async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      this.stats.transactions++;
+      this.raw.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(this.direct());
+        this.raw.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
+        throw err;
+      }
+    });
+  }
+
+  async exec(script: string): Promise<void> {
+    await this.mutex.run(() => this.raw.exec(script));
+  }
+
+  async close(): Promise<void> {
+    await this.mutex.run(() => this.raw.close());
+  }
+}
+
+export function sqliteErrorInfo(err: unknown): DbErrorInfo | undefined {
+  const e = err as { code?: unknown; message?: unknown };
+  if (typeof e?.code !== 'string' || !e.code.startsWith('SQLITE_')) return undefined;
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    // "UNIQUE constraint failed: tasks.workspace_id, tasks.external_id"
+    const target = message.split('constraint failed: ')[1]?.trim();
+    return { uniqueViolation: true, target, unavailable: false };
+  }
+  const unavailable = e.code === 'SQLITE_BUSY' || e.code === 'SQLITE_LOCKED' || e.code === 'SQLITE_CANTOPEN';
+  return { uniqueViolation: false, unavailable };
+}

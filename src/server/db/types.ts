@@ -1,0 +1,40 @@
+// The one database seam every repository is written against (STYLE habits 7 and 10).
+// SQL is written once with PostgreSQL-style `$1` placeholders; each dialect adapts it.
+export type Dialect = 'sqlite' | 'postgres';
+export type Row = Record<string, unknown>;
+
+/** Counters the benchmark reads to report statements and transactions per request (issue 4). */
+export interface DbStats {
+  statements: number;
+  writes: number;
+  transactions: number;
+}
+
+export interface Sql {
+  readonly dialect: Dialect;
+  /** Rows of a statement that returns rows. */
+  query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /** First row or undefined. */
+  one<T = Row>(text: string, params?: readonly unknown[]): Promise<T | undefined>;
+  /** Runs a statement and returns the number of rows it changed. */
+  run(text: string, params?: readonly unknown[]): Promise<number>;
+}
+
+export interface Db extends Sql {
+  readonly url: string;
+  readonly stats: DbStats;
+  /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /** Runs a multi-statement script outside any parameter binding (migrations, tests). */
+  exec(script: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** An error the database raised, reduced to what the domain needs to decide. */
+export interface DbErrorInfo {
+  uniqueViolation: boolean;
+  /** The unique index (PostgreSQL) or column list (SQLite) the violation names. */
+  target?: string;
+  /** The database is unreachable or busy: the surface answers 503. */
+  unavailable: boolean;
+}

@@ -1,0 +1,23 @@
+// Row values come back slightly differently per dialect (SQLite: 0/1 and ISO text; PostgreSQL: booleans and,
+// with our type parsers, ISO text). These helpers make one mapping work for both.
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : String(v);
+}
+export function strOrNull(v: unknown): string | null {
+  return v === null || v === undefined ? null : str(v);
+}
+export function num(v: unknown): number {
+  return typeof v === 'number' ? v : Number(v);
+}
+export function numOrNull(v: unknown): number | null {
+  return v === null || v === undefined ? null : num(v);
+}
+export function bool(v: unknown): boolean {
+  return v === true || v === 1 || v === '1' || v === 't';
+}
+export function json<T>(v: unknown): T {
+  return (typeof v === 'string' ? JSON.parse(v) : v) as T;
+}
+export function nowIso(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,116 @@
+// SPEC §4.1 step 7 — Begin: one transaction that admits, numbers and inserts the task in `preparing`,
+// records the operation and its planned steps, and writes revision 0. It emits no event.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Actor } from '../../auth/actor';
+import type { Sql } from '../../db/types';
+import { insertRevision, insertTask } from '../../db/repositories/tasks';
+import { num, str } from '../../db/values';
+import type { Services } from '../../services';
+import { DomainError } from '../errors/domain-error';
+import { toTaskBody, type Task } from '../tasks/task';
+import type { CreationHandle } from './operation';
+import type { CreationPlan } from './plan';
+
+export interface BeginInput {
+  workspaceId: string;
+  stepId: string;
+  title: string;
+  description: string | null;
+  parentId: string | null;
+  externalId: string | null;
+  plan: CreationPlan;
+  /** Test seam for the "a primary-key collision is never Found" guard. */
+  taskId?: string;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export async function begin(services: Services, actor: Actor, input: BeginInput): Promise<{ handle: CreationHandle; task: Task }> {
+  const { db, failpoints } = services;
+  const token = randomBytes(32).toString('base64url');
+  const operationId = randomUUID();
+  const now = new Date();
+  const at = now.toISOString();
+
+  const task = await db.transaction(async (tx) => {
+    // Taking the workspace row first serializes creates per workspace: WIP admission and numbering are exact,
+    // and a rollback (identity taken, WIP full) returns the number, so identifiers stay gapless.
+    const ws = await tx.one<{ task_sequence: unknown; prefix: unknown }>(
+      'UPDATE workspaces SET task_sequence = task_sequence + 1 WHERE id = $1 RETURNING task_sequence, prefix',
+      [input.workspaceId],
+    );
+    if (!ws) throw new DomainError('task_not_created');
+    await admit(tx, input.stepId);
+
+    const number = num(ws.task_sequence);
+    const task: Task = {
+      id: input.taskId ?? randomUUID(),
+      workspaceId: input.workspaceId,
+      number,
+      identifier: `${str(ws.prefix)}-${number}`,
+      title: input.title,
+      description: input.description,
+      stepId: input.stepId,
+      parentId: input.parentId,
+      archivedAt: null,
+      createdAt: at,
+      updatedAt: at,
+      revision: 0,
+      creationState: 'preparing',
+      externalId: input.externalId,
+      externalIdSettledAt: null,
+    };
+    // A unique violation on uniq_tasks_external_id here rolls back the whole transaction (the caller re-reads).
+    await insertTask(tx, task);
+    await tx.run(
+      `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
+         identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'preparing', $6, $7, $8, 0, $9, $10, $11, $11)`,
+      [
+        operationId,
+        task.workspaceId,
+        task.id,
+        actor.id,
+        task.externalId,
+        JSON.stringify(input.plan),
+        hashToken(token),
+        false,
+        services.instanceId,
+        new Date(now.getTime() + services.leaseMs).toISOString(),
+        at,
+      ],
+    );
+    for (const [index, step] of input.plan.steps.entries()) {
+      await tx.run(
+        `INSERT INTO creation_steps (operation_id, step_index, kind, params, state, attempts) VALUES ($1, $2, $3, $4, 'planned', 0)`,
+        [operationId, index, step.kind, JSON.stringify(step.params)],
+      );
+    }
+    await insertRevision(tx, task, 'begin', actor.id, toTaskBody(task), at);
+    return task;
+  });
+
+  const handle: CreationHandle = {
+    operationId,
+    taskId: task.id,
+    workspaceId: task.workspaceId,
+    actor,
+    plan: input.plan,
+    externalId: task.externalId,
+    token,
+    generation: 0,
+  };
+  await failpoints.hit('after_begin', task.externalId ?? task.title);
+  return { handle, task };
+}
+
+/** WIP admission for the target step (SPEC §4.1 step 7). Runs under the workspace row lock taken above. */
+async function admit(tx: Sql, stepId: string): Promise<void> {
+  const step = await tx.one<{ wip_limit: unknown }>('SELECT wip_limit FROM workflow_steps WHERE id = $1', [stepId]);
+  if (!step) throw new DomainError('validation_failed', 'step_id: workflow step not found');
+  if (step.wip_limit === null || step.wip_limit === undefined) return;
+  const row = await tx.one<{ n: unknown }>('SELECT COUNT(*) AS n FROM tasks WHERE step_id = $1 AND archived_at IS NULL', [stepId]);
+  if (num(row?.n ?? 0) >= num(step.wip_limit)) throw new DomainError('wip_limit_exceeded');
+}

@@ -1,0 +1,37 @@
+// The creation operation and its in-process handle (SPEC §4.2).
+import type { Actor } from '../../auth/actor';
+import type { CreationPlan } from './plan';
+import type { Task } from '../tasks/task';
+
+export type OperationState = 'preparing' | 'completing' | 'completed' | 'aborting' | 'aborted';
+
+/**
+ * The capability Begin returns for Created only. It binds operation, task, workspace, actor, plan and a random
+ * token (stored hashed). It lives only in this process: never serialized to a client, a log or an event.
+ */
+export interface CreationHandle {
+  readonly operationId: string;
+  readonly taskId: string;
+  readonly workspaceId: string;
+  readonly actor: Actor;
+  readonly plan: CreationPlan;
+  readonly externalId: string | null;
+  readonly token: string;
+  readonly generation: number;
+}
+
+/** SPEC §3 / STYLE habit 9: outcomes are types. */
+export type CreateOutcome =
+  | { kind: 'created'; task: Task }
+  | { kind: 'found_settled'; task: Task }
+  | { kind: 'found_unsettled'; task: Task }
+  | { kind: 'created_identity_lost'; task: Task };
+
+export function isDeduplicated(o: CreateOutcome): boolean {
+  return o.kind === 'found_settled' || o.kind === 'found_unsettled';
+}
+
+/** `creation_complete`: required synchronous setup finished — never "task done" or "agent running". */
+export function isCreationComplete(o: CreateOutcome): boolean {
+  return o.kind !== 'found_unsettled';
+}

@@ -1,0 +1,26 @@
+// SPEC §5: the creation plan, built after a lookup miss and stored with the operation. Found plans nothing.
+export type StartPolicy = 'none' | 'immediate' | 'deferred';
+export type StepKind =
+  | 'workspace_attachment'
+  | 'attachment_claim'
+  | 'fresh_branch'
+  | 'remote_contribution'
+  | 'session_prepare'
+  | 'launch_intent';
+
+export interface PlannedStep {
+  kind: StepKind;
+  params: Record<string, unknown>;
+}
+
+export interface CreationPlan {
+  startPolicy: StartPolicy;
+  steps: PlannedStep[];
+  blockedBy: string[];
+}
+
+/** SPEC §5: non-empty `blocked_by` → deferred (whatever the blockers' state); else `start_agent` → immediate. */
+export function startPolicyFor(input: { blocked_by?: string[] | null; start_agent?: boolean | null }): StartPolicy {
+  if (input.blocked_by && input.blocked_by.length > 0) return 'deferred';
+  return input.start_agent ? 'immediate' : 'none';
+}

@@ -1,0 +1,60 @@
+// STYLE habit 4: one application error type and one table. Every surface (REST, tRPC, MCP, console)
+// maps a code through this table, so they all say the same words with the matching status.
+
+export const ERRORS = {
+  invalid_payload: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid payload' },
+  validation_failed: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid request' },
+  invalid_external_id_control: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid external_id: control characters are not allowed' },
+  invalid_external_id_length: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid external_id: must be 255 UTF-8 bytes or fewer' },
+  external_id_required: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid external_id: external_id is required' },
+  workspace_required: { http: 400, trpc: 'BAD_REQUEST', message: 'workspace_id is required' },
+  title_required: { http: 400, trpc: 'BAD_REQUEST', message: 'title is required' },
+  idempotency_key_required: { http: 400, trpc: 'BAD_REQUEST', message: 'Idempotency-Key header is required (a UUID)' },
+  idempotency_key_invalid: { http: 400, trpc: 'BAD_REQUEST', message: 'Idempotency-Key must be a UUID' },
+  unauthenticated: { http: 401, trpc: 'UNAUTHORIZED', message: 'authentication required' },
+  forbidden: { http: 403, trpc: 'FORBIDDEN', message: 'not allowed' },
+  csrf_failed: { http: 403, trpc: 'FORBIDDEN', message: 'cross-site request refused' },
+  task_not_created: { http: 404, trpc: 'NOT_FOUND', message: 'task not created' },
+  task_not_found: { http: 404, trpc: 'NOT_FOUND', message: 'task not found' },
+  not_found: { http: 404, trpc: 'NOT_FOUND', message: 'not found' },
+  wip_limit_exceeded: { http: 409, trpc: 'CONFLICT', message: 'workflow step WIP limit exceeded' },
+  creation_completing: { http: 409, trpc: 'CONFLICT', message: 'creation is completing; retry shortly' },
+  idempotency_key_conflict: { http: 409, trpc: 'CONFLICT', message: 'idempotency key reused with a different request' },
+  conflict: { http: 409, trpc: 'CONFLICT', message: 'conflict' },
+  payload_too_large: { http: 413, trpc: 'PAYLOAD_TOO_LARGE', message: 'request body too large' },
+  rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS', message: 'too many requests' },
+  internal: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'internal error' },
+  identity_not_ready: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is unavailable: schema attestation has not passed' },
+  database_unavailable: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'database unavailable; retry shortly' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Codes whose body carries `code` as well as `error` (SPEC §7). */
+const CODE_IN_BODY: ReadonlySet<ErrorCode> = new Set(['creation_completing', 'idempotency_key_conflict']);
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  /** Extra words appended for the caller (e.g. which field was wrong). Never internal detail. */
+  readonly detail?: string;
+
+  constructor(code: ErrorCode, detail?: string) {
+    super(detail ? `${ERRORS[code].message}: ${detail}` : ERRORS[code].message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.detail = detail;
+  }
+
+  get http(): number {
+    return ERRORS[this.code].http;
+  }
+
+  /** The JSON body every surface sends: `{"error": …}` plus `code` where SPEC §7 asks for it. */
+  body(): { error: string; code?: string } {
+    return CODE_IN_BODY.has(this.code) ? { error: this.message, code: this.code } : { error: this.message };
+  }
+}
+
+export function isDomainError(err: unknown): err is DomainError {
+  return err instanceof DomainError;
+}

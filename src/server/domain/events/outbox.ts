@@ -1,0 +1,36 @@
+// SPEC §9: the transactional outbox. Each event row is immutable, carries the revision and the task as
+// committed (with `external_id` only when held), and is written in the same transaction as the change.
+import type { Sql } from '../../db/types';
+import { toTaskBody, type Task, type TaskBody } from '../tasks/task';
+
+export type EventType = 'task.created' | 'task.updated' | 'task.deleted';
+
+export interface EventPayload {
+  id: string;
+  type: EventType;
+  workspace_id: string;
+  task_id: string;
+  revision: number;
+  occurred_at: string;
+  task: TaskBody;
+}
+
+export async function insertOutboxEvent(
+  tx: Sql,
+  e: { id: string; type: EventType; task: Task; at: string },
+): Promise<EventPayload> {
+  const payload: EventPayload = {
+    id: e.id,
+    type: e.type,
+    workspace_id: e.task.workspaceId,
+    task_id: e.task.id,
+    revision: e.task.revision,
+    occurred_at: e.at,
+    task: toTaskBody(e.task),
+  };
+  await tx.run(
+    'INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [e.id, e.task.workspaceId, e.task.id, e.task.revision, e.type, JSON.stringify(payload), e.at],
+  );
+  return payload;
+}

@@ -1,0 +1,116 @@
+// THE place where "create with an external id" is decided (STYLE: every surface calls this).
+// It follows SPEC §4.1 step by step; each step is cited where it happens.
+import { can, visibleWorkspaces, type Actor } from '../../auth/actor';
+import { findTaskByExternalId } from '../../db/repositories/tasks';
+import { str } from '../../db/values';
+import type { Services } from '../../services';
+import { begin } from '../creation/begin';
+import { complete } from '../creation/complete';
+import { runPlannedSteps } from '../creation/coordinator';
+import type { CreateOutcome } from '../creation/operation';
+import { buildPlan } from '../creation/build-plan';
+import { DomainError } from '../errors/domain-error';
+import { normalizeExternalId } from '../identity/normalize';
+import { parseEnvelope, parseFields } from './create-input';
+import { validateCreate } from './validate-create';
+
+export interface CreateTaskOptions {
+  /** SPEC §4.1 step 2: only MCP falls back to the caller's single accessible workspace. */
+  singleWorkspaceFallback?: boolean;
+  /** Test seam: force the new task's id (primary-key collision guard). */
+  taskId?: string;
+}
+
+export async function createTask(
+  services: Services,
+  actor: Actor,
+  body: unknown,
+  options: CreateTaskOptions = {},
+): Promise<CreateOutcome> {
+  const { db, readiness } = services;
+
+  // Step 1: the transport envelope.
+  const envelope = parseEnvelope(body);
+
+  // Step 2: the effective workspace.
+  const workspaceId = await resolveWorkspace(services, actor, envelope.workspaceId, envelope.parentId, options);
+
+  // Step 3: authorize before anything about the identity is revealed or validated.
+  if (!can(actor, workspaceId, 'write')) throw new DomainError('task_not_created');
+
+  // Step 4: normalize (SPEC §2.1); identity reads and writes wait for attestation (SPEC §12).
+  const externalId = normalizeExternalId(envelope.rawExternalId);
+  if (externalId !== undefined) {
+    readiness.requireIdentity();
+    // Step 5: lookup before any write, sequence allocation, WIP admission or payload validation.
+    const held = await findTaskByExternalId(db, workspaceId, externalId);
+    if (held) return found(held);
+  }
+
+  let created;
+  try {
+    // Step 6: only on a miss, validate the rest and build the plan.
+    const fields = parseFields(envelope.body);
+    const target = await validateCreate(db, workspaceId, envelope.parentId ?? null, fields);
+    const plan = await buildPlan(services, workspaceId, fields);
+    // Step 7: Begin.
+    created = await begin(services, actor, {
+      workspaceId,
+      stepId: target.stepId,
+      title: fields.title,
+      description: fields.description ?? null,
+      parentId: envelope.parentId ?? null,
+      externalId: externalId ?? null,
+      plan,
+      taskId: options.taskId,
+    });
+  } catch (err) {
+    // Step 8: after a miss, any failure before the insert commits — the identity index included — re-reads
+    // the identity first; only a second miss lets the original error surface.
+    if (externalId !== undefined) {
+      const held = await findTaskByExternalId(db, workspaceId, externalId);
+      if (held) return found(held);
+    }
+    throw err;
+  }
+
+  // Step 9: run the planned steps; step 10: Complete, then asynchronous dispatch.
+  await runPlannedSteps(services, created.handle);
+  const result = await complete(services, created.handle);
+  if (result.kind === 'gone') throw new DomainError('task_not_created');
+  return { kind: result.kind, task: result.task };
+}
+
+function found(task: import('./task').Task): CreateOutcome {
+  return { kind: task.creationState === 'completed' ? 'found_settled' : 'found_unsettled', task };
+}
+
+/**
+ * SPEC §4.1 step 2: explicit `workspace_id`; else the parent's workspace from retained history (works even
+ * when the parent was deleted; never loads the live parent); else (MCP only) the single accessible workspace.
+ */
+async function resolveWorkspace(
+  services: Services,
+  actor: Actor,
+  explicit: string | undefined,
+  parentId: string | undefined,
+  options: CreateTaskOptions,
+): Promise<string> {
+  if (explicit) return explicit;
+  if (parentId) {
+    const row = await services.db.one<{ workspace_id: unknown }>(
+      'SELECT workspace_id FROM task_revisions WHERE task_id = $1 AND revision = 0',
+      [parentId],
+    );
+    if (row) return str(row.workspace_id);
+  }
+  if (options.singleWorkspaceFallback) {
+    const visible = visibleWorkspaces(actor);
+    const ids =
+      visible === 'all'
+        ? (await services.db.query<{ id: unknown }>('SELECT id FROM workspaces ORDER BY id LIMIT 2')).map((r) => str(r.id))
+        : visible;
+    if (ids.length === 1) return ids[0]!;
+  }
+  throw new DomainError('workspace_required');
+}
