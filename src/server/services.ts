@@ -27,6 +27,7 @@ export function createServices(overrides: Partial<Services> & { config?: Config 
     readiness: overrides.readiness ?? new Readiness(),
     failpoints: overrides.failpoints ?? new Failpoints(config.failpointsEnabled),
     instanceId: overrides.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-    leaseMs: overrides.leaseMs ?? Number(process.env.TETHER_LEASE_MS ?? 30_000),
+    // SPEC §6: short enough that a dead creator's operation is recovered within seconds; renewed every third.
+    leaseMs: overrides.leaseMs ?? Number(process.env.TETHER_LEASE_MS ?? 5_000),
   };
 }

@@ -1,8 +1,47 @@
-// tRPC over HTTP at /api/trpc. Placeholder signature; filled in by the identity-core work.
+// tRPC over HTTP at /api/trpc (GET for queries, POST for mutations), served by the custom server with tRPC's
+// Node adapter (which wraps tRPC's fetch handler) — no Next pipeline in the way.
+import { TRPCError } from '@trpc/server';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { ERRORS, isDomainError } from '../domain/errors/domain-error';
+import { maxBodyBytes, sendError } from '../http/body';
 import type { ApiHandler } from '../http/types';
+import type { Services } from '../services';
+import { createContext } from './context';
+import { appRouter } from './root';
 
-export const handleTrpc: ApiHandler = async (_req, res) => {
-  res.statusCode = 404;
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify({ error: 'not found' }));
+const handlers = new WeakMap<Services, ReturnType<typeof createHTTPHandler>>();
+
+function handlerFor(services: Services) {
+  let h = handlers.get(services);
+  if (!h) {
+    h = createHTTPHandler({
+      router: appRouter,
+      basePath: '/api/trpc/',
+      maxBodySize: maxBodyBytes(),
+      createContext: async ({ req }) => {
+        try {
+          return await createContext(services, req);
+        } catch (err) {
+          // Refusals decided before any procedure runs (401/403 CSRF/429) keep their status and words.
+          if (isDomainError(err)) throw new TRPCError({ code: ERRORS[err.code].trpc, message: err.message, cause: err });
+          throw err;
+        }
+      },
+    });
+    handlers.set(services, h);
+  }
+  return h;
+}
+
+export const handleTrpc: ApiHandler = async (req, res, services) => {
+  try {
+    // Authentication failures (CSRF, rate limit) surface from createContext; tRPC reports them as errors.
+    await new Promise<void>((resolve) => {
+      res.once('finish', resolve);
+      res.once('close', resolve);
+      handlerFor(services)(req, res);
+    });
+  } catch (err) {
+    sendError(res, err);
+  }
 };

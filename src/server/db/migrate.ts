@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Db } from './types';
 import { PostgresDb, SqliteDb } from './dialect';
+import { needsSqliteRebuild, rebuildSqliteTasksTable, type RebuildResult } from './sqlite-rebuild';
 
 export interface MigrationFile {
   version: number;
@@ -16,6 +17,11 @@ export interface MigrationFile {
 export interface MigrationResult {
   applied: string[];
   version: number;
+  /**
+   * SQLite only: set when `tasks` failed attestation for a collation reason and was rebuilt (SPEC §12).
+   * A failed rebuild does not throw — the server still starts, not ready, with the reason on /api/health.
+   */
+  rebuild?: { ok: true; result: RebuildResult } | { ok: false; error: string };
 }
 
 export class MigrationError extends Error {}
@@ -70,7 +76,12 @@ async function migrateSqlite(db: SqliteDb, files: MigrationFile[]): Promise<Migr
       const rows = await tx.query<Applied>('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
       check(rows, files);
       if (rows.some((r) => Number(r.version) === file.version)) return false;
-      db.raw.exec(file.sql);
+      try {
+        db.raw.exec(file.sql);
+      } catch (err) {
+        // Thrown inside the transaction: every statement of the file rolls back with it.
+        throw new MigrationError(`migration ${file.name} failed: ${(err as Error).message}`);
+      }
       await tx.run('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES ($1, $2, $3, $4)', [
         file.version,
         file.name,
@@ -83,7 +94,17 @@ async function migrateSqlite(db: SqliteDb, files: MigrationFile[]): Promise<Migr
   }
   const rows = await db.query<Applied>('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
   check(rows, files);
-  return { applied, version: currentVersion(rows) };
+  return { applied, version: currentVersion(rows), ...(await repairSqliteCollation(db)) };
+}
+
+/** SPEC §12: a `tasks` table with the wrong collation (e.g. from an old build) is rebuilt, all or nothing. */
+async function repairSqliteCollation(db: SqliteDb): Promise<Pick<MigrationResult, 'rebuild'>> {
+  if (!(await needsSqliteRebuild(db))) return {};
+  try {
+    return { rebuild: { ok: true, result: await rebuildSqliteTasksTable(db) } };
+  } catch (err) {
+    return { rebuild: { ok: false, error: (err as Error).message } };
+  }
 }
 
 async function migratePostgres(db: PostgresDb, files: MigrationFile[]): Promise<MigrationResult> {

@@ -1,8 +1,41 @@
-// REST edge under /api/v1 (SPEC §10). Placeholder signature; filled in by the identity-core work.
+// REST edge under /api/v1 (SPEC §10): authenticate, match a route, let the handler call the domain.
+// Errors leave through sendError, so every status and message comes from the one error table.
+import { sendError, sendJson } from '../http/body';
+import { requireAuthenticated } from '../http/authenticate-request';
 import type { ApiHandler } from '../http/types';
+import type { RestRoute } from './route';
+import { taskRoutes } from './tasks';
 
-export const handleRest: ApiHandler = async (_req, res) => {
-  res.statusCode = 404;
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify({ error: 'not found' }));
+/** Every REST route. Other modules add theirs here (attachments, events, workspaces). */
+export const restRoutes: RestRoute[] = [...taskRoutes];
+
+export const handleRest: ApiHandler = async (req, res, services) => {
+  try {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    let pathMatched = false;
+    for (const route of restRoutes) {
+      const m = route.pattern.exec(url.pathname);
+      if (!m) continue;
+      pathMatched = true;
+      if (route.method !== method) continue;
+      const params: Record<string, string> = {};
+      for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
+      const auth = await requireAuthenticated(services, req.headers, method);
+      await route.handle({ req, res, services, auth, params, query: url.searchParams });
+      return;
+    }
+    if (pathMatched) sendJson(res, 405, { error: 'method not allowed' });
+    else sendJson(res, 404, { error: 'not found' });
+  } catch (err) {
+    sendError(res, err);
+  }
 };
+
+function safeDecode(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+}

@@ -1,4 +1,5 @@
-// SPEC §4.3 — Complete. Phase A commits `preparing → completing` (from here Abort and release are refused);
+// SPEC §4.3 — Complete. It first verifies every step's evidence (an unknown step blocks it; a step that no
+// longer verifies aborts). Phase A commits `preparing → completing` (from here Abort and release are refused);
 // phase B, one transaction, settles the identity only if the task still holds it, writes revision 1 and
 // exactly one `task.created` outbox event copied from the committed row.
 import { randomUUID } from 'node:crypto';
@@ -10,8 +11,14 @@ import { DomainError } from '../errors/domain-error';
 import { insertOutboxEvent } from '../events/outbox';
 import type { Task } from '../tasks/task';
 import { toTaskBody } from '../tasks/task';
+import { dbErrorInfo } from '../../db/dialect';
+import { abortOperation } from './abort';
 import { hashToken } from './begin';
+import { assertFence, UnknownStepError } from './fence';
 import type { CreationHandle } from './operation';
+import { stableId } from './stable-id';
+import { STEP_KINDS } from './steps';
+import { loadError, loadSteps, stepContext, storeError, updateStep } from './steps/records';
 
 export type CompleteResult =
   | { kind: 'created' | 'created_identity_lost'; task: Task; eventId: string }
@@ -23,48 +30,83 @@ interface StoredOutcome {
   event_id?: string;
 }
 
-async function storedOutcome(sql: Sql, handle: CreationHandle): Promise<CompleteResult | undefined> {
+interface OperationRow {
+  state: string;
+  outcome: StoredOutcome | null;
+}
+
+async function readOperation(sql: Sql, handle: CreationHandle): Promise<OperationRow | undefined> {
   const op = await sql.one<{ state: unknown; outcome: unknown; token_hash: unknown }>(
     'SELECT state, outcome, token_hash FROM creation_operations WHERE id = $1',
     [handle.operationId],
   );
-  if (!op) return { kind: 'gone' };
-  if (str(op.token_hash) !== hashToken(handle.token)) throw new Error('creation handle does not match its operation');
-  if (op.state === 'aborted') return { kind: 'gone' };
-  if (op.state !== 'completed' || !op.outcome) return undefined;
-  const outcome = json<StoredOutcome>(op.outcome);
-  if (outcome.kind === 'gone') return { kind: 'gone' };
-  const task = await findTaskById(sql, handle.taskId);
-  return task ? { kind: outcome.kind, task, eventId: outcome.event_id ?? '' } : { kind: 'gone' };
+  if (!op) return undefined;
+  // A recovery handle has no token: its authority is the generation it claimed (checked by every fenced write).
+  if (!handle.recovered && str(op.token_hash) !== hashToken(handle.token)) throw new Error('creation handle does not match its operation');
+  return { state: str(op.state), outcome: op.outcome ? json<StoredOutcome>(op.outcome) : null };
 }
 
-/** Idempotent per handle: a replay returns the stored outcome and event id. */
+async function replayOf(sql: Sql, handle: CreationHandle, op: OperationRow): Promise<CompleteResult> {
+  if (op.state !== 'completed' || !op.outcome || op.outcome.kind === 'gone') return { kind: 'gone' };
+  const task = await findTaskById(sql, handle.taskId);
+  return task ? { kind: op.outcome.kind, task, eventId: op.outcome.event_id ?? '' } : { kind: 'gone' };
+}
+
+/**
+ * Idempotent per handle: a replay returns the stored outcome and event id. An ambiguous commit (the database
+ * went away around COMMIT) is retried with the same handle — the replay check tells whether it landed — and is
+ * never turned into an Abort.
+ */
 export async function complete(services: Services, handle: CreationHandle): Promise<CompleteResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await completeOnce(services, handle);
+    } catch (err) {
+      if (attempt >= 5 || !dbErrorInfo(err)?.unavailable) throw err;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
+    }
+  }
+}
+
+async function completeOnce(services: Services, handle: CreationHandle): Promise<CompleteResult> {
   const { db, failpoints } = services;
   const key = handle.externalId ?? handle.plan.steps.length.toString();
-  const replay = await storedOutcome(db, handle);
-  if (replay) return replay;
+  const op = await readOperation(db, handle);
+  if (!op) return { kind: 'gone' };
+  if (op.state === 'completed' || op.state === 'aborted') return replayOf(db, handle, op);
+  if (op.state === 'aborting') throw new Error('cannot complete an aborting creation operation');
 
-  // Phase A: preparing → completing, task row first (the same lock order as release and delete).
-  const phaseA = await db.transaction(async (tx) => {
-    const moved = await tx.run("UPDATE tasks SET creation_state = 'completing' WHERE id = $1 AND creation_state = 'preparing'", [
-      handle.taskId,
-    ]);
-    if (moved === 0) {
-      const task = await findTaskById(tx, handle.taskId);
-      if (!task) {
-        await finishOperation(tx, handle, 'aborted', { kind: 'gone' }, 'task was deleted while its creation ran');
-        return 'gone' as const;
-      }
-      if (task.creationState !== 'completing') throw new Error(`cannot complete a task in state ${task.creationState}`);
+  if (op.state === 'preparing') {
+    // SPEC §4.3: every planned step succeeded, with evidence that still verifies. Unknown blocks Complete.
+    const failure = await verifySteps(services, handle);
+    if (failure) {
+      await abortOperation(services, handle, failure);
+      throw failure;
     }
-    await tx.run(
-      "UPDATE creation_operations SET state = 'completing', updated_at = $3 WHERE id = $1 AND generation = $2 AND state IN ('preparing', 'completing')",
-      [handle.operationId, handle.generation, new Date().toISOString()],
-    );
-    return 'completing' as const;
-  });
-  if (phaseA === 'gone') return { kind: 'gone' };
+    // Phase A: preparing → completing, task row first (the same lock order as release and delete).
+    const phaseA = await db.transaction(async (tx) => {
+      const moved = await tx.run("UPDATE tasks SET creation_state = 'completing' WHERE id = $1 AND creation_state = 'preparing'", [
+        handle.taskId,
+      ]);
+      await assertFence(tx, handle);
+      if (moved === 0) {
+        const task = await findTaskById(tx, handle.taskId);
+        if (!task) {
+          // Deleted while its creation ran: its effects are compensated by Abort, and no dispatch follows.
+          await tx.run("UPDATE creation_operations SET state = 'aborting', error = $2 WHERE id = $1", [handle.operationId, GONE]);
+          return 'gone' as const;
+        }
+        if (task.creationState !== 'completing') throw new Error(`cannot complete a task in state ${task.creationState}`);
+      }
+      const n = await tx.run(
+        "UPDATE creation_operations SET state = 'completing', updated_at = $2 WHERE id = $1 AND state IN ('preparing', 'completing')",
+        [handle.operationId, new Date().toISOString()],
+      );
+      if (n === 0) throw new Error('creation operation is no longer preparing');
+      return 'completing' as const;
+    });
+    if (phaseA === 'gone') return abortGone(services, handle);
+  }
   await failpoints.hit('complete_between_phases', handle.externalId ?? key);
 
   // Phase B.
@@ -86,19 +128,63 @@ export async function complete(services: Services, handle: CreationHandle): Prom
        WHERE id = $1 AND creation_state = 'completing' RETURNING ${TASK_COLUMNS}`,
       [handle.taskId, at],
     );
+    await assertFence(tx, handle);
     if (!row) {
-      await finishOperation(tx, handle, 'aborted', { kind: 'gone' }, 'task was deleted while its creation ran');
+      await tx.run("UPDATE creation_operations SET state = 'aborting', error = $2 WHERE id = $1", [handle.operationId, GONE]);
       return { kind: 'gone' };
     }
     const task = toTask(row);
     await insertRevision(tx, task, 'create', handle.actor.id, toTaskBody(task), at);
     const eventId = randomUUID();
     await insertOutboxEvent(tx, { id: eventId, type: 'task.created', task, at });
+    if (handle.plan.startPolicy === 'deferred') await insertDeferredIntent(tx, handle, at);
     await finishOperation(tx, handle, 'completed', { kind, event_id: eventId });
     return { kind, task, eventId };
   });
+  if (result.kind === 'gone') return abortGone(services, handle);
   await failpoints.hit('after_complete', handle.externalId ?? key);
   return result;
+}
+
+const GONE = 'task was deleted while its creation ran';
+
+async function abortGone(services: Services, handle: CreationHandle): Promise<CompleteResult> {
+  await abortOperation(services, handle, GONE);
+  return { kind: 'gone' };
+}
+
+/** Every step succeeded and its evidence still verifies; else the error to abort with. Unknown throws. */
+async function verifySteps(services: Services, handle: CreationHandle): Promise<DomainError | undefined> {
+  for (const step of await loadSteps(services.db, handle.operationId)) {
+    if (step.state === 'unknown' || step.state === 'running') throw new UnknownStepError(handle.operationId);
+    if (step.state === 'failed') return loadError(step.error, step.kind);
+    if (step.state === 'planned') return new DomainError('creation_step_failed', `${step.kind}: never ran`);
+    const evidence = await STEP_KINDS[step.kind].verify(stepContext(services, handle, step), step.evidence);
+    if (!evidence) {
+      const error = new DomainError('creation_step_failed', `${step.kind}: evidence no longer verifies`);
+      await updateStep(services, handle, step.index, "state = 'failed', error = $3", [storeError(error)]);
+      return error;
+    }
+  }
+  return undefined;
+}
+
+/** SPEC §5 deferred start: one start-when-unblocked intent, written with the completion (so never before it). */
+async function insertDeferredIntent(tx: Sql, handle: CreationHandle, at: string): Promise<void> {
+  await tx.run(
+    `INSERT INTO launch_intents (id, workspace_id, task_id, session_id, profile_id, operation_id, step_index, kind, state,
+       blocked_by, attempts, created_at, updated_at)
+     VALUES ($1, $2, $3, NULL, $4, $5, -1, 'deferred', 'waiting', $6, 0, $7, $7) ON CONFLICT DO NOTHING`,
+    [
+      stableId(handle.operationId, -1, 'launch'),
+      handle.workspaceId,
+      handle.taskId,
+      handle.plan.agentProfileId ?? null,
+      handle.operationId,
+      JSON.stringify(handle.plan.blockedBy),
+      at,
+    ],
+  );
 }
 
 async function finishOperation(

@@ -17,7 +17,10 @@ export interface CreationHandle {
   readonly plan: CreationPlan;
   readonly externalId: string | null;
   readonly token: string;
+  /** The fence (SPEC §4.2): every write for the operation checks it, so a stale owner's writes change nothing. */
   readonly generation: number;
+  /** Built by the recovery runtime from the stored operation: it has no token, its authority is `generation`. */
+  readonly recovered?: boolean;
 }
 
 /** SPEC §3 / STYLE habit 9: outcomes are types. */

@@ -16,7 +16,10 @@ export interface PlannedStep {
 export interface CreationPlan {
   startPolicy: StartPolicy;
   steps: PlannedStep[];
+  /** Deferred start (SPEC §5): the blockers whose done step promotes the start-when-unblocked intent. */
   blockedBy: string[];
+  /** The agent profile an immediate or deferred start uses (null: the built-in runner). */
+  agentProfileId?: string | null;
 }
 
 /** SPEC §5: non-empty `blocked_by` → deferred (whatever the blockers' state); else `start_agent` → immediate. */

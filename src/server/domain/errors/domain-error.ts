@@ -21,6 +21,11 @@ export const ERRORS = {
   creation_completing: { http: 409, trpc: 'CONFLICT', message: 'creation is completing; retry shortly' },
   idempotency_key_conflict: { http: 409, trpc: 'CONFLICT', message: 'idempotency key reused with a different request' },
   conflict: { http: 409, trpc: 'CONFLICT', message: 'conflict' },
+  // Creation steps (SPEC §4.4, §5): the error a caller gets when a step fails and the create is aborted.
+  attachment_unavailable: { http: 400, trpc: 'BAD_REQUEST', message: 'attachment not found or already claimed' },
+  contribution_already_associated: { http: 409, trpc: 'CONFLICT', message: 'remote contribution is already associated with another task' },
+  branch_exists: { http: 409, trpc: 'CONFLICT', message: 'branch already exists at a different commit' },
+  creation_step_failed: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'a creation step failed; the create was aborted' },
   payload_too_large: { http: 413, trpc: 'PAYLOAD_TOO_LARGE', message: 'request body too large' },
   rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS', message: 'too many requests' },
   internal: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'internal error' },
@@ -37,12 +42,15 @@ export class DomainError extends Error {
   readonly code: ErrorCode;
   /** Extra words appended for the caller (e.g. which field was wrong). Never internal detail. */
   readonly detail?: string;
+  /** Response headers the surface adds (e.g. `retry-after` on 429). */
+  readonly headers?: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, detail?: string) {
+  constructor(code: ErrorCode, detail?: string, headers?: Record<string, string>) {
     super(detail ? `${ERRORS[code].message}: ${detail}` : ERRORS[code].message);
     this.name = 'DomainError';
     this.code = code;
     this.detail = detail;
+    this.headers = headers;
   }
 
   get http(): number {

@@ -9,6 +9,7 @@ import { complete } from '../creation/complete';
 import { runPlannedSteps } from '../creation/coordinator';
 import type { CreateOutcome } from '../creation/operation';
 import { buildPlan } from '../creation/build-plan';
+import { dispatchAfterComplete } from '../../runtime/dispatcher';
 import { DomainError } from '../errors/domain-error';
 import { normalizeExternalId } from '../identity/normalize';
 import { parseEnvelope, parseFields } from './create-input';
@@ -53,6 +54,7 @@ export async function createTask(
     const fields = parseFields(envelope.body);
     const target = await validateCreate(db, workspaceId, envelope.parentId ?? null, fields);
     const plan = await buildPlan(services, workspaceId, fields);
+    await services.failpoints.hit('before_begin', externalId ?? fields.title);
     // Step 7: Begin.
     created = await begin(services, actor, {
       workspaceId,
@@ -78,6 +80,8 @@ export async function createTask(
   await runPlannedSteps(services, created.handle);
   const result = await complete(services, created.handle);
   if (result.kind === 'gone') throw new DomainError('task_not_created');
+  // Only now may asynchronous work start (CreatedIdentityLost included): the agent launch (issue 5).
+  dispatchAfterComplete(services, created.handle.plan);
   return { kind: result.kind, task: result.task };
 }
 

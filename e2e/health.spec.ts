@@ -1,0 +1,35 @@
+// The console shell loads in a real browser and shows this process's health (issue 2, "Done when").
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+
+test('the console shell shows the server as Ready with its database dialect', async ({ page }, testInfo) => {
+  await page.goto('/');
+  await expect(page.getByRole('link', { name: 'Tether' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Ready', exact: true })).toBeVisible();
+  await expect(page.getByText('sqlite (up)')).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath('console-shell.png'), fullPage: true });
+});
+
+test('the console navigation lists every operator page', async ({ page }) => {
+  await page.goto('/');
+  const nav = page.getByRole('navigation', { name: 'Console' });
+  for (const label of ['Overview', 'Tasks', 'Unsettled', 'Operations', 'Releases', 'Settings']) {
+    await expect(nav.getByRole('link', { name: label, exact: true })).toBeVisible();
+  }
+  await expect(nav.getByRole('link', { name: 'Overview' })).toHaveAttribute('aria-current', 'page');
+});
+
+test('pages carry the security headers that forbid framing', async ({ request }) => {
+  const res = await request.get('/');
+  expect(res.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+  expect(res.headers()['referrer-policy']).toBe('same-origin');
+  expect(res.headers()['x-content-type-options']).toBe('nosniff');
+});
+
+test('the console shell has no serious accessibility violations', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Ready', exact: true })).toBeVisible();
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+});

@@ -1,0 +1,69 @@
+// Browser tests run the BUILT app (`npm test` runs `next build` first) in Debian's Chromium, against a
+// fresh SQLite database per run, on a free port. Failpoints are on so specs can pause a create.
+import { defineConfig, devices } from '@playwright/test';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// The config is evaluated again in every worker process: choose the port and database once, in the
+// runner, and hand them down through the environment so every process agrees.
+process.env.TETHER_E2E_PORT ??= String(await freePort());
+process.env.TETHER_E2E_DATABASE_URL ??= `file:${join(mkdtempSync(join(tmpdir(), 'tether-e2e-')), 'tether.db')}`;
+const port = Number(process.env.TETHER_E2E_PORT);
+const baseURL = `http://127.0.0.1:${port}`;
+
+/** Debian's Chromium (brief): no sandbox as root in a container, and nothing that reaches the internet. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: 'test-results',
+  fullyParallel: false,
+  // One server, two shared cores: one worker keeps timings honest.
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 30_000,
+  reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
+  use: {
+    baseURL,
+    screenshot: 'on',
+    trace: 'retain-on-failure',
+    launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS },
+  },
+  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'] } }],
+  webServer: {
+    command: 'npx tsx src/server/main.ts',
+    url: `${baseURL}/api/health`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: process.env.TETHER_E2E_DATABASE_URL,
+      TETHER_FAILPOINTS: '1',
+    },
+  },
+});

@@ -1,0 +1,37 @@
+// `tether workspace create|list`.
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { createWorkspace } from '../../server/domain/workspaces/create-workspace';
+import { listWorkspaces } from '../../server/domain/workspaces/list-workspaces';
+import { toStepBody, toWorkspaceBody } from '../../server/domain/workspaces/workspace';
+import { table, type CliContext } from '../context';
+
+export function register(program: Command, ctx: CliContext): void {
+  const workspace = program.command('workspace').description('manage workspaces');
+
+  workspace
+    .command('create')
+    .description('create a workspace with the steps Todo, Doing, Done')
+    .requiredOption('--name <name>', 'display name')
+    .requiredOption('--prefix <prefix>', 'task identifier prefix, 1-10 characters A-Z 0-9 (OPS → OPS-1)')
+    .option('--root <dir>', 'working-folder root for task folders')
+    .action(async (opts: { name: string; prefix: string; root?: string }) => {
+      const created = await createWorkspace(await ctx.db(), {
+        name: opts.name,
+        prefix: opts.prefix,
+        rootPath: opts.root === undefined ? null : resolve(opts.root),
+      });
+      ctx.print(
+        { ...toWorkspaceBody(created), steps: created.steps.map(toStepBody) },
+        `created workspace ${created.prefix} ${created.id}\nsteps: ${created.steps.map((s) => s.name).join(', ')}`,
+      );
+    });
+
+  workspace
+    .command('list')
+    .description('list workspaces')
+    .action(async () => {
+      const all = await listWorkspaces(await ctx.db());
+      ctx.print(all.map(toWorkspaceBody), all.length ? table([['ID', 'PREFIX', 'NAME'], ...all.map((w) => [w.id, w.prefix, w.name])]) : 'no workspaces');
+    });
+}

@@ -1,0 +1,57 @@
+// What every `tether` command gets: the database (opened on first use, closed by main), output that
+// honours `--json`, and stdin. Commands stay a few lines each.
+import type { Command } from 'commander';
+import { loadConfig } from '../server/config';
+import { openDb } from '../server/db/dialect';
+import { schemaVersion } from '../server/db/migrate';
+import type { Db } from '../server/db/types';
+
+/** An error meant for the operator: printed as one line, exit code 1. */
+export class CliError extends Error {}
+
+export interface CliContext {
+  /** The database named by DATABASE_URL (default: the SQLite file under ./data), migrated unless `raw`. */
+  db(opts?: { raw?: boolean }): Promise<Db>;
+  /** Prints `data` as JSON under `--json`, otherwise the human-readable text. */
+  print(data: unknown, human: string): void;
+  /** Everything on stdin (for --password-stdin). */
+  readStdin(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function createCliContext(program: Command, env: NodeJS.ProcessEnv = process.env): CliContext {
+  let db: Db | undefined;
+  return {
+    async db(opts = {}) {
+      db ??= openDb(loadConfig(env).databaseUrl);
+      // Reach the database first, so "unreachable" is not reported as "not migrated" (schemaVersion swallows errors).
+      await db.one('SELECT 1 AS ok');
+      if (!opts.raw && (await schemaVersion(db)) === 0) throw new CliError('the database has no schema yet; run `tether migrate` first');
+      return db;
+    },
+    print(data, human) {
+      process.stdout.write(program.opts().json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
+    },
+    async readStdin() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    async close() {
+      await db?.close();
+      db = undefined;
+    },
+  };
+}
+
+/** Repeatable option collector: `--workspace a --workspace b` → ['a', 'b']. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** A padded text table for human output. */
+export function table(rows: string[][]): string {
+  if (rows.length === 0) return '';
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+}

@@ -1,0 +1,66 @@
+// The one tRPC setup file (STYLE habit 1): building blocks only. Middlewares are named and narrow `ctx`.
+import { initTRPC, TRPCError } from '@trpc/server';
+import { ZodError } from 'zod';
+import { ERRORS, isDomainError } from '../domain/errors/domain-error';
+import { validationError } from '../domain/tasks/create-input';
+import { toDomainError } from '../http/body';
+import type { Context } from './context';
+
+export type { Context } from './context';
+
+const t = initTRPC.context<Context>().create({
+  // Every error leaves with the table's words (STYLE habit 4) and nothing internal: no stack, no cause.
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    let message = error.message;
+    let domainCode: string | undefined;
+    if (isDomainError(cause)) {
+      message = cause.message;
+      domainCode = cause.code;
+    } else if (cause instanceof ZodError) {
+      const d = validationError(cause);
+      message = d.message;
+      domainCode = d.code;
+    } else if (error.code === 'PARSE_ERROR') {
+      message = ERRORS.invalid_payload.message;
+      domainCode = 'invalid_payload';
+    } else if (error.code === 'INTERNAL_SERVER_ERROR') {
+      const d = toDomainError(cause ?? error);
+      message = d.message;
+      domainCode = d.code;
+    }
+    return {
+      message,
+      code: shape.code,
+      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, domainCode },
+    };
+  },
+});
+
+/** Domain errors become TRPCErrors with the mapped code; unknown errors are logged and become a generic 500. */
+const mapErrors = t.middleware(async function mapErrors({ next }) {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (isDomainError(cause)) {
+      throw new TRPCError({ code: ERRORS[cause.code].trpc, message: cause.message, cause });
+    }
+    if (result.error.code === 'INTERNAL_SERVER_ERROR') {
+      const domain = toDomainError(cause ?? result.error);
+      if (domain.code === 'internal') console.error('[tether] unhandled tRPC error:', cause ?? result.error);
+      throw new TRPCError({ code: ERRORS[domain.code].trpc, message: domain.message, cause: domain });
+    }
+  }
+  return result;
+});
+
+/** SPEC §11: unauthenticated → 401. Narrows `ctx.actor` to non-null. */
+const requireActor = t.middleware(function requireActor({ ctx, next }) {
+  if (!ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: ERRORS.unauthenticated.message });
+  return next({ ctx: { ...ctx, actor: ctx.actor } });
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(mapErrors);
+export const protectedProcedure = publicProcedure.use(requireActor);

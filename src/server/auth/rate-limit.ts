@@ -1,0 +1,70 @@
+// Per-actor rate limiting (issue 9 item 5): a token bucket per actor id, in memory, per process.
+// TETHER_RATE_LIMIT_PER_SEC sets the refill rate (default 1000/s; 0 disables), TETHER_RATE_LIMIT_BURST the
+// bucket size (default twice the rate). Edges answer 429 `rate_limited` with `Retry-After: retryAfterSeconds`.
+// Several server processes each keep their own buckets, so the effective limit is per process.
+
+export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+const MAX_BUCKETS = 50_000;
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    readonly perSecond: number,
+    readonly burst: number = perSecond * 2,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  static fromEnv(env: Record<string, string | undefined> = process.env): RateLimiter {
+    const rate = Number(env.TETHER_RATE_LIMIT_PER_SEC ?? 1000);
+    const perSecond = Number.isFinite(rate) && rate > 0 ? rate : 0;
+    const burst = Number(env.TETHER_RATE_LIMIT_BURST ?? perSecond * 2);
+    return new RateLimiter(perSecond, Number.isFinite(burst) && burst >= 1 ? burst : Math.max(1, perSecond * 2));
+  }
+
+  get enabled(): boolean {
+    return this.perSecond > 0;
+  }
+
+  /** Takes one request's worth from the actor's bucket. */
+  take(actorId: string): RateDecision {
+    if (!this.enabled) return { ok: true };
+    const now = this.clock();
+    let bucket = this.buckets.get(actorId);
+    if (!bucket) {
+      if (this.buckets.size >= MAX_BUCKETS) this.sweep(now);
+      bucket = { tokens: this.burst, at: now };
+      this.buckets.set(actorId, bucket);
+    } else {
+      bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
+      bucket.at = now;
+    }
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return { ok: true };
+    }
+    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)) };
+  }
+
+  /** Forgets buckets that have refilled completely: a fresh bucket is the same thing. */
+  private sweep(now: number): void {
+    for (const [id, b] of this.buckets) {
+      if (b.tokens + ((now - b.at) / 1000) * this.perSecond >= this.burst) this.buckets.delete(id);
+    }
+    if (this.buckets.size >= MAX_BUCKETS) this.buckets.clear();
+  }
+}
+
+let shared: RateLimiter | undefined;
+
+/** The process-wide limiter, configured from the environment on first use. */
+export function rateLimit(actorId: string): RateDecision {
+  shared ??= RateLimiter.fromEnv();
+  return shared.take(actorId);
+}

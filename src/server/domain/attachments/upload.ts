@@ -1,0 +1,83 @@
+// Attachments (SPEC §1, §5): files uploaded before a create, stored under the data folder, unclaimed until a
+// create's `attachment_claim` step binds them to its task. Every surface uploads through this one function.
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { can, type Actor } from '../../auth/actor';
+import type { Services } from '../../services';
+import { DomainError } from '../errors/domain-error';
+
+/** Upload size limit (bytes): TETHER_ATTACHMENT_MAX_BYTES, default 10 MiB. */
+export function attachmentMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.TETHER_ATTACHMENT_MAX_BYTES);
+  return Number.isFinite(n) && n > 0 ? n : 10 * 1024 * 1024;
+}
+
+export interface AttachmentBody {
+  id: string;
+  workspace_id: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  created_at: string;
+}
+
+/** The tRPC-friendly form of an upload (content as base64), for a procedure that calls uploadAttachment. */
+export const ZUploadAttachmentInput = z.object({
+  workspace_id: z.string().min(1).max(200),
+  filename: z.string().min(1).max(255),
+  content_type: z.string().max(200).optional(),
+  content_base64: z.string().max(Math.ceil((attachmentMaxBytes() * 4) / 3) + 4),
+});
+export type TUploadAttachmentInput = z.infer<typeof ZUploadAttachmentInput>;
+
+export async function uploadAttachment(
+  services: Services,
+  actor: Actor,
+  input: { workspaceId: string; filename: string; contentType?: string; data: Uint8Array },
+): Promise<AttachmentBody> {
+  // Unauthorized gets the same 404 whether or not the workspace exists (SPEC §11).
+  if (!can(actor, input.workspaceId, 'write')) throw new DomainError('not_found');
+  if (input.data.byteLength > attachmentMaxBytes()) throw new DomainError('payload_too_large');
+  const ws = await services.db.one('SELECT id FROM workspaces WHERE id = $1', [input.workspaceId]);
+  if (!ws) throw new DomainError('not_found');
+
+  const id = randomUUID();
+  const dir = join(services.config.dataDir, 'attachments');
+  const storagePath = join(dir, id);
+  await mkdir(dir, { recursive: true });
+  // Written under a temporary name and renamed: a crash never leaves a half file under a row's path.
+  await writeFile(`${storagePath}.part`, input.data);
+  await rename(`${storagePath}.part`, storagePath);
+  const body: AttachmentBody = {
+    id,
+    workspace_id: input.workspaceId,
+    filename: input.filename.replace(/[\\/]/g, '_').slice(0, 255) || 'file',
+    content_type: input.contentType || 'application/octet-stream',
+    size_bytes: input.data.byteLength,
+    sha256: createHash('sha256').update(input.data).digest('hex'),
+    created_at: new Date().toISOString(),
+  };
+  try {
+    await services.db.run(
+      `INSERT INTO attachments (id, workspace_id, filename, content_type, size_bytes, sha256, storage_path, uploaded_by, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [id, body.workspace_id, body.filename, body.content_type, body.size_bytes, body.sha256, storagePath, actor.id, body.created_at],
+    );
+  } catch (err) {
+    await rm(storagePath, { force: true });
+    throw err;
+  }
+  return body;
+}
+
+export function uploadAttachmentBase64(services: Services, actor: Actor, input: TUploadAttachmentInput): Promise<AttachmentBody> {
+  return uploadAttachment(services, actor, {
+    workspaceId: input.workspace_id,
+    filename: input.filename,
+    contentType: input.content_type,
+    data: Buffer.from(input.content_base64, 'base64'),
+  });
+}

@@ -1,0 +1,58 @@
+// SPEC §5 `remote_contribution`: the normalized PR/MR URL associated with the task; unique across the workspace.
+import { str } from '../../../db/values';
+import { DomainError } from '../../errors/domain-error';
+import { stableId } from '../stable-id';
+import type { StepKindImpl } from './types';
+
+/**
+ * One spelling per pull/merge request: lower-case scheme and host, no default port, credentials, query,
+ * fragment or trailing slash, and a trailing sub-page of a PR/MR (`/files`, `/diffs`, ...) cut off. The path
+ * keeps its case (hosts other than the big forges may be case-sensitive). Throws a 400 for anything else.
+ */
+export function normalizeContributionUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new DomainError('validation_failed', 'remote_contributions: not a URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new DomainError('validation_failed', 'remote_contributions: must be an http(s) URL');
+  }
+  let path = url.pathname.replace(/\/+$/, '');
+  const pr = /^(.*\/(?:pull|pulls|merge_requests)\/\d+)(?:\/.*)?$/.exec(path);
+  if (pr) path = pr[1]!;
+  const port = url.port ? `:${url.port}` : '';
+  return `${url.protocol}//${url.hostname.toLowerCase()}${port}${path}`;
+}
+
+export const remoteContribution: StepKindImpl = {
+  async execute(ctx) {
+    const url = str(ctx.params.url);
+    const { operationId, taskId, workspaceId } = ctx.handle;
+    const id = stableId(operationId, ctx.index, 'contribution');
+    await ctx.tx(async (tx) => {
+      await tx.run(
+        `INSERT INTO remote_contributions (id, workspace_id, url, task_id, operation_id, step_index, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [id, workspaceId, url, taskId, operationId, ctx.index, new Date().toISOString()],
+      );
+      // The unique index decides (STYLE habit 8): whoever holds the URL now, it must be this step's own row.
+      const holder = await tx.one<{ id: unknown }>('SELECT id FROM remote_contributions WHERE workspace_id = $1 AND url = $2', [workspaceId, url]);
+      if (str(holder?.id) !== id) throw new DomainError('contribution_already_associated', url);
+    });
+    return { id, url };
+  },
+
+  async verify(ctx) {
+    const row = await ctx.services.db.one<{ id: unknown; url: unknown }>(
+      'SELECT id, url FROM remote_contributions WHERE operation_id = $1 AND step_index = $2 AND task_id = $3',
+      [ctx.handle.operationId, ctx.index, ctx.handle.taskId],
+    );
+    return row ? { id: str(row.id), url: str(row.url) } : null;
+  },
+
+  async compensate(ctx) {
+    await ctx.tx((tx) => tx.run('DELETE FROM remote_contributions WHERE operation_id = $1 AND step_index = $2', [ctx.handle.operationId, ctx.index]));
+  },
+};

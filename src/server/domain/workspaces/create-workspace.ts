@@ -1,0 +1,63 @@
+// Creates a workspace with its default workflow (SPEC §1: every workspace has at least one step; a create
+// without step_id lands in the first).
+import { randomUUID } from 'node:crypto';
+import { isAbsolute, normalize } from 'node:path';
+import type { Db } from '../../db/types';
+import { DomainError } from '../errors/domain-error';
+import { isUniqueViolationOf } from './unique-violation';
+import type { WorkflowStep, Workspace } from './workspace';
+
+export interface CreateWorkspaceInput {
+  name: string;
+  /** Identifier prefix (`OPS` → tasks `OPS-1`, `OPS-2`, …): 1-10 characters A-Z or 0-9. */
+  prefix: string;
+  /** Optional working-folder root (SPEC §5 workspace_attachment); an absolute path. */
+  rootPath?: string | null;
+}
+
+const PREFIX = /^[A-Z0-9]{1,10}$/;
+const DEFAULT_STEPS = [
+  { name: 'Todo', isDone: false },
+  { name: 'Doing', isDone: false },
+  { name: 'Done', isDone: true },
+] as const;
+
+export async function createWorkspace(db: Db, input: CreateWorkspaceInput): Promise<Workspace & { steps: WorkflowStep[] }> {
+  const name = input.name.trim();
+  if (!name || name.length > 200) throw new DomainError('validation_failed', 'workspace name must be 1-200 characters');
+  if (!PREFIX.test(input.prefix)) throw new DomainError('validation_failed', 'prefix must be 1-10 characters, uppercase A-Z or 0-9');
+  const rootPath = input.rootPath?.trim() ? normalize(input.rootPath.trim()) : null;
+  if (rootPath !== null && !isAbsolute(rootPath)) throw new DomainError('validation_failed', 'root path must be absolute');
+
+  const now = new Date().toISOString();
+  const workspace: Workspace = { id: randomUUID(), name, prefix: input.prefix, taskSequence: 0, rootPath, createdAt: now, updatedAt: now };
+  const steps: WorkflowStep[] = DEFAULT_STEPS.map((s, position) => ({
+    id: randomUUID(),
+    workspaceId: workspace.id,
+    name: s.name,
+    position,
+    wipLimit: null,
+    isDone: s.isDone,
+    createdAt: now,
+  }));
+  try {
+    await db.transaction(async (tx) => {
+      await tx.run(
+        'INSERT INTO workspaces (id, name, prefix, task_sequence, root_path, created_at, updated_at) VALUES ($1, $2, $3, 0, $4, $5, $5)',
+        [workspace.id, name, workspace.prefix, rootPath, now],
+      );
+      for (const s of steps) {
+        await tx.run(
+          'INSERT INTO workflow_steps (id, workspace_id, name, position, wip_limit, is_done, created_at) VALUES ($1, $2, $3, $4, NULL, $5, $6)',
+          [s.id, s.workspaceId, s.name, s.position, s.isDone, now],
+        );
+      }
+    });
+  } catch (err) {
+    if (isUniqueViolationOf(err, 'uniq_workspaces_prefix', 'workspaces.prefix')) {
+      throw new DomainError('conflict', `workspace prefix ${workspace.prefix} is already in use`);
+    }
+    throw err;
+  }
+  return { ...workspace, steps };
+}

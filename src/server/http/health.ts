@@ -1,0 +1,67 @@
+// GET /api/health (SPEC §12): whether this process may serve external identities, and why not.
+// 200 when ready, 503 when not, so load balancers and `curl --fail` can use the status alone.
+// It answers from the attestation held in memory plus one trivial query, so it stays cheap enough to poll.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Services } from '../services';
+import { sendJson } from './body';
+
+export interface HealthBody {
+  status: 'ok' | 'degraded';
+  ready: boolean;
+  dialect: 'sqlite' | 'postgres';
+  migration_version: number;
+  database: 'up' | 'down';
+  attestation: {
+    ready: boolean;
+    reasons: string[];
+    legacy: Array<{ task_id: string; workspace_id: string; external_id: string }>;
+    checked_at: string;
+  };
+}
+
+const PING_TIMEOUT_MS = 2_000;
+
+/** `SELECT 1` with a deadline: an unreachable PostgreSQL must not make the health check hang. */
+async function pingDatabase(services: Services): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+  });
+  try {
+    const ping = services.db.one('SELECT 1 AS ok').then(
+      () => true,
+      () => false,
+    );
+    return await Promise.race([ping, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function healthBody(services: Services): Promise<HealthBody> {
+  const attestation = services.readiness.current;
+  const databaseUp = await pingDatabase(services);
+  const ready = attestation.ready && databaseUp;
+  return {
+    status: ready ? 'ok' : 'degraded',
+    ready,
+    dialect: services.db.dialect,
+    migration_version: services.readiness.version,
+    database: databaseUp ? 'up' : 'down',
+    attestation: {
+      ready: attestation.ready,
+      reasons: attestation.reasons,
+      legacy: attestation.legacy,
+      checked_at: attestation.checkedAt,
+    },
+  };
+}
+
+export async function handleHealth(req: IncomingMessage, res: ServerResponse, services: Services): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
+    return;
+  }
+  const body = await healthBody(services);
+  sendJson(res, body.ready ? 200 : 503, body);
+}

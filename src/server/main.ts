@@ -1,0 +1,129 @@
+// Starts Tether: services (one DB client), migrations (SPEC §12), attestation, Next for the console pages,
+// and the custom HTTP server that owns the port. `npm start` runs `next build` first; `npm run dev` passes --dev.
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import type { Server } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { migrate, MigrationError } from './db/migrate';
+import { createHttpServer, type PageHandler } from './http/server';
+import { createServices, type Services } from './services';
+
+export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
+
+export interface StartOptions {
+  /** Next in development mode (compiles pages on demand, hot reload). */
+  dev?: boolean;
+  /** Serve the console pages through Next (default true). Tests of the API alone pass false. */
+  pages?: boolean;
+  port?: number;
+  host?: string;
+  services?: Services;
+  /** Where status lines go (default console.log); tests pass a no-op. */
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  server: Server;
+  services: Services;
+  /** e.g. http://localhost:3000 */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** `postgresql://user:secret@host/db` → `postgresql://user@host/db`; SQLite → the file path. */
+export function describeDatabase(url: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(url)) return url.replace(/^(file|sqlite):(\/\/)?/i, '');
+  try {
+    const u = new URL(url);
+    u.password = '';
+    u.search = ''; // query parameters can carry credentials too (sslkey, password)
+    return u.toString();
+  } catch {
+    return 'postgresql://(unparseable url)';
+  }
+}
+
+async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): Promise<void> }> {
+  // React and Next pick their production builds from NODE_ENV. Set it only after createServices() has read
+  // the config, so an unset NODE_ENV still lets tests enable failpoints on the built app (config.ts).
+  const env = process.env as Record<string, string | undefined>;
+  env.NODE_ENV ??= dev ? 'development' : 'production';
+  const { default: next } = await import('next');
+  const app = next({ dev, dir: PROJECT_ROOT });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  return { handle: (req, res) => handle(req, res), close: () => app.close() };
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const services = opts.services ?? createServices();
+  const { config, db } = services;
+  let pages: Awaited<ReturnType<typeof startNext>> | undefined;
+  try {
+    await migrate(db);
+    await services.readiness.refresh(db);
+    if (opts.pages !== false) pages = await startNext(opts.dev ?? false);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+
+  const server = createHttpServer(services, { next: pages?.handle });
+  const host = opts.host ?? config.host;
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port ?? config.port, host, () => {
+      server.off('error', fail);
+      ok();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shownHost}:${port}`;
+  const r = services.readiness.current;
+  log(
+    `Tether listening on ${url} — ${db.dialect} ${describeDatabase(config.databaseUrl)}, schema v${services.readiness.version}, ` +
+      (r.ready ? 'ready' : `NOT READY: ${r.reasons.join('; ')}`),
+  );
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      const stopped = new Promise<void>((ok) => server.close(() => ok()));
+      server.closeIdleConnections();
+      // In-flight requests get a few seconds to finish; then their sockets are cut.
+      const force = setTimeout(() => server.closeAllConnections(), 5_000);
+      await stopped;
+      clearTimeout(force);
+      await pages?.close().catch(() => {});
+      await db.close();
+    })());
+  return { server, services, url, close };
+}
+
+/** `tsx src/server/main.ts [--dev]`: start, and stop cleanly on SIGTERM/SIGINT. */
+async function main(argv: string[]): Promise<void> {
+  const running = await startServer({ dev: argv.includes('--dev') });
+  const stop = (signal: string) => {
+    console.log(`Tether: ${signal} received, shutting down`);
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('Tether: shutdown failed:', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    // One clear line (migration refusals explain themselves); the stack only for unexpected failures.
+    console.error(`Tether failed to start: ${err instanceof Error ? err.message : String(err)}`);
+    if (!(err instanceof MigrationError)) console.error(err);
+    process.exit(1);
+  });
+}

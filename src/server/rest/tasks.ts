@@ -1,0 +1,114 @@
+// REST task endpoints (SPEC §10). Each handler parses, calls the one domain function, and maps the result.
+import { DomainError } from '../domain/errors/domain-error';
+import { releaseExternalId } from '../domain/release/release-external-id';
+import { deleteTask, setArchived, updateTask } from '../domain/tasks/change-task';
+import { createTask } from '../domain/tasks/create-task';
+import { getTask, listTasks } from '../domain/tasks/get-task';
+import { lookupTaskByExternalId } from '../domain/tasks/lookup-task';
+import { toCreateResponse, toLookupResponse } from '../domain/tasks/responses';
+import { toTaskBody } from '../domain/tasks/task';
+import { readJsonBody, sendJson } from '../http/body';
+import { path, type RestRequest, type RestRoute } from './route';
+
+/** One value of a query parameter; repeating it is ambiguous and refused. */
+function single(query: URLSearchParams, name: string): string | undefined {
+  const all = query.getAll(name);
+  if (all.length > 1) throw new DomainError('invalid_payload', `${name} given more than once`);
+  return all[0];
+}
+
+function noContent(r: RestRequest): void {
+  r.res.writeHead(204, { 'cache-control': 'no-store' });
+  r.res.end();
+}
+
+export const taskRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    pattern: path('/tasks'),
+    async handle(r) {
+      const body = await readJsonBody(r.req);
+      const outcome = await createTask(r.services, r.auth.actor, body);
+      sendJson(r.res, 200, toCreateResponse(outcome));
+    },
+  },
+  {
+    method: 'GET',
+    pattern: path('/tasks/:id'),
+    async handle(r) {
+      sendJson(r.res, 200, toTaskBody(await getTask(r.services, r.auth.actor, r.params.id!)));
+    },
+  },
+  {
+    method: 'PATCH',
+    pattern: path('/tasks/:id'),
+    async handle(r) {
+      const body = await readJsonBody(r.req);
+      sendJson(r.res, 200, toTaskBody(await updateTask(r.services, r.auth.actor, r.params.id!, body)));
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: path('/tasks/:id'),
+    async handle(r) {
+      await deleteTask(r.services, r.auth.actor, r.params.id!);
+      noContent(r);
+    },
+  },
+  {
+    method: 'POST',
+    pattern: path('/tasks/:id/archive'),
+    async handle(r) {
+      sendJson(r.res, 200, toTaskBody(await setArchived(r.services, r.auth.actor, r.params.id!, true)));
+    },
+  },
+  {
+    method: 'POST',
+    pattern: path('/tasks/:id/unarchive'),
+    async handle(r) {
+      sendJson(r.res, 200, toTaskBody(await setArchived(r.services, r.auth.actor, r.params.id!, false)));
+    },
+  },
+  {
+    method: 'GET',
+    pattern: path('/workspaces/:workspace_id/tasks/by-external-id'),
+    async handle(r) {
+      const result = await lookupTaskByExternalId(r.services, r.auth.actor, r.params.workspace_id!, single(r.query, 'external_id'));
+      sendJson(r.res, 200, toLookupResponse(result));
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: path('/workspaces/:workspace_id/tasks/by-external-id'),
+    async handle(r) {
+      const key = r.req.headers['idempotency-key'];
+      const result = await releaseExternalId(r.services, r.auth.actor, {
+        workspaceId: r.params.workspace_id!,
+        rawExternalId: single(r.query, 'external_id'),
+        idempotencyKey: Array.isArray(key) ? key[0] : key,
+        source: r.auth.via === 'cookie' ? 'console' : 'rest',
+      });
+      if (result.status === 204) noContent(r);
+      else sendJson(r.res, 404, result.body ?? { error: 'task not found' });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: path('/workspaces/:workspace_id/tasks'),
+    async handle(r) {
+      const archived = single(r.query, 'archived');
+      if (archived !== undefined && !['include', 'exclude', 'only'].includes(archived)) {
+        throw new DomainError('validation_failed', 'archived: expected include, exclude or only');
+      }
+      const limit = single(r.query, 'limit');
+      if (limit !== undefined && !/^\d{1,3}$/.test(limit)) throw new DomainError('validation_failed', 'limit: expected 1-200');
+      const page = await listTasks(r.services, r.auth.actor, {
+        workspaceId: r.params.workspace_id!,
+        archived: archived as 'include' | 'exclude' | 'only' | undefined,
+        limit: limit === undefined ? undefined : Number(limit),
+        cursor: single(r.query, 'cursor'),
+      });
+      sendJson(r.res, 200, { tasks: page.tasks.map(toTaskBody), next_cursor: page.nextCursor });
+    },
+  },
+];

@@ -1,0 +1,57 @@
+// SPEC §6: the background worker every server process runs (and `tether worker` runs alone). Each poll claims
+// expired creation operations and drives them to `completed` or `aborted`, then runs a dispatch pass.
+// Settings: TETHER_LEASE_MS (services.leaseMs: how long a dead creator holds its operation) and
+// TETHER_RECOVERY_POLL_MS (default 1000) — together, a crashed create is recovered within a few seconds.
+import type { Services } from '../services';
+import { dispatchLaunches } from './dispatcher';
+import { recoverOnce } from './recovery';
+
+export { dispatchLaunches, dispatchAfterComplete, promoteDeferred } from './dispatcher';
+export { claimExpired, driveRecovered, recoverOnce } from './recovery';
+export { registerAgentRunner, type AgentRunner, type LaunchRequest } from './agent-runners';
+
+export interface RecoveryRuntimeOptions {
+  pollMs?: number;
+  /** Operations claimed per pass. */
+  batch?: number;
+}
+
+export type StopRuntime = () => Promise<void>;
+
+export function recoveryPollMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.TETHER_RECOVERY_POLL_MS);
+  return Number.isFinite(n) && n > 0 ? n : 1000;
+}
+
+/** Starts the loop; the returned function stops it and waits for the pass in progress. */
+export function startRecoveryRuntime(services: Services, options: RecoveryRuntimeOptions = {}): StopRuntime {
+  const pollMs = options.pollMs ?? recoveryPollMs();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+
+  const pass = async () => {
+    try {
+      // Drain: a pass that claimed a full batch is followed at once by another.
+      while (!stopped && (await recoverOnce(services, options.batch ?? 10)) >= (options.batch ?? 10));
+      if (!stopped) await dispatchLaunches(services);
+    } catch (err) {
+      // The database may be away for a while (issue 9): keep polling, never crash the server.
+      console.error('recovery runtime pass failed:', (err as Error).message);
+    }
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      current = pass().finally(schedule);
+    }, pollMs);
+    timer.unref?.();
+  };
+  current = pass().finally(schedule);
+
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await current;
+  };
+}

@@ -1,0 +1,37 @@
+'use client';
+// The console's tRPC client (STYLE: client glue lives in src/trpc). Only the TYPE of the router is imported,
+// so no server code reaches the browser bundle. The API is served by the custom server at /api/trpc.
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCContext } from '@trpc/tanstack-react-query';
+import { useState, type ReactNode } from 'react';
+import type { AppRouter } from '../server/api/root';
+import { makeQueryClient } from './query-client';
+
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+let browserQueryClient: QueryClient | undefined;
+
+function getQueryClient(): QueryClient {
+  // On the server every render gets its own client (no data shared between requests);
+  // in the browser one client lives for the page's lifetime.
+  if (typeof window === 'undefined') return makeQueryClient();
+  return (browserQueryClient ??= makeQueryClient());
+}
+
+export function TRPCReactProvider({ children }: { children: ReactNode }) {
+  const queryClient = getQueryClient();
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      // Same origin: the session cookie rides along; no absolute URL needed in the browser.
+      links: [httpBatchLink({ url: '/api/trpc' })],
+    }),
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}

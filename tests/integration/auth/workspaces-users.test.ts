@@ -1,0 +1,109 @@
+// The admin domain behind the CLI: workspaces with default steps (SPEC §1), step append, users and roles (SPEC §11).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../../src/server/db/types';
+import { checkUserPassword } from '../../../src/server/domain/users/check-password';
+import { createUser } from '../../../src/server/domain/users/create-user';
+import { listMembers, setMembership } from '../../../src/server/domain/users/memberships';
+import { createWorkspace } from '../../../src/server/domain/workspaces/create-workspace';
+import { listWorkspaces } from '../../../src/server/domain/workspaces/list-workspaces';
+import { createStep, listSteps } from '../../../src/server/domain/workspaces/steps';
+import { freshDb } from '../../support/db';
+import { count, uniq } from '../../support/fixtures';
+
+const prefix = () => uniq('P').toUpperCase().slice(0, 9);
+
+describe('workspaces and steps (SPEC §1)', () => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await freshDb();
+  });
+  afterAll(async () => db?.close());
+
+  it('creates a workspace with Todo, Doing and Done (done) steps', async () => {
+    const w = await createWorkspace(db, { name: 'Ops', prefix: prefix() });
+    expect((await listSteps(db, w.id)).map((s) => [s.name, s.position, s.isDone])).toEqual([
+      ['Todo', 0, false],
+      ['Doing', 1, false],
+      ['Done', 2, true],
+    ]);
+    expect((await listWorkspaces(db)).map((x) => x.id)).toContain(w.id);
+  });
+
+  it('refuses a prefix that is taken, leaving no partial workspace behind', async () => {
+    const p = prefix();
+    await createWorkspace(db, { name: 'One', prefix: p });
+    await expect(createWorkspace(db, { name: 'Two', prefix: p })).rejects.toThrow(`workspace prefix ${p} is already in use`);
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM workspaces WHERE prefix = $1', [p])).toBe(1);
+  });
+
+  it('refuses malformed prefixes', async () => {
+    for (const bad of ['', 'ops', 'OPS-1', 'ABCDEFGHIJK', 'ÖPS']) {
+      await expect(createWorkspace(db, { name: 'X', prefix: bad })).rejects.toThrow(/prefix must be/);
+    }
+  });
+
+  it('appends steps at the next position with their WIP limit', async () => {
+    const w = await createWorkspace(db, { name: 'Ops', prefix: prefix() });
+    const s = await createStep(db, { workspaceId: w.id, name: 'Review', wipLimit: 2 });
+    expect([s.position, s.wipLimit, s.isDone]).toEqual([3, 2, false]);
+  });
+
+  it('gives concurrent appends distinct positions', async () => {
+    const w = await createWorkspace(db, { name: 'Ops', prefix: prefix() });
+    await Promise.all(['A', 'B', 'C', 'D'].map((name) => createStep(db, { workspaceId: w.id, name })));
+    expect((await listSteps(db, w.id)).map((s) => s.position)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('refuses a step for a missing workspace', async () => {
+    await expect(createStep(db, { workspaceId: 'missing', name: 'X' })).rejects.toThrow(/not found/);
+  });
+});
+
+describe('users (SPEC §11)', () => {
+  let db: Db;
+  let ws: string;
+  beforeAll(async () => {
+    db = await freshDb();
+    ws = (await createWorkspace(db, { name: 'Ops', prefix: prefix() })).id;
+  });
+  afterAll(async () => db?.close());
+
+  it('makes an admin without workspaces an instance-wide admin', async () => {
+    const u = await createUser(db, { email: `${uniq()}@example.com`, role: 'admin' });
+    expect(u.isAdmin).toBe(true);
+    expect(u.memberships).toEqual([]);
+  });
+
+  it('gives an operator a membership in each workspace, not the admin flag', async () => {
+    const u = await createUser(db, { email: `${uniq()}@example.com`, role: 'operator', workspaceIds: [ws] });
+    expect(u.isAdmin).toBe(false);
+    expect(await listMembers(db, ws)).toContainEqual({ userId: u.id, email: u.email, role: 'operator' });
+  });
+
+  it('refuses a viewer without a workspace', async () => {
+    await expect(createUser(db, { email: `${uniq()}@example.com`, role: 'viewer' })).rejects.toThrow(/needs at least one workspace/);
+  });
+
+  it('stores emails lower-case and refuses the same address in another case', async () => {
+    const local = uniq('Mixed');
+    const u = await createUser(db, { email: `  ${local}@Example.COM `, role: 'admin' });
+    expect(u.email).toBe(`${local.toLowerCase()}@example.com`);
+    await expect(createUser(db, { email: `${local.toUpperCase()}@example.com`, role: 'admin' })).rejects.toThrow(/already exists/);
+  });
+
+  it('checks the password it was created with, and nothing else', async () => {
+    const email = `${uniq()}@example.com`;
+    const u = await createUser(db, { email, role: 'viewer', workspaceIds: [ws], password: 'long enough secret' });
+    expect((await checkUserPassword(db, email.toUpperCase(), 'long enough secret'))?.id).toBe(u.id);
+    expect(await checkUserPassword(db, email, 'long enough secreT')).toBeNull();
+    expect(await checkUserPassword(db, `nobody-${email}`, 'long enough secret')).toBeNull();
+  });
+
+  it('changes and removes a membership', async () => {
+    const u = await createUser(db, { email: `${uniq()}@example.com`, role: 'viewer', workspaceIds: [ws] });
+    await setMembership(db, { userId: u.id, workspaceId: ws, role: 'admin' });
+    expect((await listMembers(db, ws)).find((m) => m.userId === u.id)?.role).toBe('admin');
+    await setMembership(db, { userId: u.id, workspaceId: ws, role: null });
+    expect((await listMembers(db, ws)).find((m) => m.userId === u.id)).toBeUndefined();
+  });
+});

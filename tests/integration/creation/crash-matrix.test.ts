@@ -1,0 +1,121 @@
+// Issue 5 crash matrix (SPEC §6): a real child process runs a create with every step kind and is killed by
+// SIGKILL at one failpoint; the recovery runtime (here, in the test process) must converge the operation to
+// `completed` or `aborted` with every effect made exactly once (or none), the identity held by one task or none,
+// and a caller retrying meanwhile must get Found — or, after an abort, a fresh Created.
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/server/config';
+import type { Db } from '../../../src/server/db/types';
+import { createTask } from '../../../src/server/domain/tasks/create-task';
+import { startRecoveryRuntime, type StopRuntime } from '../../../src/server/runtime';
+import type { Services } from '../../../src/server/services';
+import { freshDb } from '../../support/db';
+import { count, testServices, uniq, until } from '../../support/fixtures';
+import { dataDir, effectsOf, fullBody, makeWorld, operationOf, upload, type World } from './world';
+
+// Long enough that a child slowed by its siblings still holds its lease when it reaches the failpoint.
+const LEASE_MS = 1500;
+const CHILD = resolve(import.meta.dirname, '../../support/creation-crash-child.ts');
+const STEPS = 6; // folder, claim, branch, contribution, session_prepare, launch_intent
+const STEP_POINTS = ['step_before_effect', 'step_after_effect', 'step_before_record', 'step_after_record'];
+
+interface Case {
+  failpoint: string;
+  step?: number;
+}
+const CASES: Case[] = [
+  { failpoint: 'after_begin' },
+  ...STEP_POINTS.flatMap((failpoint) => Array.from({ length: STEPS }, (_, step) => ({ failpoint, step }))),
+  { failpoint: 'complete_between_phases' },
+  { failpoint: 'after_complete' },
+];
+
+let db: Db;
+let services: Services;
+let w: World;
+let stop: StopRuntime;
+
+beforeAll(async () => {
+  db = await freshDb();
+  services = await testServices(db, { leaseMs: LEASE_MS, config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
+  w = await makeWorld(db);
+  stop = startRecoveryRuntime(services, { pollMs: 100 });
+});
+afterAll(async () => {
+  await stop?.();
+  await db?.close();
+});
+
+function runChild(body: Record<string, unknown>, failpoint: string, match: string): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        TETHER_LEASE_MS: String(LEASE_MS),
+        TETHER_FAILPOINTS: '1',
+        CRASH_FAILPOINT: failpoint,
+        CRASH_MATCH: match,
+        CREATE_WORKSPACE: w.ws.id,
+        CREATE_BODY: JSON.stringify(body),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', fail);
+    child.on('exit', (code, signal) => (code && code !== 0 ? fail(new Error(`child exited ${code}: ${stderr}`)) : done({ signal, stdout })));
+  });
+}
+
+async function crashAndConverge(c: Case): Promise<void> {
+  const ext = uniq('crash-');
+  const body = fullBody(w, ext, await upload(services, w));
+  const child = await runChild(body, c.failpoint, c.step === undefined ? ext : `${ext}#${c.step}`);
+  expect(child.signal, `the child must die at ${c.failpoint}`).toBe('SIGKILL');
+
+  // A caller retrying meanwhile gets Found (unsettled or settled), or — only after an abort — a fresh Created.
+  const retry = await createTask(services, w.actor, body);
+  const task = await db.one<{ id: string; identifier: string }>('SELECT id, identifier FROM tasks WHERE workspace_id = $1 AND external_id = $2', [
+    w.ws.id,
+    ext,
+  ]);
+  expect(task).toBeDefined();
+  if (retry.kind === 'created') return; // the crashed create was aborted first; the identity was free again
+  expect(['found_unsettled', 'found_settled']).toContain(retry.kind);
+  expect(retry.task.id).toBe(task!.id);
+
+  await until(async () => ['completed', 'aborted'].includes((await operationOf(db, task!.id)).state), 20_000, `${c.failpoint} converges`);
+  const op = await operationOf(db, task!.id);
+  if (op.state === 'completed') {
+    await until(async () => (await effectsOf(db, w, task!.id, task!.identifier)).launches === 1, 10_000, 'launch');
+    expect(await effectsOf(db, w, task!.id, task!.identifier)).toEqual({
+      folder: true,
+      branch: w.repo.head,
+      claims: 1,
+      contributions: 1,
+      sessions: 1,
+      intents: 1,
+      launches: 1,
+    });
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [task!.id])).toBe(1);
+    expect((await createTask(services, w.actor, body)).kind).toBe('found_settled');
+  } else {
+    expect(await effectsOf(db, w, task!.id, task!.identifier)).toMatchObject({ folder: false, branch: null, claims: 0, contributions: 0, sessions: 0 });
+    expect((await createTask(services, w.actor, { ...body, attachments: [] })).kind).toBe('created');
+  }
+  // The identity is held by exactly one task (or none).
+  expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [w.ws.id, ext])).toBeLessThanOrEqual(1);
+}
+
+// Each case is its own test; vitest runs up to its maxConcurrency (5) children at once.
+describe.concurrent('crash matrix (SPEC §6, issue 5)', () => {
+  it.each(CASES.map((c) => ({ ...c, name: c.step === undefined ? c.failpoint : `${c.failpoint} at step ${c.step}` })))(
+    'killed at $name, the runtime converges with each effect exactly once',
+    (c) => crashAndConverge(c),
+    60_000,
+  );
+});

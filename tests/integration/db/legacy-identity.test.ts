@@ -1,0 +1,79 @@
+// SPEC §12 legacy diagnostic: a task holding an identity with no settlement and no creation operation blocks
+// readiness (identity reads and writes answer 503) and is listed, until an operator resolves it.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attest } from '../../../src/server/db/attest';
+import type { Db } from '../../../src/server/db/types';
+import { DomainError } from '../../../src/server/domain/errors/domain-error';
+import { Readiness } from '../../../src/server/readiness';
+import { freshDb } from '../../support/db';
+import { makeWorkspace, type TestWorkspace } from '../../support/fixtures';
+
+describe('legacy identity diagnostic (SPEC §12)', () => {
+  let db: Db;
+  let ws: TestWorkspace;
+  let n = 0;
+  beforeAll(async () => {
+    db = await freshDb();
+    ws = await makeWorkspace(db);
+  });
+  afterAll(async () => db?.close());
+
+  async function insertTask(externalId: string | null, settled: boolean): Promise<string> {
+    const id = randomUUID();
+    const now = new Date().toISOString();
+    n++;
+    await db.run(
+      `INSERT INTO tasks (id, workspace_id, number, identifier, title, step_id, created_at, updated_at, creation_state, external_id, external_id_settled_at)
+       VALUES ($1, $2, $3, $4, 't', $5, $6, $6, 'completed', $7, $8)`,
+      [id, ws.id, n, `${ws.prefix}-${n}`, ws.steps[0]!.id, now, externalId, settled ? now : null],
+    );
+    return id;
+  }
+
+  async function addCreationOperation(taskId: string, externalId: string): Promise<void> {
+    const now = new Date().toISOString();
+    await db.run(
+      `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash, created_at, updated_at)
+       VALUES ($1, $2, $3, 'actor', $4, 'running', '[]', 'h', $5, $5)`,
+      [randomUUID(), ws.id, taskId, externalId, now],
+    );
+  }
+
+  it('does not count settled identities, unsettled ones with a creation operation, or tasks without an identity', async () => {
+    await insertTask('settled-1', true);
+    await addCreationOperation(await insertTask('in-flight-1', false), 'in-flight-1');
+    await insertTask(null, false);
+    expect(await attest(db)).toMatchObject({ ready: true, reasons: [], legacy: [] });
+  });
+
+  it('lists an unsettled identity without a creation operation and is not ready', async () => {
+    const id = await insertTask('legacy-1', false);
+    const result = await attest(db);
+    expect(result.ready).toBe(false);
+    expect(result.legacy).toEqual([{ task_id: id, workspace_id: ws.id, external_id: 'legacy-1' }]);
+    expect(result.reasons).toEqual([
+      '1 legacy task(s) hold an external_id with no settlement and no creation operation; an operator must settle or release them',
+    ]);
+  });
+
+  it('makes every identity read and write answer 503 through the readiness gate', async () => {
+    const readiness = new Readiness();
+    await readiness.refresh(db);
+    let caught: unknown;
+    try {
+      readiness.requireIdentity();
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(DomainError);
+    expect((caught as DomainError).code).toBe('identity_not_ready');
+    expect((caught as DomainError).http).toBe(503);
+    expect((caught as DomainError).message).toMatch(/legacy task\(s\)/);
+  });
+
+  it('is ready again once an operator settles the legacy row', async () => {
+    await db.run(`UPDATE tasks SET external_id_settled_at = $1 WHERE external_id = 'legacy-1'`, [new Date().toISOString()]);
+    expect(await attest(db)).toMatchObject({ ready: true, legacy: [] });
+  });
+});

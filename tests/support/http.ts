@@ -1,0 +1,71 @@
+// The real HTTP server (custom server, API only) over a test database, and a small client for it.
+import type { Db } from '../../src/server/db/types';
+import { createApiToken } from '../../src/server/domain/tokens/api-tokens';
+import { startServer, type RunningServer } from '../../src/server/main';
+import type { Services } from '../../src/server/services';
+import { testServices } from './fixtures';
+
+export interface TestApi {
+  url: string;
+  services: Services;
+  server: RunningServer;
+  close(): Promise<void>;
+}
+
+export async function startTestApi(db: Db, overrides: Partial<Services> = {}): Promise<TestApi> {
+  const services = await testServices(db, overrides);
+  const server = await startServer({ pages: false, services, port: 0, host: '127.0.0.1', log: () => {} });
+  return { url: server.url, services, server, close: () => server.close() };
+}
+
+export async function makeToken(
+  db: Db,
+  workspaceIds: string[],
+  scopes: string[] = ['tasks:read', 'tasks:write', 'identities:release'],
+): Promise<string> {
+  return (await createApiToken(db, { name: `test-${Math.random().toString(36).slice(2, 8)}`, workspaceIds, scopes })).token;
+}
+
+export interface CallResult {
+  status: number;
+  text: string;
+  json: unknown;
+  headers: Headers;
+}
+
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<CallResult> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await fetch(base + path, { method, headers, body });
+  const text = await res.text();
+  let json: unknown = undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, text, json, headers: res.headers };
+}
+
+/** Calls a tRPC procedure over HTTP the way @trpc/client's httpLink does (no batching). */
+export async function trpc(
+  base: string,
+  kind: 'query' | 'mutation',
+  procedure: string,
+  input: unknown,
+  token?: string,
+): Promise<CallResult> {
+  if (kind === 'query') {
+    return call(base, 'GET', `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
+  }
+  return call(base, 'POST', `/api/trpc/${procedure}`, { token, body: input });
+}
