@@ -12,8 +12,11 @@ import { register as step } from './commands/step';
 import { register as token } from './commands/token';
 import { register as user } from './commands/user';
 import { register as workspace } from './commands/workspace';
+import { register as repo } from './commands/repo';
+import { register as agentProfile } from './commands/agent-profile';
+import { register as worker } from './commands/worker';
 
-const NOUNS: Array<(program: Command, ctx: CliContext) => void> = [migrate, workspace, step, user, token];
+const NOUNS: Array<(program: Command, ctx: CliContext) => void> = [migrate, workspace, step, user, token, repo, agentProfile, worker];
 
 export function buildProgram(): { program: Command; ctx: CliContext } {
   const program = new Command('tether')

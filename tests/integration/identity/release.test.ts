@@ -34,13 +34,14 @@ async function pausedCreate(ext: string, point = 'after_begin') {
   const pending = createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'slow' });
   pending.catch(() => {});
   await until(() => (services.failpoints.paused.get(point) ?? 0) === 1, 10_000, `paused at ${point}`);
-  return pending;
+  // Wrapped: returning the promise itself from an async function would wait for it.
+  return { pending };
 }
 
 describe('unsettled holders (SPEC §3, §4.3)', () => {
   it('lookup and create report creation_complete:false only with deduplicated:true, and retries change nothing', async () => {
     const ext = uniq('uns-');
-    const pending = await pausedCreate(ext);
+    const { pending } = await pausedCreate(ext);
     const look = await lookupTaskByExternalId(services, writer(), ws.id, ext);
     expect(look.creationComplete).toBe(false);
     const before = await db.one('SELECT * FROM tasks WHERE external_id = $1', [ext]);
@@ -56,7 +57,7 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
 
   it('release during preparing → the create completes as CreatedIdentityLost, with no identity in its event', async () => {
     const ext = uniq('lost-');
-    const pending = await pausedCreate(ext);
+    const { pending } = await pausedCreate(ext);
     expect((await release(ext)).status).toBe(204);
     services.failpoints.release('after_begin');
     const outcome = await pending;
@@ -69,7 +70,7 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
 
   it('delete during preparing → the create answers task not created', async () => {
     const ext = uniq('del-');
-    const pending = await pausedCreate(ext);
+    const { pending } = await pausedCreate(ext);
     const row = await db.one<{ id: string }>('SELECT id FROM tasks WHERE external_id = $1', [ext]);
     await deleteTask(services, writer(), row!.id);
     services.failpoints.release('after_begin');
@@ -80,7 +81,7 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
 
   it('release during completing → 409 creation_completing, nothing changes, nothing stored', async () => {
     const ext = uniq('cmp-');
-    const pending = await pausedCreate(ext, 'complete_between_phases');
+    const { pending } = await pausedCreate(ext, 'complete_between_phases');
     const key = randomUUID();
     await expect(release(ext, key)).rejects.toMatchObject({ code: 'creation_completing' });
     expect(await count(db, 'SELECT COUNT(*) AS n FROM release_operations WHERE idempotency_key = $1', [key])).toBe(0);

@@ -100,8 +100,12 @@ export class PostgresDb extends PgSql implements Db {
     await this.pool.query(script);
   }
 
-  async close(): Promise<void> {
-    await this.pool.end();
+  private closing?: Promise<void>;
+
+  /** Idempotent: the server and a test may both close the same database. */
+  close(): Promise<void> {
+    this.closing ??= this.pool.end();
+    return this.closing;
   }
 }
 

@@ -106,7 +106,9 @@ export class SqliteDb implements Db {
   }
 
   async close(): Promise<void> {
-    await this.mutex.run(() => this.raw.close());
+    await this.mutex.run(() => {
+      if (this.raw.open) this.raw.close();
+    });
   }
 }
 

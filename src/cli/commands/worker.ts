@@ -1,0 +1,28 @@
+// `tether worker`: the recovery runtime (SPEC §6) as a standalone process, for deployments that want workers
+// apart from the servers. It coordinates with every server through the database; stop it with SIGINT/SIGTERM.
+import type { Command } from 'commander';
+import { startRecoveryRuntime, recoveryPollMs } from '../../server/runtime';
+import { createServices } from '../../server/services';
+import type { CliContext } from '../context';
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('worker')
+    .description('run the creation recovery runtime and agent dispatcher until stopped (TETHER_LEASE_MS, TETHER_RECOVERY_POLL_MS)')
+    .action(async () => {
+      const db = await ctx.db(); // refuses an unmigrated database
+      const services = createServices({ db });
+      const stop = startRecoveryRuntime(services);
+      process.stderr.write(`tether worker ${services.instanceId}: lease ${services.leaseMs} ms, poll ${recoveryPollMs()} ms\n`);
+      await new Promise<void>((resolve) => {
+        const keepAlive = setInterval(() => {}, 1 << 30);
+        const shutdown = () => {
+          clearInterval(keepAlive);
+          resolve();
+        };
+        process.once('SIGINT', shutdown);
+        process.once('SIGTERM', shutdown);
+      });
+      await stop();
+    });
+}
