@@ -3,6 +3,10 @@
 import type { NextConfig } from 'next';
 import { PHASE_DEVELOPMENT_SERVER } from 'next/constants';
 
+// Tether sends nothing anywhere unasked: no Next telemetry from `next build` or the server. Next reads the
+// variable after loading this file, so setting it here is enough.
+process.env.NEXT_TELEMETRY_DISABLED ??= '1';
+
 /**
  * Security headers for HTML pages. Next's App Router streams inline scripts, hence 'unsafe-inline' for
  * scripts; the development server additionally needs eval and a websocket for hot reload.

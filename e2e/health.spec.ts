@@ -1,9 +1,16 @@
 // The console shell loads in a real browser and shows this process's health (issue 2, "Done when").
+// The console sits behind sign-in (issue 8), so each page test signs in first as a seeded admin.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
+import { seedWorkspace, signIn, type Seed } from './support/console';
+
+let seed: Seed;
+test.beforeAll(() => {
+  seed = seedWorkspace('HE');
+});
 
 test('the console shell shows the server as Ready with its database dialect', async ({ page }, testInfo) => {
-  await page.goto('/');
+  await signIn(page, seed.admin.email);
   await expect(page.getByRole('link', { name: 'Tether' })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Ready', exact: true })).toBeVisible();
   await expect(page.getByText('sqlite (up)')).toBeVisible();
@@ -11,7 +18,7 @@ test('the console shell shows the server as Ready with its database dialect', as
 });
 
 test('the console navigation lists every operator page', async ({ page }) => {
-  await page.goto('/');
+  await signIn(page, seed.admin.email);
   const nav = page.getByRole('navigation', { name: 'Console' });
   for (const label of ['Overview', 'Tasks', 'Unsettled', 'Operations', 'Releases', 'Settings']) {
     await expect(nav.getByRole('link', { name: label, exact: true })).toBeVisible();
@@ -27,7 +34,7 @@ test('pages carry the security headers that forbid framing', async ({ request })
 });
 
 test('the console shell has no serious accessibility violations', async ({ page }) => {
-  await page.goto('/');
+  await signIn(page, seed.admin.email);
   await expect(page.getByRole('heading', { name: 'Ready', exact: true })).toBeVisible();
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');

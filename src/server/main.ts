@@ -5,8 +5,11 @@ import { resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { migrate, MigrationError } from './db/migrate';
+import { startRelay } from './runtime/relay';
+import { startRecoveryRuntime } from './runtime';
 import { createHttpServer, type PageHandler } from './http/server';
 import { createServices, type Services } from './services';
+import { issueSetupToken } from './domain/users/setup';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -48,6 +51,7 @@ async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): 
   // the config, so an unset NODE_ENV still lets tests enable failpoints on the built app (config.ts).
   const env = process.env as Record<string, string | undefined>;
   env.NODE_ENV ??= dev ? 'development' : 'production';
+  env.NEXT_TELEMETRY_DISABLED ??= '1'; // nothing leaves the machine unasked (also set in next.config.ts)
   const { default: next } = await import('next');
   const app = next({ dev, dir: PROJECT_ROOT });
   await app.prepare();
@@ -86,10 +90,20 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     `Tether listening on ${url} — ${db.dialect} ${describeDatabase(config.databaseUrl)}, schema v${services.readiness.version}, ` +
       (r.ready ? 'ready' : `NOT READY: ${r.reasons.join('; ')}`),
   );
+  // Issue 8: first run (no users) prints a one-time link that creates the first admin (src/server/domain/users/setup.ts).
+  const setupToken = opts.pages === false ? null : await issueSetupToken(db);
+  if (setupToken) log(`No users yet. Create the first admin (one-time link): ${url}/setup?token=${setupToken}`);
+
+  // SPEC §9: the outbox relay (live streams + webhooks). TETHER_RELAY=0 turns it off for this process.
+  const stopRelay = process.env.TETHER_RELAY === '0' ? undefined : startRelay(services);
+  // SPEC §6: the recovery runtime runs in every server process. TETHER_RECOVERY=0 turns it off for this process.
+  const stopRecovery = process.env.TETHER_RECOVERY === '0' ? undefined : startRecoveryRuntime(services);
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      await stopRelay?.(); // ends live streams first, so server.close() is not held open by them
+      await stopRecovery?.();
       const stopped = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
       // In-flight requests get a few seconds to finish; then their sockets are cut.

@@ -19,12 +19,25 @@ function getQueryClient(): QueryClient {
   return (browserQueryClient ??= makeQueryClient());
 }
 
+// SPEC §11: cookie-authenticated mutations must carry the session's CSRF token (src/server/auth/csrf.ts).
+// The same-origin page learns it from `session.me` (or sign-in) and every request echoes it in a header;
+// a cross-site page can neither read it nor set the header.
+let csrfToken: string | null = null;
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
 export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       // Same origin: the session cookie rides along; no absolute URL needed in the browser.
-      links: [httpBatchLink({ url: '/api/trpc' })],
+      links: [
+        httpBatchLink({
+          url: '/api/trpc',
+          headers: () => (csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+        }),
+      ],
     }),
   );
   return (

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => new Promise<void>((ok) => server.close(() => ok())));
 
-const post = (body: string | Uint8Array, path = '/') => fetch(`${url}${path}`, { method: 'POST', body });
+const post = (body: string | Uint8Array<ArrayBuffer>, path = '/') => fetch(`${url}${path}`, { method: 'POST', body });
 
 describe('readJsonBody', () => {
   it('returns the parsed body within the limit', async () => {

@@ -1,18 +1,20 @@
-// The operator console's frame (SPEC §13): header, navigation, main content.
-import Link from 'next/link';
+// The operator console's frame (SPEC §13): header, navigation, main content — behind sign-in.
 import type { ReactNode } from 'react';
-import { ConsoleNav } from '../../components/console-nav';
+import { ConsoleHeader } from '../../components/console-header';
+import { ConsoleGate } from '../../components/session';
 
 export default function ConsoleLayout({ children }: { children: ReactNode }) {
   return (
     <div className="console">
-      <header className="console-header">
-        <Link href="/" className="console-brand">
-          Tether
-        </Link>
-        <ConsoleNav />
-      </header>
-      <main className="console-main">{children}</main>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <ConsoleGate>
+        <ConsoleHeader />
+        <main id="main" className="console-main">
+          {children}
+        </main>
+      </ConsoleGate>
     </div>
   );
 }

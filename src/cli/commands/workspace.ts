@@ -1,13 +1,29 @@
 // `tether workspace create|list`.
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
+import { SYSTEM_ACTOR } from '../../server/auth/actor';
 import { createWorkspace } from '../../server/domain/workspaces/create-workspace';
+import { deleteWorkspace } from '../../server/domain/workspaces/delete-workspace';
 import { listWorkspaces } from '../../server/domain/workspaces/list-workspaces';
 import { toStepBody, toWorkspaceBody } from '../../server/domain/workspaces/workspace';
-import { table, type CliContext } from '../context';
+import { CliError, table, type CliContext } from '../context';
 
 export function register(program: Command, ctx: CliContext): void {
   const workspace = program.command('workspace').description('manage workspaces');
+
+  // SPEC §8: the operator's own action; tasks get their final revisions and `task.deleted` events, in order.
+  workspace
+    .command('delete <id>')
+    .description('delete a workspace: its tasks (final events), in-flight creations abort; history and release records stay')
+    .requiredOption('--confirm <prefix>', "the workspace's identifier prefix, typed out to confirm")
+    .action(async (id: string, opts: { confirm: string }) => {
+      const db = await ctx.db();
+      const ws = await db.one<{ prefix: unknown }>('SELECT prefix FROM workspaces WHERE id = $1', [id]);
+      if (!ws) throw new CliError(`no workspace ${id}`);
+      if (String(ws.prefix) !== opts.confirm) throw new CliError(`--confirm must be the workspace prefix (${String(ws.prefix)})`);
+      const result = await deleteWorkspace({ db }, SYSTEM_ACTOR, id);
+      ctx.print(result, `deleted workspace ${id}: ${result.deleted_tasks} tasks; ${result.aborting_operations} creations aborting`);
+    });
 
   workspace
     .command('create')

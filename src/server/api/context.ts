@@ -1,7 +1,9 @@
 // Inner and outer context (STYLE habit 2). Tests call createContextInner with a real database and an actor;
 // the HTTP edge's createContext only reads the bearer token or session cookie.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Actor } from '../auth/actor';
+import { cookie } from '../auth/headers';
+import { SESSION_COOKIE, secureCookies, type Session } from '../auth/session';
 import { authenticateRequest } from '../http/authenticate-request';
 import type { Services } from '../services';
 
@@ -10,13 +12,43 @@ export interface Context {
   actor: Actor | null;
   /** For the audit record of releases (`trpc`, or `console` when a signed-in person acts). */
   source: string;
+  /** The console session when the caller signed in with the cookie (its CSRF token and expiry). */
+  session?: Session;
+  /** Present over HTTP: the session router reads the presented cookie and sets or clears it. */
+  http?: ContextHttp;
 }
 
-export function createContextInner(opts: { services: Services; actor: Actor | null; source?: string }): Context {
-  return { services: opts.services, actor: opts.actor, source: opts.source ?? 'trpc' };
+export interface ContextHttp {
+  /** The `tether_session` cookie value the request carried, if any. */
+  sessionCookie: string | undefined;
+  /** Whether cookies get the Secure flag (request over https, or TETHER_SECURE_COOKIES=1). */
+  secure: boolean;
+  /** Adds a `Set-Cookie` header to the response. */
+  setCookie(value: string): void;
 }
 
-export async function createContext(services: Services, req: IncomingMessage): Promise<Context> {
+export function createContextInner(opts: {
+  services: Services;
+  actor: Actor | null;
+  source?: string;
+  session?: Session;
+  http?: ContextHttp;
+}): Context {
+  return { services: opts.services, actor: opts.actor, source: opts.source ?? 'trpc', session: opts.session, http: opts.http };
+}
+
+export async function createContext(services: Services, req: IncomingMessage, res?: ServerResponse): Promise<Context> {
   const auth = await authenticateRequest(services, req.headers, req.method ?? 'GET');
-  return createContextInner({ services, actor: auth?.actor ?? null, source: auth?.via === 'cookie' ? 'console' : 'trpc' });
+  const http: ContextHttp | undefined = res && {
+    sessionCookie: cookie(req.headers, SESSION_COOKIE),
+    secure: secureCookies((req.socket as { encrypted?: boolean }).encrypted === true),
+    setCookie: (value) => res.appendHeader('set-cookie', value),
+  };
+  return createContextInner({
+    services,
+    actor: auth?.actor ?? null,
+    source: auth?.via === 'cookie' ? 'console' : 'trpc',
+    session: auth?.session,
+    http,
+  });
 }

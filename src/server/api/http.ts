@@ -18,9 +18,9 @@ function handlerFor(services: Services) {
       router: appRouter,
       basePath: '/api/trpc/',
       maxBodySize: maxBodyBytes(),
-      createContext: async ({ req }) => {
+      createContext: async ({ req, res }) => {
         try {
-          return await createContext(services, req);
+          return await createContext(services, req, res);
         } catch (err) {
           // Refusals decided before any procedure runs (401/403 CSRF/429) keep their status and words.
           if (isDomainError(err)) throw new TRPCError({ code: ERRORS[err.code].trpc, message: err.message, cause: err });

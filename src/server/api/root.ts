@@ -1,4 +1,8 @@
 // The app router: one router per noun (STYLE naming). The console imports only `type AppRouter`.
+import { adminRouter } from './routers/admin';
+import { consoleRouter } from './routers/console';
+import { sessionRouter } from './routers/session';
+import { eventRouter } from './routers/event';
 import { taskRouter } from './routers/task';
 import { workspaceRouter } from './routers/workspace';
 import { router } from './trpc';
@@ -6,6 +10,10 @@ import { router } from './trpc';
 export const appRouter = router({
   task: taskRouter,
   workspace: workspaceRouter,
+  event: eventRouter,
+  session: sessionRouter,
+  console: consoleRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;

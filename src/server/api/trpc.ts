@@ -24,6 +24,10 @@ const t = initTRPC.context<Context>().create({
     } else if (error.code === 'PARSE_ERROR') {
       message = ERRORS.invalid_payload.message;
       domainCode = 'invalid_payload';
+    } else if (error.code === 'PAYLOAD_TOO_LARGE') {
+      // tRPC's own body limit says only "PAYLOAD_TOO_LARGE"; say what REST says (issue 9: a clear 413).
+      message = ERRORS.payload_too_large.message;
+      domainCode = 'payload_too_large';
     } else if (error.code === 'INTERNAL_SERVER_ERROR') {
       const d = toDomainError(cause ?? error);
       message = d.message;

@@ -37,4 +37,17 @@ export interface DbErrorInfo {
   target?: string;
   /** The database is unreachable or busy: the surface answers 503. */
   unavailable: boolean;
+  /** A text value the database cannot hold (U+0000): the caller's input, so the surface answers 400. */
+  invalidText?: boolean;
+}
+
+/**
+ * PostgreSQL cannot store or even compare a string containing U+0000 (SQLSTATE 22021), so no dialect accepts
+ * one: SQLite refuses it up front with this error, and both map to the same 400 (SPEC §12: one behaviour).
+ */
+export class InvalidTextError extends Error {
+  constructor() {
+    super('text parameter contains U+0000');
+    this.name = 'InvalidTextError';
+  }
 }

@@ -75,6 +75,9 @@ export function sendError(res: ServerResponse, err: unknown): void {
 
 export function toDomainError(err: unknown): DomainError {
   if (isDomainError(err)) return err;
-  if (dbErrorInfo(err)?.unavailable) return new DomainError('database_unavailable');
+  const info = dbErrorInfo(err);
+  if (info?.unavailable) return new DomainError('database_unavailable');
+  // A NUL reached the database (issue 9 fuzzing found this as a 500 on PostgreSQL): it is the caller's input.
+  if (info?.invalidText) return new DomainError('invalid_payload', 'text must not contain NUL (U+0000) characters');
   return new DomainError('internal');
 }

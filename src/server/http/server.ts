@@ -3,6 +3,7 @@
 // serves the console pages. Domain code is loaded once, here, for the whole process.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { handleTrpc } from '../api/http';
+import { handleMcp } from '../mcp/handler';
 import { handleRest } from '../rest/router';
 import type { Services } from '../services';
 import { sendError, sendJson } from './body';
@@ -24,7 +25,7 @@ export function apiRoutes(services: Services): Route[] {
     { prefix: '/api/health', handler: handleHealth },
     { prefix: '/api/trpc', handler: handleTrpc },
     { prefix: '/api/v1', handler: handleRest },
-    // { prefix: '/api/mcp', handler: handleMcp }, // SPEC §10: MCP (Streamable HTTP) mounts here.
+    { prefix: '/api/mcp', handler: handleMcp }, // SPEC §10: MCP (Streamable HTTP) mounts here.
   ];
   // Test hooks exist only when enabled; otherwise the path falls through to the API 404 below.
   if (services.failpoints.enabled) routes.push({ prefix: '/api/_test/failpoints', handler: handleFailpoints });

@@ -4,10 +4,13 @@ import { sendError, sendJson } from '../http/body';
 import { requireAuthenticated } from '../http/authenticate-request';
 import type { ApiHandler } from '../http/types';
 import type { RestRoute } from './route';
+import { attachmentRoutes } from './attachments';
+import { eventRoutes } from './events';
 import { taskRoutes } from './tasks';
+import { workspaceRoutes } from './workspaces';
 
 /** Every REST route. Other modules add theirs here (attachments, events, workspaces). */
-export const restRoutes: RestRoute[] = [...taskRoutes];
+export const restRoutes: RestRoute[] = [...taskRoutes, ...eventRoutes, ...workspaceRoutes, ...attachmentRoutes];
 
 export const handleRest: ApiHandler = async (req, res, services) => {
   try {

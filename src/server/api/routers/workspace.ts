@@ -3,9 +3,15 @@ import { z } from 'zod';
 import { listVisibleWorkspaces } from '../../domain/tasks/get-task';
 import { can } from '../../auth/actor';
 import { DomainError } from '../../domain/errors/domain-error';
+import { deleteWorkspace } from '../../domain/workspaces/delete-workspace';
 import { protectedProcedure, router } from '../trpc';
 
 export const workspaceRouter = router({
+  /** SPEC §8: admin only; deletes its tasks (events in order), aborts in-flight creations, keeps history. */
+  delete: protectedProcedure
+    .input(z.object({ workspace_id: z.string().min(1).max(200) }))
+    .mutation(({ ctx, input }) => deleteWorkspace(ctx.services, ctx.actor, input.workspace_id)),
+
   list: protectedProcedure.query(async ({ ctx }) => listVisibleWorkspaces(ctx.services, ctx.actor)),
 
   steps: protectedProcedure.input(z.object({ workspace_id: z.string().min(1).max(200) })).query(async ({ ctx, input }) => {

@@ -117,6 +117,8 @@ export function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
   if (e.code === '23505') {
     return { uniqueViolation: true, target: typeof e.constraint === 'string' ? e.constraint : undefined, unavailable: false };
   }
+  // 22021 character_not_in_repertoire (a NUL in a text parameter), 22P05 untranslatable_character.
+  if (e.code === '22021' || e.code === '22P05') return { uniqueViolation: false, unavailable: false, invalidText: true };
   if (UNAVAILABLE.has(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) {
     return { uniqueViolation: false, unavailable: true };
   }

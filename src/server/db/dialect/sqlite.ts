@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Db, DbErrorInfo, DbStats, Sql } from '../types';
+import { InvalidTextError, type Db, type DbErrorInfo, type DbStats, type Sql } from '../types';
 import { Mutex } from '../mutex';
 
 // SQLite is one writer at a time. better-sqlite3 is synchronous, but our transactions span awaits, so every
@@ -14,6 +14,8 @@ function toParam(v: unknown): Param {
   if (v === undefined || v === null) return null;
   if (v instanceof Date) return v.toISOString();
   if (typeof v === 'boolean') return v ? 1 : 0;
+  // Same refusal as PostgreSQL (see InvalidTextError), so a NUL behaves alike on both dialects.
+  if (typeof v === 'string' && v.includes('\u0000')) throw new InvalidTextError();
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || Buffer.isBuffer(v)) return v;
   return JSON.stringify(v);
 }
@@ -113,6 +115,7 @@ export class SqliteDb implements Db {
 }
 
 export function sqliteErrorInfo(err: unknown): DbErrorInfo | undefined {
+  if (err instanceof InvalidTextError) return { uniqueViolation: false, unavailable: false, invalidText: true };
   const e = err as { code?: unknown; message?: unknown };
   if (typeof e?.code !== 'string' || !e.code.startsWith('SQLITE_')) return undefined;
   const message = typeof e.message === 'string' ? e.message : '';

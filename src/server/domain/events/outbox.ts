@@ -1,5 +1,8 @@
 // SPEC §9: the transactional outbox. Each event row is immutable, carries the revision and the task as
 // committed (with `external_id` only when held), and is written in the same transaction as the change.
+// Invariant the relay relies on (runtime/relay-horizon.ts): an outbox row is always written after the same
+// transaction changed `tasks` or `task_revisions`, so on PostgreSQL the transaction already holds an xid when
+// `seq` is drawn.
 import type { Sql } from '../../db/types';
 import { toTaskBody, type Task, type TaskBody } from '../tasks/task';
 
@@ -33,4 +36,15 @@ export async function insertOutboxEvent(
     [e.id, e.task.workspaceId, e.task.id, e.task.revision, e.type, JSON.stringify(payload), e.at],
   );
   return payload;
+}
+
+/** An event as every surface delivers it (history, SSE, tRPC subscription, webhook body): the immutable payload
+ *  plus its position in the outbox, which is also the SSE event id (`Last-Event-ID`). */
+export type EventRecord = EventPayload & { seq: number };
+
+export const EVENT_COLUMNS = 'seq, payload';
+
+export function toEventRecord(row: { seq: unknown; payload: unknown }): EventRecord {
+  const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as EventPayload;
+  return { seq: Number(row.seq), ...payload };
 }

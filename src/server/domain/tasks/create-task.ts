@@ -5,7 +5,9 @@ import { findTaskByExternalId } from '../../db/repositories/tasks';
 import { str } from '../../db/values';
 import type { Services } from '../../services';
 import { begin } from '../creation/begin';
-import { complete } from '../creation/complete';
+import { complete, type CompleteResult } from '../creation/complete';
+import { awaitRecoveredOutcome } from '../creation/await-recovered';
+import { LeaseLostError, withLease } from '../creation/fence';
 import { runPlannedSteps } from '../creation/coordinator';
 import type { CreateOutcome } from '../creation/operation';
 import { buildPlan } from '../creation/build-plan';
@@ -76,12 +78,25 @@ export async function createTask(
     throw err;
   }
 
-  // Step 9: run the planned steps; step 10: Complete, then asynchronous dispatch.
-  await runPlannedSteps(services, created.handle);
-  const result = await complete(services, created.handle);
+  // Steps 9–10 hold the operation's lease, renewed while this request works (SPEC §4.2), so recovery only
+  // takes over a create whose process really stopped.
+  const { handle } = created;
+  let result: CompleteResult;
+  try {
+    result = await withLease(db, handle, services.leaseMs, async () => {
+      await services.failpoints.hit('after_begin', handle.externalId ?? created.task.title);
+      // Step 9: run the planned steps; step 10: Complete.
+      await runPlannedSteps(services, handle);
+      return complete(services, handle);
+    });
+  } catch (err) {
+    // Lost the lease (this process stalled past it): recovery owns the operation now. Report what it decides.
+    if (!(err instanceof LeaseLostError)) throw err;
+    return awaitRecoveredOutcome(services, handle);
+  }
   if (result.kind === 'gone') throw new DomainError('task_not_created');
   // Only now may asynchronous work start (CreatedIdentityLost included): the agent launch (issue 5).
-  dispatchAfterComplete(services, created.handle.plan);
+  dispatchAfterComplete(services, handle.plan);
   return { kind: result.kind, task: result.task };
 }
 

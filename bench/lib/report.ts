@@ -1,0 +1,170 @@
+// The bench's output: one JSON document (everything measured) and a Markdown summary (medians, ratios to the
+// raw driver, targets). Both go to bench/results/ (git-ignored); the Markdown is also printed.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { LoadResult } from './measure';
+import { median } from './measure';
+import type { BenchOptions } from './options';
+import type { RaceResult } from './race';
+import type { Counts } from './tether';
+
+export interface Series {
+  dialect: 'postgres' | 'sqlite';
+  name: string;
+  /** The raw-driver series this one is compared with. */
+  baseline?: string;
+  runs: LoadResult[];
+}
+
+export interface ScaleSide {
+  tasks: number;
+  rawP50Ms: number;
+  inProcessP50Ms: number;
+  httpP50Ms: number;
+}
+
+export interface Report {
+  startedAt: string;
+  options: BenchOptions;
+  node: string;
+  series: Series[];
+  counts: Partial<Record<'postgres' | 'sqlite', Counts>>;
+  race?: RaceResult;
+  scale?: { small: ScaleSide; large: ScaleSide; loadSeconds: number };
+  peakRssMb?: number;
+  notes: string[];
+}
+
+export const medianOf = (s: Series, key: keyof LoadResult) => median(s.runs.map((r) => Number(r[key] ?? 0)));
+
+function find(report: Report, dialect: string, name: string): Series | undefined {
+  return report.series.find((s) => s.dialect === dialect && s.name === name);
+}
+
+export function ratio(report: Report, s: Series): number | undefined {
+  const base = s.baseline ? find(report, s.dialect, s.baseline) : undefined;
+  return base ? medianOf(s, 'opsPerSec') / medianOf(base, 'opsPerSec') : undefined;
+}
+
+const f = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
+const mark = (ok: boolean) => (ok ? 'met' : '**MISSED**');
+
+function targets(report: Report): string[][] {
+  const rows: string[][] = [];
+  const r = (dialect: string, name: string) => {
+    const s = find(report, dialect, name);
+    return s ? ratio(report, s) : undefined;
+  };
+  const ratioRow = (label: string, name: string, min: number) => {
+    const v = r('postgres', name);
+    if (v !== undefined) rows.push([label, `≥ ${min} ×`, `${f(v, 2)} ×`, mark(v >= min)]);
+  };
+  ratioRow('Found over HTTP (REST) / raw lookup', 'REST Found', 0.5);
+  ratioRow('Found over HTTP (tRPC) / raw lookup', 'tRPC Found', 0.5);
+  ratioRow('Found in-process / raw lookup', 'in-process Found', 0.8);
+  ratioRow('Created over HTTP (REST) / raw insert', 'REST Created', 0.35);
+  ratioRow('Created over HTTP (tRPC) / raw insert', 'tRPC Created', 0.35);
+  const c = report.counts.postgres;
+  if (c) {
+    rows.push(['SQL statements per Found after authentication', '= 1', f(c.found.statements, 2), mark(c.found.statements === 1)]);
+    rows.push(['Writes per Found', '= 0', f(c.found.writes, 2), mark(c.found.writes === 0)]);
+  }
+  const race = report.race;
+  if (race) {
+    const ok = race.errors === 0 && race.duplicates === 0 && race.tasks === race.identities;
+    rows.push(['Race: tasks / identities, duplicates, errors', `${race.identities}, 0, 0`, `${race.tasks}, ${race.duplicates}, ${race.errors}`, mark(ok)]);
+  }
+  const scale = report.scale;
+  if (scale) {
+    const v = scale.large.httpP50Ms / scale.small.httpP50Ms;
+    rows.push([`Lookup p50 at ${scale.large.tasks.toLocaleString('en')} / at ${scale.small.tasks.toLocaleString('en')} (HTTP)`, '≤ 1.5 ×', `${f(v, 2)} ×`, mark(v <= 1.5)]);
+  }
+  if (report.peakRssMb !== undefined) rows.push(['Server peak RSS under load', '≤ 300 MB', `${f(report.peakRssMb)} MB`, mark(report.peakRssMb <= 300)]);
+  return rows;
+}
+
+function table(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+export function toMarkdown(report: Report): string {
+  const o = report.options;
+  const out: string[] = [];
+  out.push(`# Tether benchmark — ${o.mode} mode, ${report.startedAt}`);
+  out.push('');
+  out.push(
+    `${o.cores} cores, Node ${report.node}, concurrency ${o.concurrency}, median of ${o.runs} runs × ${o.seconds} s per series` +
+      (o.mode === 'quick' ? ` (QUICK: fewer/shorter runs; scale compares ${o.smallTasks.toLocaleString('en')} vs ${o.largeTasks.toLocaleString('en')} tasks, not 1M)` : '') +
+      '.',
+  );
+  out.push('');
+  out.push('## Targets');
+  out.push('');
+  out.push(table(['Target', 'Wanted', 'Measured', ''], targets(report)));
+  out.push('');
+  out.push('## Throughput');
+  out.push('');
+  out.push(
+    table(
+      ['Dialect', 'Series', 'ops/s (median)', 'p50 ms', 'p99 ms', 'ratio to raw', 'errors'],
+      report.series.map((s) => [
+        s.dialect,
+        s.name,
+        f(medianOf(s, 'opsPerSec')),
+        f(medianOf(s, 'p50Ms'), 2),
+        f(medianOf(s, 'p99Ms'), 2),
+        s.baseline ? `${f(ratio(report, s), 2)} × ${s.baseline}` : '(baseline)',
+        String(s.runs.reduce((n, r) => n + r.errors, 0)) + (s.runs.find((r) => r.firstError)?.firstError ? ` (${s.runs.find((r) => r.firstError)!.firstError})` : ''),
+      ]),
+    ),
+  );
+  out.push('');
+  out.push('## SQL per request (in-process, db.stats counters)');
+  out.push('');
+  const countRows: string[][] = [];
+  for (const [dialect, c] of Object.entries(report.counts)) {
+    for (const [name, v] of Object.entries(c)) {
+      countRows.push([dialect, name, f(v.statements, 2), f(v.writes, 2), f(v.transactions, 2)]);
+    }
+  }
+  out.push(table(['Dialect', 'Call', 'statements', 'writes', 'transactions'], countRows));
+  out.push('');
+  out.push('authCold/authWarm = bearer-token authentication with an empty / warm token cache; found, created and lookup are the domain calls after authentication.');
+  if (report.race) {
+    const r = report.race;
+    out.push('');
+    out.push('## Race (2 server processes)');
+    out.push('');
+    out.push(`${r.identities} identities × ${o.raceConcurrency} concurrent creates = ${r.requests} requests in ${f(r.seconds, 1)} s → ${r.tasks} tasks, ${r.duplicates} duplicates, ${r.errors} errors${r.firstError ? ` (first: ${r.firstError})` : ''}.`);
+  }
+  if (report.scale) {
+    const s = report.scale;
+    out.push('');
+    out.push('## Scale (lookup latency, one request at a time)');
+    out.push('');
+    out.push(
+      table(
+        ['Tasks in workspace', 'raw p50 ms', 'in-process p50 ms', 'HTTP (REST) p50 ms'],
+        [s.small, s.large].map((x) => [x.tasks.toLocaleString('en'), f(x.rawP50Ms, 3), f(x.inProcessP50Ms, 3), f(x.httpP50Ms, 3)]),
+      ),
+    );
+    out.push('');
+    out.push(`Bulk load of ${s.large.tasks.toLocaleString('en')} tasks took ${f(s.loadSeconds, 1)} s (INSERT … SELECT generate_series).`);
+  }
+  if (report.peakRssMb !== undefined) {
+    out.push('');
+    out.push(`Server peak RSS (VmHWM) after the HTTP series: ${f(report.peakRssMb)} MB.`);
+  }
+  for (const n of report.notes) out.push('', `Note: ${n}`);
+  return out.join('\n') + '\n';
+}
+
+export function writeReport(report: Report, dir: string): { json: string; md: string } {
+  mkdirSync(dir, { recursive: true });
+  const stamp = report.startedAt.replace(/[:.]/g, '-');
+  const json = resolve(dir, `${stamp}.json`);
+  const md = resolve(dir, 'latest.md');
+  writeFileSync(json, JSON.stringify(report, null, 2));
+  writeFileSync(md, toMarkdown(report));
+  return { json, md };
+}

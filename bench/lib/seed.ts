@@ -1,0 +1,67 @@
+// Seeding through the domain (createWorkspace, createApiToken — what the CLI calls), and bulk rows in plain
+// SQL: a million tasks through the app would take longer than the whole benchmark. Bulk rows look like settled
+// creates (creation_state completed, external_id_settled_at set), so Found returns them as FoundSettled.
+import { authenticate } from '../../src/server/auth/authenticate';
+import type { Actor } from '../../src/server/auth/actor';
+import type { Db } from '../../src/server/db/types';
+import { createApiToken } from '../../src/server/domain/tokens/api-tokens';
+import { createWorkspace } from '../../src/server/domain/workspaces/create-workspace';
+
+export interface Seeded {
+  /** Found/Created/lookup over every surface; `smallTasks` bulk rows `ext-1 … ext-N`. */
+  main: { id: string; stepId: string; prefix: string };
+  /** The raw driver's insert loop writes here, so it never disturbs Tether's numbering. */
+  baseline: { id: string; stepId: string; prefix: string };
+  race: { id: string; stepId: string; prefix: string };
+  /** `smallTasks` bulk rows, measured before the large load: the "10 thousand" side of the scale comparison. */
+  small: { id: string; stepId: string; prefix: string };
+  /** Bulk-loaded later with `largeTasks` rows for the scale comparison. */
+  scale: { id: string; stepId: string; prefix: string };
+  token: string;
+  actor: Actor;
+}
+
+async function workspace(db: Db, name: string, prefix: string) {
+  const ws = await createWorkspace(db, { name, prefix });
+  return { id: ws.id, stepId: ws.steps[0]!.id, prefix };
+}
+
+export async function seed(db: Db): Promise<Seeded> {
+  const main = await workspace(db, 'Bench main', 'BENCH');
+  const baseline = await workspace(db, 'Bench baseline', 'BASE');
+  const race = await workspace(db, 'Bench race', 'RACE');
+  const small = await workspace(db, 'Bench small', 'SMALL');
+  const scale = await workspace(db, 'Bench scale', 'SCALE');
+  const { token } = await createApiToken(db, {
+    name: 'bench',
+    workspaceIds: [main.id, baseline.id, race.id, small.id, scale.id],
+    scopes: ['tasks:read', 'tasks:write'],
+  });
+  const auth = await authenticate({ db }, { authorization: `Bearer ${token}` }, { method: 'POST' });
+  if (!auth) throw new Error('the bench token does not authenticate');
+  return { main, baseline, race, small, scale, token, actor: auth.actor };
+}
+
+/** `count` settled tasks `ext-1 … ext-count` in one statement per dialect, then fresh planner statistics. */
+export async function bulkLoad(db: Db, ws: { id: string; stepId: string; prefix: string }, count: number): Promise<number> {
+  const started = Date.now();
+  const insert = `INSERT INTO tasks (id, workspace_id, number, identifier, title, step_id, created_at, updated_at, revision,
+      creation_state, external_id, external_id_settled_at)`;
+  const params = [ws.prefix.toLowerCase(), ws.id, ws.prefix, ws.stepId, new Date().toISOString(), count];
+  if (db.dialect === 'postgres') {
+    await db.run(
+      `${insert} SELECT $1::text || '-' || g, $2, g, $3::text || '-' || g, 'bulk task ' || g, $4, $5::timestamptz, $5::timestamptz, 1,
+         'completed', 'ext-' || g, $5::timestamptz FROM generate_series(1, $6::int) g`,
+      params,
+    );
+  } else {
+    await db.run(
+      `${insert} WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < $6)
+       SELECT $1 || '-' || g, $2, g, $3 || '-' || g, 'bulk task ' || g, $4, $5, $5, 1, 'completed', 'ext-' || g, $5 FROM s`,
+      params,
+    );
+  }
+  await db.run('UPDATE workspaces SET task_sequence = $2 WHERE id = $1', [ws.id, count]);
+  await db.exec('ANALYZE');
+  return (Date.now() - started) / 1000;
+}

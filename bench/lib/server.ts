@@ -1,0 +1,82 @@
+// The BUILT app in production mode, as an operator runs it: `next build` once (when .next is missing), then
+// `NODE_ENV=production tsx src/server/main.ts` with DATABASE_URL and PORT. Started as `node --import tsx …`
+// so the child's pid is the server itself (its /proc/<pid>/status VmHWM is the server's peak RSS).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { freePort } from '../../tests/support/postgres-server';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+export function ensureBuilt(log: (line: string) => void): void {
+  if (existsSync(resolve(ROOT, '.next/BUILD_ID'))) return;
+  log('bench: .next is missing, running `next build` once…');
+  const r = spawnSync('npx', ['next', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('next build failed');
+}
+
+export interface AppProcess {
+  url: string;
+  pid: number;
+  /** Peak resident set size so far, in MB (VmHWM). */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+  /** Synchronous SIGKILL, for the bench's own signal handler. */
+  kill(): void;
+}
+
+export async function startApp(databaseUrl: string, opts: { profileDir?: string } = {}): Promise<AppProcess> {
+  const port = await freePort();
+  const flags = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
+  if (opts.profileDir) mkdirSync(opts.profileDir, { recursive: true });
+  const child: ChildProcess = spawn(process.execPath, [...flags, '--import', 'tsx', 'src/server/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      // One bench token sends thousands of requests a second: the per-actor limiter (default 1000/s) would
+      // turn the measurement into a measurement of 429s. Everything else is the production configuration.
+      TETHER_RATE_LIMIT_PER_SEC: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += String(d)));
+  child.stderr!.on('data', (d) => (output += String(d)));
+  await new Promise<void>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`server did not start in 90 s:\n${output}`)), 90_000);
+    const check = () => {
+      if (/Tether listening on/.test(output)) {
+        clearTimeout(timer);
+        if (/NOT READY/.test(output)) fail(new Error(`server is not ready:\n${output}`));
+        else ok();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`server exited (${code}):\n${output}`));
+    });
+  });
+  const pid = child.pid!;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid,
+    peakRssMb() {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : NaN;
+    },
+    kill: () => void child.kill('SIGKILL'),
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.removeAllListeners('exit');
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+      }),
+  };
+}

@@ -1,0 +1,52 @@
+// `tsx bench/profile-summary.ts <file.cpuprofile>`: where a server's CPU time went, by owner — the evidence
+// docs/BENCHMARKS.md asks for when a target is missed (framework, ORM, driver, database wait, our code).
+// Self time of every sampled function is attributed to the package (node_modules/<name>), to Tether's own
+// source (src/…), to Node internals, or to V8's pseudo-frames (GC, idle = waiting for I/O, i.e. the database).
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function owner(url: string, fn: string): string {
+  if (!url) return `(${fn || 'native'})`.replace(/^\(\((.*)\)\)$/, '($1)');
+  const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (nm) return nm[1]!;
+  const src = /\/(src\/[^/]+\/[^/]+)/.exec(url);
+  if (src) return src[1]!;
+  if (url.startsWith('node:')) return 'node internals';
+  return url.replace(/^file:\/\//, '');
+}
+
+export function summarize(profile: Profile, top = 25): string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfByNode = new Map<number, number>();
+  profile.samples.forEach((id, i) => selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...selfByNode.values()].reduce((a, b) => a + b, 0);
+  const byOwner = new Map<string, number>();
+  const byFn = new Map<string, number>();
+  for (const [id, us] of selfByNode) {
+    const { callFrame } = byId.get(id)!;
+    const o = owner(callFrame.url, callFrame.functionName);
+    byOwner.set(o, (byOwner.get(o) ?? 0) + us);
+    const fn = `${callFrame.functionName || '(anonymous)'} ${o}:${callFrame.lineNumber + 1}`;
+    byFn.set(fn, (byFn.get(fn) ?? 0) + us);
+  }
+  const pct = (us: number) => `${((100 * us) / total).toFixed(1)}%`.padStart(6);
+  const lines = [`total ${(total / 1e6).toFixed(1)} s sampled`, '', 'self time by owner:'];
+  for (const [o, us] of [...byOwner].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`${pct(us)}  ${o}`);
+  lines.push('', 'hottest functions (self time):');
+  for (const [f, us] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`${pct(us)}  ${f}`);
+  return lines.join('\n');
+}
+
+const file = process.argv[2];
+if (file) process.stdout.write(summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile) + '\n');
+else if (process.argv[1]?.endsWith('profile-summary.ts')) console.error('usage: tsx bench/profile-summary.ts <file.cpuprofile>');

@@ -1,0 +1,215 @@
+// `npm run bench [-- --quick] [-- --profile]`: Tether's cost of idempotency against the database's own limit,
+// measured in one run (issue 4). See docs/BENCHMARKS.md for how to read the output.
+import { Agent, get } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadConfig } from '../src/server/config';
+import { migrate } from '../src/server/db/migrate';
+import { findTaskByExternalId } from '../src/server/db/repositories/tasks';
+import { createServices, type Services } from '../src/server/services';
+import { createDatabase, startPostgres } from '../tests/support/postgres-server';
+import { pgBaseline, sqliteBaseline, type Baseline } from './lib/baseline';
+import { httpLoad, type HttpTarget } from './lib/http-load';
+import { closedLoop, randomInt, sequentialLatency, type LoadResult } from './lib/measure';
+import { parseOptions } from './lib/options';
+import { race } from './lib/race';
+import { toMarkdown, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
+import { bulkLoad, seed, type Seeded } from './lib/seed';
+import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
+import { countStatements, inProcess } from './lib/tether';
+
+const opts = parseOptions(process.argv.slice(2));
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const RESULTS = resolve(ROOT, 'bench/results');
+const report: Report = {
+  startedAt: new Date().toISOString(),
+  options: opts,
+  node: process.versions.node,
+  series: [],
+  counts: {},
+  notes: [],
+};
+
+// Ctrl-C (or a timeout's SIGTERM) must not leave a PostgreSQL or a server process behind.
+const cleanups = new Set<() => unknown>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    for (const c of cleanups) {
+      try {
+        c();
+      } catch {
+        /* best effort */
+      }
+    }
+    process.exit(130);
+  });
+}
+
+interface Plan {
+  name: string;
+  baseline?: string;
+  run(seconds: number): Promise<LoadResult>;
+}
+
+/** Rounds interleave the series (round 1 of every series, then round 2, …) so drift hits all of them alike. */
+async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[]): Promise<void> {
+  const series: Series[] = plans.map((p) => ({ dialect, name: p.name, baseline: p.baseline, runs: [] }));
+  report.series.push(...series);
+  for (const p of plans) await p.run(opts.warmupSeconds);
+  for (let round = 0; round < opts.runs; round++) {
+    for (const [i, p] of plans.entries()) {
+      const r = await p.run(opts.seconds);
+      series[i]!.runs.push(r);
+      log(`${dialect} ${p.name} round ${round + 1}: ${r.opsPerSec.toFixed(0)} ops/s, p50 ${r.p50Ms.toFixed(2)} ms${r.errors ? `, ${r.errors} errors: ${r.firstError}` : ''}`);
+    }
+  }
+}
+
+function plansFor(services: Services, seeded: Seeded, raw: Baseline, app: AppProcess, surfaces: Array<'rest' | 'trpc'>): Plan[] {
+  const held = opts.smallTasks;
+  const c = opts.concurrency;
+  const tether = inProcess(services, seeded.actor, seeded.main.id, held);
+  const loop = (op: () => Promise<unknown>) => (seconds: number) => closedLoop(c, seconds * 1000, op);
+  const target: HttpTarget = { url: app.url, token: seeded.token, workspaceId: seeded.main.id, held };
+  const plans: Plan[] = [
+    { name: 'raw lookup', run: loop(() => raw.lookup(seeded.main.id, held)) },
+    { name: 'raw insert', run: loop(() => raw.insert(seeded.baseline)) },
+    { name: 'in-process Found', baseline: 'raw lookup', run: loop(tether.found) },
+    { name: 'in-process Created', baseline: 'raw insert', run: loop(tether.created) },
+  ];
+  for (const surface of surfaces) {
+    const label = surface === 'rest' ? 'REST' : 'tRPC';
+    plans.push(
+      { name: `${label} Found`, baseline: 'raw lookup', run: (s) => httpLoad(target, surface, 'found', { connections: c, seconds: s }) },
+      { name: `${label} Created`, baseline: 'raw insert', run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }) },
+      { name: `${label} lookup`, baseline: 'raw lookup', run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
+    );
+  }
+  return plans.filter((p) => p.name.startsWith('raw') || !opts.series || opts.series.some((x) => p.name.includes(x)));
+}
+
+function httpGet(agent: Agent, url: string, token: string): Promise<void> {
+  return new Promise((ok, fail) => {
+    get(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? ok() : fail(new Error(`GET ${url}: ${res.statusCode}`))));
+    }).on('error', fail);
+  });
+}
+
+/** Lookup latency one request at a time (no queueing), in a workspace holding `tasks` identities. */
+async function scaleSide(services: Services, seeded: Seeded, raw: Baseline, app: AppProcess, ws: { id: string }, tasks: number): Promise<ScaleSide> {
+  const n = opts.scaleSamples;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const key = () => `ext-${1 + randomInt(tasks)}`;
+  const lookupUrl = () => `${app.url}/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${key()}`;
+  // Touch each path once so the first sample does not pay for statement preparation.
+  await sequentialLatency(50, () => httpGet(agent, lookupUrl(), seeded.token));
+  const rawR = await sequentialLatency(n, () => raw.lookup(ws.id, tasks));
+  const inR = await sequentialLatency(n, async () => {
+    if (!(await findTaskByExternalId(services.db, ws.id, key()))) throw new Error('scale lookup missed');
+  });
+  const httpR = await sequentialLatency(n, () => httpGet(agent, lookupUrl(), seeded.token));
+  agent.destroy();
+  return { tasks, rawP50Ms: rawR.p50Ms, inProcessP50Ms: inR.p50Ms, httpP50Ms: httpR.p50Ms };
+}
+
+async function prepare(databaseUrl: string): Promise<{ services: Services; seeded: Seeded }> {
+  const services = createServices({ config: { ...loadConfig(), databaseUrl, failpointsEnabled: false } });
+  await migrate(services.db);
+  await services.readiness.refresh(services.db);
+  const seeded = await seed(services.db);
+  await bulkLoad(services.db, seeded.main, opts.smallTasks);
+  await bulkLoad(services.db, seeded.small, opts.smallTasks);
+  return { services, seeded };
+}
+
+async function postgresPhase(): Promise<void> {
+  log('starting PostgreSQL');
+  const server = await startPostgres();
+  const stopServer = () => server.stop();
+  cleanups.add(stopServer);
+  const apps: AppProcess[] = [];
+  let services: Services | undefined;
+  let raw: Baseline | undefined;
+  try {
+    const url = await createDatabase(server.url, `tether_bench_${Date.now()}`);
+    const prepared = await prepare(url);
+    services = prepared.services;
+    const { seeded } = prepared;
+    log('starting two server processes (production build)');
+    const profileDir = opts.profile ? resolve(RESULTS, 'profiles') : undefined;
+    apps.push(...(await Promise.all([startApp(url, { profileDir }), startApp(url)])));
+    for (const a of apps) cleanups.add(a.kill);
+    const app = apps[0]!;
+    raw = pgBaseline(url);
+
+    report.counts.postgres = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
+    if (opts.phases.has('matrix')) {
+      await matrix('postgres', plansFor(services, seeded, raw, app, ['rest', 'trpc']));
+      report.peakRssMb = app.peakRssMb();
+    }
+    if (opts.phases.has('race')) await racePhase(services, seeded, apps);
+    if (opts.phases.has('scale')) await scalePhase(services, seeded, raw, app);
+  } finally {
+    await raw?.close();
+    await Promise.all(apps.map((a) => a.stop()));
+    for (const a of apps) cleanups.delete(a.kill);
+    await services?.db.close();
+    server.stop();
+    cleanups.delete(stopServer);
+  }
+}
+
+async function racePhase(services: Services, seeded: Seeded, apps: AppProcess[]): Promise<void> {
+  log(`race: ${opts.raceIdentities} identities × ${opts.raceConcurrency} creates across 2 processes`);
+  report.race = await race(services.db, apps.map((a) => a.url), seeded.token, seeded.race.id, opts.raceIdentities, opts.raceConcurrency);
+  report.peakRssMb = Math.max(report.peakRssMb ?? 0, apps[0]!.peakRssMb());
+}
+
+async function scalePhase(services: Services, seeded: Seeded, raw: Baseline, app: AppProcess): Promise<void> {
+  log('scale: lookups at 10k tasks');
+  const small = await scaleSide(services, seeded, raw, app, seeded.small, opts.smallTasks);
+  log(`scale: bulk-loading ${opts.largeTasks} tasks`);
+  const loadSeconds = await bulkLoad(services.db, seeded.scale, opts.largeTasks);
+  const large = await scaleSide(services, seeded, raw, app, seeded.scale, opts.largeTasks);
+  report.scale = { small, large, loadSeconds };
+}
+
+async function sqlitePhase(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'tether-bench-sqlite-'));
+  const file = join(dir, 'bench.db');
+  let services: Services | undefined;
+  let raw: Baseline | undefined;
+  let app: AppProcess | undefined;
+  try {
+    const prepared = await prepare(`file:${file}`);
+    services = prepared.services;
+    const { seeded } = prepared;
+    app = await startApp(`file:${file}`);
+    cleanups.add(app.kill);
+    raw = sqliteBaseline(file);
+    report.counts.sqlite = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
+    await matrix('sqlite', plansFor(services, seeded, raw, app, ['rest']));
+  } finally {
+    await raw?.close();
+    await app?.stop();
+    if (app) cleanups.delete(app.kill);
+    await services?.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const started = Date.now();
+ensureBuilt(log);
+await postgresPhase();
+if (opts.phases.has('sqlite')) await sqlitePhase();
+if (opts.mode === 'quick') report.notes.push('quick mode: fewer and shorter runs and a smaller scale comparison; use the full mode for reference figures.');
+if (opts.profile) report.notes.push('the first server ran under --cpu-prof (slower); profiles are in bench/results/profiles — summarize with `tsx bench/profile-summary.ts <file>`.');
+report.notes.push(`wall time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+const files = writeReport(report, RESULTS);
+process.stdout.write(toMarkdown(report));
+log(`wrote ${files.json} and ${files.md}`);
+process.exit(0);

@@ -1,0 +1,76 @@
+// Sign-in, sign-out and roles (issue 8; SPEC §11): a viewer sees no release button and the server refuses them.
+import { expect, test } from '@playwright/test';
+import { BASE_URL, createTask, expectAccessible, PASSWORD, row, rows, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+
+let seed: Seed;
+test.beforeAll(() => {
+  seed = seedWorkspace('AU');
+});
+
+test('signing in with a wrong password is refused in plain words and sets no session', async ({ page }) => {
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(seed.operator.email);
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toContainText('email or password is wrong');
+  expect(row<{ n: number }>('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?', seed.operator.id)!.n).toBe(0);
+});
+
+test('the console sends a signed-out visitor to sign-in, and back to the page they asked for', async ({ page }, testInfo) => {
+  await page.goto('/releases');
+  await expect(page).toHaveURL(/\/signin\?next=%2Freleases/);
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'signin');
+  await page.getByLabel('Email').fill(seed.operator.email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Releases' })).toBeVisible();
+});
+
+test('signing out ends the session on the server and in the browser', async ({ page }) => {
+  await signIn(page, seed.operator.email);
+  expect(row<{ n: number }>('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?', seed.operator.id)!.n).toBeGreaterThan(0);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  expect(row<{ n: number }>('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?', seed.operator.id)!.n).toBe(0);
+  await page.goto('/tasks');
+  await expect(page).toHaveURL(/\/signin/);
+});
+
+test('a viewer sees no release button, and the server refuses their release', async ({ page }) => {
+  const externalId = `viewer-${Date.now()}`;
+  const task = await createTask(seed, externalId);
+  await signIn(page, seed.viewer.email);
+  await page.goto(`/tasks/${task.id}`);
+  await expect(page.getByRole('heading', { name: 'Identity' })).toBeVisible();
+  await expect(page.getByText(externalId, { exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: /Release/ })).toHaveCount(0);
+  await expect(page.getByText('Releasing an identity needs the operator or admin role.')).toBeVisible();
+
+  // The same request the dialog would send, from the viewer's signed-in page (cookie + CSRF token).
+  const key = '7d0f6a52-5b1e-4a57-9d2a-1f9f3c0b8e11';
+  const status = await page.evaluate(
+    async ({ base, workspaceId, externalId, key }) => {
+      const me = await (await fetch(`${base}/api/trpc/session.me`)).json();
+      const res = await fetch(`${base}/api/trpc/task.releaseExternalId`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': me.result.data.csrf_token },
+        body: JSON.stringify({ workspace_id: workspaceId, external_id: externalId, idempotency_key: key }),
+      });
+      return res.status;
+    },
+    { base: BASE_URL, workspaceId: seed.workspaceId, externalId, key },
+  );
+  // SPEC §7: unauthorized → 404 "task not found", indistinguishable from a miss; nothing stored.
+  expect(status).toBe(404);
+  expect(row<{ external_id: string }>('SELECT external_id FROM tasks WHERE id = ?', task.id)!.external_id).toBe(externalId);
+  expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', key)).toHaveLength(0);
+});
+
+test('a viewer sees settings are for admins only', async ({ page }) => {
+  await signIn(page, seed.viewer.email);
+  await page.goto('/settings');
+  await expect(page.getByText('Settings are for workspace admins. You are a viewer')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'API tokens' })).toHaveCount(0);
+});

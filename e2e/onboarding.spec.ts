@@ -1,0 +1,95 @@
+// First-run onboarding (issue 8): a server started on an empty database prints a one-time setup URL; it creates
+// the first admin, and afterwards the same URL no longer works. Runs its own server (own port and database),
+// because the URL is only ever printed on that server's stdout.
+import { expect, test } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expectAccessible, screenshot } from './support/console';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let server: ChildProcess | undefined;
+let setupUrl = '';
+const dbFile = join(mkdtempSync(join(tmpdir(), 'tether-e2e-setup-')), 'tether.db');
+
+test.beforeAll(async () => {
+  test.setTimeout(90_000);
+  const port = await freePort();
+  server = spawn(join('node_modules', '.bin', 'tsx'), ['src/server/main.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${dbFile}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  setupUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no setup URL printed; output so far:\n${out}`)), 80_000);
+    server!.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /(http:\/\/\S+\/setup\?token=\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    server!.once('exit', (code) => reject(new Error(`server exited (${code}):\n${out}`)));
+  });
+});
+
+test.afterAll(async () => {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise((r) => server!.once('exit', r));
+  server.kill('SIGTERM');
+  await exited;
+});
+
+test('the printed setup URL creates the first admin once, then stops working', async ({ page }, testInfo) => {
+  await page.goto(setupUrl);
+  await expect(page.getByRole('heading', { name: 'Create the first admin' })).toBeVisible();
+  await expect(page.getByLabel('Email')).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'setup');
+
+  await page.getByLabel('Email').fill('First.Admin@Example.test');
+  await page.getByLabel('Password').fill('a long enough password');
+  await page.getByRole('button', { name: 'Create admin and sign in' }).click();
+  // Signed in straight away, on the overview.
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+  await expect(page.getByText('first.admin@example.test')).toBeVisible();
+
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const users = db.prepare('SELECT email, is_admin, password_hash FROM users').all() as Array<{ email: string; is_admin: number; password_hash: string }>;
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatchObject({ email: 'first.admin@example.test', is_admin: 1 });
+    expect(users[0]!.password_hash).not.toContain('a long enough password');
+    const tokens = db.prepare('SELECT used_at FROM setup_tokens').all() as Array<{ used_at: string | null }>;
+    expect(tokens).toHaveLength(1);
+    expect(tokens[0]!.used_at).not.toBeNull();
+  } finally {
+    db.close();
+  }
+
+  // The same link again, from a browser with no session: refused in plain words.
+  await page.context().clearCookies();
+  await page.goto(setupUrl);
+  await expect(page.getByText('This setup link is not valid.')).toBeVisible();
+  await expect(page.getByLabel('Email')).toHaveCount(0);
+
+  // And the API refuses it too, so no second admin can be made by skipping the page.
+  const res = await page.request.post(`${new URL(setupUrl).origin}/api/trpc/session.setup`, {
+    data: { token: new URL(setupUrl).searchParams.get('token'), email: 'second@example.test', password: 'another long password' },
+  });
+  expect(res.status()).toBe(404);
+});

@@ -1,0 +1,113 @@
+// The release dialog, exactly per SPEC §13 / §7: refuses until the identity is typed exactly, releases, the
+// stored row and release operation match, and a retry after a lost answer re-uses the one Idempotency-Key.
+import { expect, test } from '@playwright/test';
+import { createTask, expectAccessible, row, rows, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+
+let seed: Seed;
+test.beforeAll(() => {
+  seed = seedWorkspace('RE');
+});
+
+test('the release dialog refuses until the identity is typed exactly, then releases and records it', async ({ page }, testInfo) => {
+  const externalId = `Jira:PROJ-${Date.now()}`;
+  const task = await createTask(seed, externalId, 'Release me');
+  const before = row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!;
+
+  await signIn(page, seed.operator.email);
+  await page.goto(`/tasks/${task.id}`);
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'task-detail');
+  const trigger = page.getByRole('button', { name: 'Release identity…' });
+  await trigger.click();
+  const dialog = page.getByRole('dialog', { name: 'Release external identity' });
+  await expect(dialog).toContainText(task.identifier);
+  await expect(dialog).toContainText('Settled');
+  await expect(dialog).toContainText('completed');
+  await expect(dialog.getByRole('note', { name: 'Warning' })).toHaveCount(0);
+  const confirm = dialog.getByLabel('Type the external id exactly to confirm');
+  await expect(confirm).toBeFocused();
+  const release = dialog.getByRole('button', { name: 'Release', exact: true });
+
+  await expect(release).toBeDisabled();
+  await confirm.fill(externalId.toLowerCase());
+  await expect(release).toBeDisabled();
+  await confirm.fill(`${externalId} `);
+  await expect(release).toBeDisabled();
+  await confirm.fill(externalId);
+  await expect(release).toBeEnabled();
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'release-dialog');
+  const key = (await dialog.getByTestId('idempotency-key').textContent())!;
+  expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+  await release.click();
+  await expect(dialog.getByRole('status')).toContainText('Released.');
+
+  const stored = row<{ external_id: string | null; external_id_settled_at: string | null; revision: number }>(
+    'SELECT external_id, external_id_settled_at, revision FROM tasks WHERE id = ?',
+    task.id,
+  )!;
+  expect(stored).toEqual({ external_id: null, external_id_settled_at: null, revision: before.revision + 1 });
+  const ops = rows<Record<string, unknown>>('SELECT * FROM release_operations WHERE workspace_id = ?', seed.workspaceId);
+  expect(ops).toHaveLength(1);
+  expect(ops[0]).toMatchObject({
+    idempotency_key: key,
+    external_id: externalId,
+    holder_task_id: task.id,
+    actor_id: seed.operator.id,
+    source: 'console',
+    result_status: 204,
+  });
+  expect(rows('SELECT type FROM outbox_events WHERE task_id = ? AND revision = ?', task.id, before.revision + 1)).toEqual([{ type: 'task.updated' }]);
+
+  // Closing returns focus to the button that opened the dialog; the page now shows no identity.
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(page.getByText('Holds no external id')).toBeVisible();
+
+  // Release history lists it with who, result and key.
+  await page.goto('/releases');
+  const line = page.getByRole('row', { name: new RegExp(key) });
+  await expect(line).toContainText(seed.operator.email);
+  await expect(line).toContainText('released');
+  await expect(line).toContainText(task.identifier);
+});
+
+test('a release retried after its answer was lost re-uses the key and releases once', async ({ page }) => {
+  const externalId = `retry-${Date.now()}`;
+  const task = await createTask(seed, externalId, 'Retry me');
+  const before = row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!;
+  await signIn(page, seed.operator.email);
+  await page.goto(`/tasks/${task.id}`);
+
+  // The first request reaches the server (which releases) but the browser never sees the answer.
+  const sentKeys: string[] = [];
+  let attempts = 0;
+  await page.route(/\/api\/trpc\/task\.releaseExternalId/, async (route) => {
+    const body = route.request().postDataJSON() as Record<string, { idempotency_key: string }>;
+    sentKeys.push(body['0']?.idempotency_key ?? (body as unknown as { idempotency_key: string }).idempotency_key);
+    attempts++;
+    if (attempts === 1) {
+      await route.fetch();
+      await route.abort('connectionreset');
+    } else {
+      await route.continue();
+    }
+  });
+
+  await page.getByRole('button', { name: 'Release identity…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Release external identity' });
+  await dialog.getByLabel('Type the external id exactly to confirm').fill(externalId);
+  await dialog.getByRole('button', { name: 'Release', exact: true }).click();
+  await expect(dialog.getByRole('status')).toContainText('No answer from the server');
+  await expect(dialog.getByText('(reused for this retry)')).toBeVisible();
+
+  await dialog.getByRole('button', { name: 'Retry release' }).click();
+  await expect(dialog.getByRole('status')).toContainText('Released.');
+  await expect(dialog.getByRole('status')).toContainText('nothing was released twice');
+
+  expect(sentKeys).toHaveLength(2);
+  expect(sentKeys[0]).toBe(sentKeys[1]);
+  expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', sentKeys[0])).toHaveLength(1);
+  expect(row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!.revision).toBe(before.revision + 1);
+  expect(rows("SELECT id FROM outbox_events WHERE task_id = ? AND type = 'task.updated'", task.id)).toHaveLength(1);
+});

@@ -1,0 +1,125 @@
+// Shared helpers for the console specs: seed through the real CLI and REST API (the same DATABASE_URL as the
+// webServer in playwright.config.ts), read the stored rows straight from the SQLite file, sign in by label,
+// and run axe. Nothing here reaches into server code.
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, type TestInfo } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const DATABASE_URL = process.env.TETHER_E2E_DATABASE_URL!;
+export const BASE_URL = `http://127.0.0.1:${process.env.TETHER_E2E_PORT}`;
+export const PASSWORD = 'correct horse battery staple';
+
+/** `tether … --json` against the e2e database. */
+export function cli<T = Record<string, unknown>>(args: string[], stdin?: string): T {
+  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', '--json', ...args], {
+    env: { ...process.env, DATABASE_URL },
+    input: stdin,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`tether ${args.join(' ')} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** The SQLite file the server writes, opened read-only so the checks cannot change what they check. */
+export function openDb(): Database.Database {
+  return new Database(DATABASE_URL.replace(/^file:/, ''), { readonly: true, fileMustExist: true });
+}
+
+export function row<T>(sql: string, ...params: unknown[]): T | undefined {
+  const db = openDb();
+  try {
+    return db.prepare(sql).get(...params) as T | undefined;
+  } finally {
+    db.close();
+  }
+}
+
+export function rows<T>(sql: string, ...params: unknown[]): T[] {
+  const db = openDb();
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+export interface Seed {
+  workspaceId: string;
+  prefix: string;
+  token: string;
+  admin: { id: string; email: string };
+  operator: { id: string; email: string };
+  viewer: { id: string; email: string };
+}
+
+/**
+ * One workspace with a working-folder root (so every create plans a `workspace_attachment` step, SPEC §5), an
+ * instance-wide admin, an operator and a viewer, and a `tasks:write` token for seeding tasks over REST.
+ */
+export function seedWorkspace(tag: string): Seed {
+  const suffix = Math.random().toString(36).slice(2, 7).toUpperCase().replace(/[^A-Z0-9]/g, 'X');
+  const prefix = `${tag}${suffix}`.slice(0, 10);
+  const root = mkdtempSync(join(tmpdir(), 'tether-e2e-root-'));
+  const ws = cli<{ id: string }>(['workspace', 'create', '--name', `E2E ${prefix}`, '--prefix', prefix, '--root', root]);
+  const user = (role: string, extra: string[] = []) =>
+    cli<{ id: string; email: string }>(['user', 'create', '--email', `${role}.${prefix.toLowerCase()}@example.test`, '--role', role, ...extra, '--password-stdin'], PASSWORD);
+  const admin = user('admin');
+  const operator = user('operator', ['--workspace', ws.id]);
+  const viewer = user('viewer', ['--workspace', ws.id]);
+  const token = cli<{ token: string }>(['token', 'create', '--name', `e2e ${prefix}`, '--workspace', ws.id, '--scope', 'tasks:write']).token;
+  return { workspaceId: ws.id, prefix, token, admin, operator, viewer };
+}
+
+export async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${BASE_URL}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+export async function createTask(seed: Seed, externalId: string | null, title = `Task for ${externalId ?? 'nothing'}`) {
+  const r = await api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, title, ...(externalId === null ? {} : { external_id: externalId }) });
+  expect(r.status).toBe(200);
+  return r.body as { id: string; identifier: string; external_id?: string };
+}
+
+export async function armFailpoint(arm: { name: string; action: 'pause' | 'error'; match?: string }): Promise<void> {
+  const res = await fetch(`${BASE_URL}/api/_test/failpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arm }) });
+  expect(res.status).toBe(200);
+}
+
+export async function releaseFailpoint(name: string): Promise<void> {
+  await fetch(`${BASE_URL}/api/_test/failpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ release: name }) });
+}
+
+/** Signs in through the form and waits for the console to show who is signed in. */
+export async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+}
+
+/** Points the console at the spec's workspace (an instance-wide admin sees every spec's workspaces). */
+export async function chooseWorkspace(page: Page, workspaceId: string): Promise<void> {
+  await page.getByLabel('Workspace').selectOption(workspaceId);
+}
+
+/** SPEC-independent quality bar (issue 8): no serious or critical axe violations on the page as it is now. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+}
+
+export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+}

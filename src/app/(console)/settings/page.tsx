@@ -1,0 +1,29 @@
+'use client';
+// Settings (SPEC §11): only workspace admins manage members, tokens and steps; the server checks it again.
+// Webhooks are not configurable yet: their table arrives with the events issue (issue 6).
+import { Members, Registered, Steps, Tokens } from '../../../components/settings-sections';
+import { useConsoleSession, WithWorkspace } from '../../../components/session';
+import { PageHeader } from '../../../components/ui';
+
+export default function SettingsPage() {
+  const { me } = useConsoleSession();
+  return (
+    <>
+      <PageHeader title="Settings" />
+      <WithWorkspace>
+        {(w) =>
+          w.role !== 'admin' ? (
+            <div className="state state--empty">Settings are for workspace admins. You are a {w.role} in {w.name}.</div>
+          ) : (
+            <div className="stack" key={w.id}>
+              <Members workspaceId={w.id} selfId={me.user_id} />
+              <Tokens workspaceId={w.id} />
+              <Steps workspaceId={w.id} />
+              <Registered workspaceId={w.id} />
+            </div>
+          )
+        }
+      </WithWorkspace>
+    </>
+  );
+}

@@ -1,0 +1,95 @@
+'use client';
+// Unsettled identities (SPEC §4.2, §13): every identity whose create has not finished, with its operation's
+// state, step progress, live age and lease. Refreshed every 2 s.
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { WithWorkspace } from '../../../components/session';
+import { ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
+import { useTRPC } from '../../../trpc/client';
+
+function Explanation() {
+  return (
+    <section className="notice" aria-labelledby="unsettled-means">
+      <h2 id="unsettled-means">What unsettled means</h2>
+      <p>
+        A task is <strong>unsettled</strong> while the create that made it is still preparing or completing: the identity is already taken
+        (a retry gets this same task back, with <code>creation_complete: false</code>), but its required setup has not finished.
+      </p>
+      <p>
+        It does <strong>not</strong> mean stuck, failed, or safe to release and retry. The creating request may still be running; if it
+        died, the recovery runtime takes over once its lease expires and finishes or aborts it on its own. Releasing an unsettled identity
+        lets the next create make a second task for the same external thing.
+      </p>
+    </section>
+  );
+}
+
+function Unsettled({ workspaceId }: { workspaceId: string }) {
+  const trpc = useTRPC();
+  const q = useQuery(trpc.console.unsettled.queryOptions({ workspace_id: workspaceId }, { refetchInterval: 2_000 }));
+  return (
+    <QueryState query={q} minHeight="10rem" isEmpty={(d) => d.length === 0} empty="No unsettled identities: every create has finished.">
+      {(rows) => (
+        <div className="table-wrap">
+          <table className="table">
+            <caption className="visually-hidden">Unsettled identities</caption>
+            <thead>
+              <tr>
+                <th scope="col">External id</th>
+                <th scope="col">Holder</th>
+                <th scope="col">Operation</th>
+                <th scope="col">Steps</th>
+                <th scope="col">Age</th>
+                <th scope="col">Lease</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map(({ task, operation }) => (
+                <tr key={task.id}>
+                  <td data-label="External id">
+                    <ExternalId value={task.external_id} />
+                  </td>
+                  <td data-label="Holder">
+                    <Link href={`/tasks/${task.id}`}>{task.identifier}</Link> <span className="muted">{task.title}</span>
+                  </td>
+                  <td data-label="Operation">
+                    {operation ? (
+                      <>
+                        <OperationState state={operation.state} /> <Link href={`/operations/${operation.id}`}>{operation.id.slice(0, 8)}</Link>
+                      </>
+                    ) : (
+                      <span className="muted">none recorded</span>
+                    )}
+                  </td>
+                  <td data-label="Steps">{operation ? `${operation.steps_succeeded}/${operation.steps_total} succeeded` : '—'}</td>
+                  <td data-label="Age">
+                    <Time iso={task.created_at} everyMs={1_000} />
+                  </td>
+                  <td data-label="Lease">
+                    {operation?.lease_owner ? (
+                      <>
+                        <code className="small">{operation.lease_owner}</code>, expires <Time iso={operation.lease_expires_at} everyMs={1_000} />
+                      </>
+                    ) : (
+                      <span className="muted">no lease held</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </QueryState>
+  );
+}
+
+export default function UnsettledPage() {
+  return (
+    <>
+      <PageHeader title="Unsettled identities" />
+      <Explanation />
+      <WithWorkspace>{(w) => <Unsettled workspaceId={w.id} />}</WithWorkspace>
+    </>
+  );
+}

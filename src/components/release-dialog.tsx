@@ -1,0 +1,246 @@
+'use client';
+// The release dialog, exactly per SPEC §13 (and §7 for what release does): it shows the holder, its settlement
+// and operation state and what release will do; warns strongly when the holder is unsettled; enables the button
+// only when the operator has typed the identity exactly; generates ONE Idempotency-Key per dialog session and
+// reuses it on every retry (so a retry after a lost answer can never release twice); and reports each result in
+// plain words. Built on Radix Dialog (focus trap, Escape, focus returned to the trigger).
+import * as Dialog from '@radix-ui/react-dialog';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { useTRPC } from '../trpc/client';
+import { domainCodeOf, isNetworkError, messageOf } from '../trpc/errors';
+import { exact } from './ui';
+
+export interface ReleaseHolder {
+  identifier: string;
+  title: string;
+  settlement: string;
+  external_id_settled_at: string | null;
+  creation_state: string;
+  operation_state: string | null;
+}
+
+type Outcome =
+  | { kind: 'released'; replayed: boolean }
+  | { kind: 'nothing_holds_it' }
+  | { kind: 'creation_completing' }
+  | { kind: 'key_conflict' }
+  | { kind: 'network' }
+  | { kind: 'error'; message: string };
+
+/** `crypto.randomUUID` needs a secure context; plain-http hosts other than localhost get the same v4 shape by hand. */
+export function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function whatReleaseDoes(h: ReleaseHolder, externalId: string): string[] {
+  if (h.creation_state === 'completing') {
+    return [
+      `The create that holds it is completing right now, so the server will refuse: nothing changes. Try again in a moment.`,
+    ];
+  }
+  if (h.creation_state === 'preparing') {
+    return [
+      `Frees “${externalId}” from ${h.identifier} now, while its create is still preparing.`,
+      `That create will still finish, but as “created, identity lost”: ${h.identifier} is kept without an external id.`,
+      'No event is written now.',
+      `The next create with this external id makes a NEW task.`,
+    ];
+  }
+  return [
+    `Clears the external id from ${h.identifier}. The task itself is kept, with its history.`,
+    'Writes a new revision and one task.updated event.',
+    `The next create with “${externalId}” makes a NEW task — there is no tombstone.`,
+  ];
+}
+
+function OutcomeMessage({ outcome, holder, externalId }: { outcome: Outcome; holder: ReleaseHolder; externalId: string }) {
+  switch (outcome.kind) {
+    case 'released':
+      return (
+        <p>
+          <strong>Released.</strong> “{externalId}” no longer belongs to {holder.identifier}; the task was kept.
+          {outcome.replayed && ' (The server had already done this for an earlier attempt with the same key; nothing was released twice.)'}
+        </p>
+      );
+    case 'nothing_holds_it':
+      return (
+        <p>
+          <strong>Nothing holds it.</strong> No task in this workspace holds “{externalId}” any more (it was already released or the task
+          was deleted). Nothing changed.
+        </p>
+      );
+    case 'creation_completing':
+      return (
+        <p>
+          <strong>Creation completing — try again.</strong> The create that holds it is finishing right now, so nothing changed. Retry in a
+          moment; the same key is reused.
+        </p>
+      );
+    case 'key_conflict':
+      return (
+        <p>
+          <strong>Key conflict.</strong> This dialog’s Idempotency-Key was already used for a different request, so the server refused and
+          nothing changed. Close the dialog and open it again to get a fresh key.
+        </p>
+      );
+    case 'network':
+      return (
+        <p>
+          <strong>No answer from the server.</strong> The release may or may not have happened. Retry: the same key is sent again, so it
+          cannot release twice.
+        </p>
+      );
+    case 'error':
+      return (
+        <p>
+          <strong>Refused.</strong> {outcome.message}
+        </p>
+      );
+  }
+}
+
+function toOutcome(err: unknown): Outcome {
+  const code = domainCodeOf(err);
+  if (code === 'creation_completing') return { kind: 'creation_completing' };
+  if (code === 'idempotency_key_conflict') return { kind: 'key_conflict' };
+  if (code === 'task_not_found') return { kind: 'nothing_holds_it' };
+  if (isNetworkError(err)) return { kind: 'network' };
+  return { kind: 'error', message: messageOf(err) };
+}
+
+export function ReleaseDialog({ workspaceId, externalId, holder }: { workspaceId: string; externalId: string; holder: ReleaseHolder }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState('');
+  const [key, setKey] = useState('');
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const release = useMutation(trpc.task.releaseExternalId.mutationOptions());
+
+  const unsettled = holder.settlement === 'unsettled';
+  const final = outcome !== null && ['released', 'nothing_holds_it', 'key_conflict'].includes(outcome.kind);
+  const matches = typed === externalId;
+  const retry = outcome !== null && !final;
+
+  const onOpenChange = (next: boolean) => {
+    if (next) {
+      // One key per dialog session: made when it opens, kept for every retry, dropped when it closes.
+      setKey(newIdempotencyKey());
+      setTyped('');
+      setOutcome(null);
+      release.reset();
+    } else if (outcome?.kind === 'released') {
+      void queryClient.invalidateQueries();
+    }
+    setOpen(next);
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!matches || release.isPending || final) return;
+    try {
+      const r = await release.mutateAsync({ workspace_id: workspaceId, external_id: externalId, idempotency_key: key });
+      setOutcome(r.released ? { kind: 'released', replayed: r.replayed } : { kind: 'nothing_holds_it' });
+    } catch (err) {
+      setOutcome(toOutcome(err));
+    }
+  };
+
+  return (
+    <Dialog.Root open={open} onOpenChange={onOpenChange}>
+      <Dialog.Trigger asChild>
+        <button type="button" className="btn btn--danger">
+          Release identity…
+        </button>
+      </Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="dialog-overlay" />
+        <Dialog.Content
+          className="dialog"
+          onOpenAutoFocus={(e) => {
+            // Straight to the confirmation field: reading the facts above it is one Shift+Tab away.
+            e.preventDefault();
+            input.current?.focus();
+          }}
+        >
+          <Dialog.Title>Release external identity</Dialog.Title>
+          <Dialog.Description>
+            Unbind <code className="extid__value">{externalId}</code> from {holder.identifier}. Release is an operator repair: it never
+            deletes the task.
+          </Dialog.Description>
+
+          <dl className="facts">
+            <dt>Holder</dt>
+            <dd>
+              {holder.identifier} — {holder.title}
+            </dd>
+            <dt>Settlement</dt>
+            <dd>{unsettled ? 'Unsettled — its create has not finished' : `Settled ${holder.external_id_settled_at ? exact(holder.external_id_settled_at) : ''}`}</dd>
+            <dt>Creation operation</dt>
+            <dd>{holder.operation_state ?? 'none recorded'}</dd>
+          </dl>
+
+          {unsettled && (
+            <div className="notice notice--bad" role="note" aria-label="Warning">
+              <p>
+                <strong>Warning: a create may still be running for this identity.</strong> Unsettled does not mean stuck, and it never means
+                safe to release and retry. If you release now and the integration sends it again, a second task will be created for the same
+                external thing.
+              </p>
+            </div>
+          )}
+
+          <h3>What release will do</h3>
+          <ul className="plain-list">
+            {whatReleaseDoes(holder, externalId).map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+
+          <form onSubmit={submit} className="form">
+            <label className="field">
+              <span>Type the external id exactly to confirm</span>
+              <input
+                ref={input}
+                value={typed}
+                onChange={(e) => setTyped(e.target.value)}
+                autoComplete="off"
+                spellCheck={false}
+                className="mono"
+                aria-describedby="release-match"
+                disabled={final}
+              />
+            </label>
+            <p id="release-match" className="muted small">
+              {matches ? 'Matches.' : 'Must match exactly, including case and spaces inside.'} Idempotency-Key{' '}
+              <code data-testid="idempotency-key">{key}</code>
+              {retry && ' (reused for this retry)'}
+            </p>
+            <div className="dialog__result" aria-live="polite" role="status">
+              {outcome && <OutcomeMessage outcome={outcome} holder={holder} externalId={externalId} />}
+            </div>
+            <div className="dialog__actions">
+              <Dialog.Close asChild>
+                <button type="button" className="btn">
+                  {final ? 'Close' : 'Cancel'}
+                </button>
+              </Dialog.Close>
+              {!final && (
+                <button type="submit" className="btn btn--danger" disabled={!matches || release.isPending}>
+                  {release.isPending ? 'Releasing…' : retry ? 'Retry release' : 'Release'}
+                </button>
+              )}
+            </div>
+          </form>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

@@ -1,0 +1,90 @@
+'use client';
+// Who is signed in, and which workspace the console is looking at. The gate sends anyone without a session to
+// sign-in; roles shown here only shape the UI — the server checks every request itself (SPEC §11).
+import { useQuery } from '@tanstack/react-query';
+import { usePathname, useRouter } from 'next/navigation';
+import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { setCsrfToken, useTRPC } from '../trpc/client';
+import type { AppRouter } from '../server/api/root';
+import type { inferRouterOutputs } from '@trpc/server';
+
+type Me = NonNullable<inferRouterOutputs<AppRouter>['session']['me']>;
+export type WorkspaceRef = Me['workspaces'][number];
+
+interface ConsoleSession {
+  me: Me;
+  workspace: WorkspaceRef | null;
+  selectWorkspace(id: string): void;
+}
+
+const SessionContext = createContext<ConsoleSession | null>(null);
+const WORKSPACE_KEY = 'tether.workspace';
+
+export function useConsoleSession(): ConsoleSession {
+  const s = useContext(SessionContext);
+  if (!s) throw new Error('useConsoleSession outside ConsoleGate');
+  return s;
+}
+
+/** The session query; keeps the CSRF token the API client sends in step with the signed-in session. */
+export function useMe() {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.session.me.queryOptions(undefined, { staleTime: 60_000, refetchOnWindowFocus: true }));
+  useEffect(() => {
+    if (me.data !== undefined) setCsrfToken(me.data?.csrf_token ?? null);
+  }, [me.data]);
+  return me;
+}
+
+export function ConsoleGate({ children }: { children: ReactNode }) {
+  const me = useMe();
+  const router = useRouter();
+  const pathname = usePathname() ?? '/';
+  const [selected, setSelected] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (me.data === null) router.replace(`/signin?next=${encodeURIComponent(pathname)}`);
+  }, [me.data, pathname, router]);
+  useEffect(() => {
+    setSelected(window.localStorage.getItem(WORKSPACE_KEY));
+  }, []);
+
+  const value = useMemo<ConsoleSession | null>(() => {
+    if (!me.data) return null;
+    const workspaces = me.data.workspaces;
+    const workspace = workspaces.find((w) => w.id === selected) ?? workspaces[0] ?? null;
+    return {
+      me: me.data,
+      workspace,
+      selectWorkspace(id) {
+        window.localStorage.setItem(WORKSPACE_KEY, id);
+        setSelected(id);
+      },
+    };
+  }, [me.data, selected]);
+
+  if (me.isError) {
+    return (
+      <div className="state state--error" role="alert">
+        <p>The console could not reach the server. Reload the page to try again.</p>
+      </div>
+    );
+  }
+  if (!value) {
+    return (
+      <div className="state state--loading" role="status">
+        {me.data === null ? 'Redirecting to sign-in…' : 'Loading…'}
+      </div>
+    );
+  }
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+/** The selected workspace, or a plain message when the person has none. */
+export function WithWorkspace({ children }: { children: (w: WorkspaceRef) => ReactNode }) {
+  const { workspace } = useConsoleSession();
+  if (!workspace) {
+    return <div className="state state--empty">You are not a member of any workspace yet. Ask an admin to add you.</div>;
+  }
+  return <>{children(workspace)}</>;
+}

@@ -1,0 +1,106 @@
+// admin.* — console settings for workspace admins (SPEC §11: admin manages members, tokens, steps). Every
+// procedure checks `admin` on the workspace; anyone else gets the same 404 as a workspace that does not exist.
+// Repositories and agent profiles are listed read-only (they are registered with the CLI). Webhooks are not
+// here: their table does not exist yet (issue 6).
+import { z } from 'zod';
+import { can, ROLES, SCOPES, type Actor } from '../../auth/actor';
+import { listAgentProfiles } from '../../domain/agents/profiles';
+import { DomainError } from '../../domain/errors/domain-error';
+import { listRepositories } from '../../domain/repositories/registry';
+import { createApiToken, listApiTokens, revokeApiToken } from '../../domain/tokens/api-tokens';
+import { createUser } from '../../domain/users/create-user';
+import { listMembers, setMembership } from '../../domain/users/memberships';
+import { normalizeEmail } from '../../domain/users/user';
+import { createStep, listSteps } from '../../domain/workspaces/steps';
+import { toStepBody } from '../../domain/workspaces/workspace';
+import { protectedProcedure, router } from '../trpc';
+
+const ZId = z.string().min(1).max(200);
+const ZWorkspace = z.object({ workspace_id: ZId });
+const ZWip = z.number().int().min(0).max(1_000_000).nullable();
+
+function requireAdmin(actor: Actor, workspaceId: string): void {
+  if (!can(actor, workspaceId, 'admin')) throw new DomainError('not_found');
+}
+
+const adminProcedure = protectedProcedure.input(ZWorkspace).use(function requireWorkspaceAdmin({ ctx, input, next }) {
+  requireAdmin(ctx.actor, input.workspace_id);
+  return next();
+});
+
+export const adminRouter = router({
+  members: adminProcedure.query(async ({ ctx, input }) =>
+    (await listMembers(ctx.services.db, input.workspace_id)).map((m) => ({ user_id: m.userId, email: m.email, role: m.role })),
+  ),
+
+  /** Gives an existing user (by email) the role, or creates the user with it. */
+  addMember: adminProcedure
+    .input(z.object({ email: z.string().min(1).max(254), role: z.enum(ROLES), password: z.string().max(1000).nullish() }))
+    .mutation(async ({ ctx, input }) => {
+      const db = ctx.services.db;
+      const existing = await db.one<{ id: string }>('SELECT id FROM users WHERE email = $1', [normalizeEmail(input.email)]);
+      if (existing) await setMembership(db, { userId: existing.id, workspaceId: input.workspace_id, role: input.role });
+      else await createUser(db, { email: input.email, role: input.role, workspaceIds: [input.workspace_id], password: input.password || null });
+      return { ok: true };
+    }),
+
+  setRole: adminProcedure
+    .input(z.object({ user_id: ZId, role: z.enum(ROLES).nullable() }))
+    .mutation(async ({ ctx, input }) => {
+      // An admin cannot lock themselves out of the page they are using.
+      if (input.user_id === ctx.actor.id && input.role !== 'admin' && !ctx.actor.global) {
+        throw new DomainError('validation_failed', 'you cannot change your own role');
+      }
+      await setMembership(ctx.services.db, { userId: input.user_id, workspaceId: input.workspace_id, role: input.role });
+      return { ok: true };
+    }),
+
+  /** Tokens granted on this workspace. Never their secrets or digests. */
+  tokens: adminProcedure.query(async ({ ctx, input }) =>
+    (await listApiTokens(ctx.services.db))
+      .filter((t) => t.workspaceIds.includes(input.workspace_id))
+      .map((t) => ({ id: t.id, name: t.name, scopes: t.scopes, workspace_ids: t.workspaceIds, created_at: t.createdAt, revoked_at: t.revokedAt })),
+  ),
+
+  /** SPEC §11: the token is in this response and nowhere else, ever. */
+  createToken: adminProcedure
+    .input(z.object({ name: z.string().min(1).max(200), scopes: z.array(z.enum(SCOPES)).min(1) }))
+    .mutation(async ({ ctx, input }) =>
+      createApiToken(ctx.services.db, { name: input.name, scopes: input.scopes, workspaceIds: [input.workspace_id], createdBy: ctx.actor.id }),
+    ),
+
+  revokeToken: adminProcedure.input(z.object({ id: ZId })).mutation(async ({ ctx, input }) => {
+    const token = (await listApiTokens(ctx.services.db)).find((t) => t.id === input.id);
+    // A token reaching into a workspace this admin does not administer is not theirs to revoke.
+    if (!token || !token.workspaceIds.includes(input.workspace_id) || !token.workspaceIds.every((w) => can(ctx.actor, w, 'admin'))) {
+      throw new DomainError('not_found');
+    }
+    await revokeApiToken(ctx.services.db, input.id);
+    return { ok: true };
+  }),
+
+  steps: adminProcedure.query(async ({ ctx, input }) => (await listSteps(ctx.services.db, input.workspace_id)).map(toStepBody)),
+
+  createStep: adminProcedure
+    .input(z.object({ name: z.string().min(1).max(100), wip_limit: ZWip }))
+    .mutation(async ({ ctx, input }) => toStepBody(await createStep(ctx.services.db, { workspaceId: input.workspace_id, name: input.name, wipLimit: input.wip_limit }))),
+
+  /** WIP limits apply to later creates only (SPEC §4.1 step 7); tasks already in the step stay. */
+  setWipLimit: adminProcedure.input(z.object({ step_id: ZId, wip_limit: ZWip })).mutation(async ({ ctx, input }) => {
+    const changed = await ctx.services.db.run('UPDATE workflow_steps SET wip_limit = $3 WHERE id = $1 AND workspace_id = $2', [
+      input.step_id,
+      input.workspace_id,
+      input.wip_limit,
+    ]);
+    if (changed === 0) throw new DomainError('not_found');
+    return { ok: true };
+  }),
+
+  repositories: adminProcedure.query(async ({ ctx, input }) =>
+    (await listRepositories(ctx.services.db, input.workspace_id)).map((r) => ({ id: r.id, name: r.name, path: r.path, default_branch: r.defaultBranch })),
+  ),
+
+  agentProfiles: adminProcedure.query(async ({ ctx, input }) =>
+    (await listAgentProfiles(ctx.services.db, input.workspace_id)).map((p) => ({ id: p.id, name: p.name, runner: p.runner })),
+  ),
+});

@@ -1,0 +1,50 @@
+// event.* — history, the live subscription and webhooks (SPEC §9). Thin edges over domain/events.
+// The subscription runs over SSE (client: httpSubscriptionLink). Each event is `tracked` with its seq as the id, so
+// a reconnecting client sends it back as `lastEventId` and resumes exactly after it: every missed event once, in order.
+import { tracked } from '@trpc/server';
+import { z } from 'zod';
+import { listEvents, listRevisions } from '../../domain/events/history';
+import { openEventStream } from '../../domain/events/stream';
+import { createWebhook, disableWebhook, listDeliveries, listWebhooks } from '../../domain/events/webhooks';
+import { protectedProcedure, router } from '../trpc';
+
+const ZWorkspace = z.object({ workspace_id: z.string().min(1).max(200) });
+const ZSeq = z.coerce.number().int().min(0);
+
+export const eventRouter = router({
+  list: protectedProcedure
+    .input(ZWorkspace.extend({ after: ZSeq.optional(), limit: z.number().int().min(1).max(500).optional() }))
+    .query(({ ctx, input }) => listEvents(ctx.services, ctx.actor, { workspaceId: input.workspace_id, after: input.after, limit: input.limit })),
+
+  /** `task.revisions`: the task's revision history (kept after delete). */
+  revisions: protectedProcedure
+    .input(z.object({ task_id: z.string().min(1).max(200) }))
+    .query(({ ctx, input }) => listRevisions(ctx.services, ctx.actor, input.task_id)),
+
+  onEvent: protectedProcedure
+    .input(ZWorkspace.extend({ lastEventId: z.string().regex(/^\d+$/).nullish() }))
+    .subscription(async function* ({ ctx, input, signal }) {
+      const after = input.lastEventId ? Number(input.lastEventId) : undefined;
+      const stream = openEventStream(ctx.services, ctx.actor, input.workspace_id, after, signal ?? new AbortController().signal);
+      for await (const event of stream) yield tracked(String(event.seq), event);
+    }),
+
+  createWebhook: protectedProcedure
+    .input(ZWorkspace.extend({ url: z.string(), secret: z.string().optional(), description: z.string().nullable().optional() }))
+    .mutation(({ ctx, input }) => {
+      const { workspace_id, ...body } = input;
+      return createWebhook(ctx.services, ctx.actor, workspace_id, body);
+    }),
+
+  webhooks: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => listWebhooks(ctx.services, ctx.actor, input.workspace_id)),
+
+  disableWebhook: protectedProcedure
+    .input(ZWorkspace.extend({ webhook_id: z.string().min(1).max(200) }))
+    .mutation(({ ctx, input }) => disableWebhook(ctx.services, ctx.actor, input.workspace_id, input.webhook_id)),
+
+  deliveries: protectedProcedure
+    .input(ZWorkspace.extend({ webhook_id: z.string().min(1).max(200), after: ZSeq.optional(), limit: z.number().int().min(1).max(500).optional() }))
+    .query(({ ctx, input }) =>
+      listDeliveries(ctx.services, ctx.actor, { workspaceId: input.workspace_id, webhookId: input.webhook_id, after: input.after, limit: input.limit }),
+    ),
+});

@@ -1,0 +1,71 @@
+// The in-process side of the relay (SPEC §9): the relay (runtime/relay.ts) advances `safe` — the seq up to which
+// every outbox event is final (horizon.ts) — and wakes the live streams of this process. One hub per Services.
+import type { Services } from '../../services';
+import type { EventRecord } from './outbox';
+
+interface Batch {
+  /** Events with from < seq <= to, every workspace, in seq order. */
+  from: number;
+  to: number;
+  events: EventRecord[];
+}
+
+export class EventHub {
+  /** Undefined until the relay has proven its first bound. */
+  safe: number | undefined;
+  /** The last advance, so caught-up streams take their events from memory instead of the database. */
+  last: Batch | undefined;
+  private waiters = new Set<() => void>();
+
+  /** The relay's first bound: no events (everything up to it is history, read from the database). */
+  start(safe: number): void {
+    this.safe = safe;
+    this.wake();
+  }
+
+  advance(batch: Batch): void {
+    this.last = batch;
+    this.safe = batch.to;
+    this.wake();
+  }
+
+  /** Resolves at the next advance, or when `signal` aborts. */
+  next(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        this.waiters.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiters.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Ends every wait (relay stopping): streams see `stopped` and close. */
+  stop(): void {
+    this.stopped = true;
+    this.wake();
+  }
+
+  stopped = false;
+
+  private wake(): void {
+    for (const w of [...this.waiters]) w();
+  }
+}
+
+const hubs = new WeakMap<Services, EventHub>();
+
+export function hubFor(services: Services): EventHub {
+  let hub = hubs.get(services);
+  if (!hub) hubs.set(services, (hub = new EventHub()));
+  return hub;
+}
+
+/** The hub only if a relay runs in this process (history readers fall back to a one-shot horizon). */
+export function runningHub(services: Services): EventHub | undefined {
+  const hub = hubs.get(services);
+  return hub && hub.safe !== undefined && !hub.stopped ? hub : undefined;
+}

@@ -1,0 +1,33 @@
+// Zod schemas for the MCP tools: what the client sees (JSON Schema via the SDK) and what we promise back.
+import { z } from 'zod';
+
+/**
+ * An input parameter the tool *describes* (type and words for the agent) but does not validate: the SDK's
+ * own validation would refuse a wrong-typed field before the domain runs, with no stable code and words that
+ * differ from REST — and for `create_task` it would refuse a drifted retry that SPEC §4.1 step 6 says must
+ * still get its task back (only the envelope is read before the lookup). The domain validates instead.
+ * zod 4 merges `.meta()` into the generated JSON Schema, so the client still sees `{"type": "string", …}`.
+ */
+export function described(jsonSchema: Record<string, unknown>, description: string) {
+  return z.unknown().optional().meta({ ...jsonSchema, description });
+}
+
+export const idParam = { type: 'string', minLength: 1, maxLength: 200 };
+
+/** The task body every surface returns (SPEC §10; `toTaskBody`): `external_id` only when held. */
+export const taskBodyShape = {
+  id: z.string(),
+  workspace_id: z.string(),
+  identifier: z.string().describe('Human identifier, e.g. OPS-42.'),
+  title: z.string(),
+  description: z.string().nullable(),
+  step_id: z.string(),
+  parent_id: z.string().nullable(),
+  archived_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  revision: z.number().int(),
+  external_id: z.string().optional().describe('The external identity this task holds; absent when it holds none.'),
+};
+
+export const ZTaskBody = z.object(taskBodyShape);

@@ -1,0 +1,100 @@
+// SPEC §9: the outbox relay every server process runs. One loop proves how far the outbox is final (the horizon,
+// domain/events/horizon.ts) and publishes each advance to this process's live streams (the hub); a second loop
+// delivers to webhooks (runtime/webhooks.ts), so a slow webhook never delays live subscribers.
+// Settings: TETHER_RELAY_POLL_MS (default 250) for both loops, plus the TETHER_WEBHOOK_* settings in webhooks.ts.
+import { MAX_PAGE, readEvents } from '../domain/events/history';
+import { isSettled, sampleHorizon, type HorizonSample } from '../domain/events/horizon';
+import { hubFor } from '../domain/events/hub';
+import type { Services } from '../services';
+import { webhookPass, webhookSettings, type WebhookSettings } from './webhooks';
+
+export interface RelayOptions {
+  pollMs?: number;
+  webhooks?: Partial<WebhookSettings>;
+}
+
+export type StopRelay = () => Promise<void>;
+
+export function relayPollMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.TETHER_RELAY_POLL_MS);
+  return Number.isFinite(n) && n > 0 ? n : 250;
+}
+
+/** Starts the relay for this process; the returned function stops it, ends live streams and frees webhook leases. */
+export function startRelay(services: Services, options: RelayOptions = {}): StopRelay {
+  const pollMs = options.pollMs ?? relayPollMs();
+  const settings = { ...webhookSettings(), ...options.webhooks };
+  const hub = hubFor(services);
+  hub.stopped = false;
+  hub.safe = undefined;
+  hub.last = undefined;
+  let stopped = false;
+  let candidate: HorizonSample | undefined;
+
+  /** One horizon step: returns the newly proven bound, if any. */
+  const prove = async (): Promise<number | undefined> => {
+    const now = await sampleHorizon(services.db);
+    if (isSettled(now, now)) {
+      candidate = undefined;
+      return now.maxSeq;
+    }
+    // Keep the oldest unproven sample: it is the first to settle, even under continuous writes.
+    if (!candidate) {
+      candidate = now;
+      return undefined;
+    }
+    if (!isSettled(candidate, now)) return undefined;
+    const proven = candidate.maxSeq;
+    candidate = now;
+    return proven;
+  };
+
+  const relayPass = async () => {
+    const bound = await prove();
+    if (bound === undefined || stopped) return;
+    if (hub.safe === undefined) return hub.start(bound); // everything before the first bound is history
+    while (hub.safe < bound && !stopped) {
+      const from: number = hub.safe;
+      const events = await readEvents(services.db, { after: from, upTo: bound, limit: MAX_PAGE });
+      const to = events.length === MAX_PAGE ? events.at(-1)!.seq : bound;
+      hub.advance({ from, to, events });
+    }
+  };
+
+  const webhooksPass = async () => {
+    if (hub.safe === undefined) return;
+    // Drain: a pass that claimed webhooks may have left more due work.
+    while (!stopped && (await webhookPass(services, hub.safe, settings, () => stopped)) > 0);
+  };
+
+  const loop = (name: string, pass: () => Promise<void>) => {
+    let timer: NodeJS.Timeout | undefined;
+    let current: Promise<void> = Promise.resolve();
+    const run = () => {
+      current = pass()
+        .catch((err: unknown) => {
+          // The database may be away for a while: keep polling, never crash the server.
+          console.error(`${name} pass failed:`, (err as Error).message);
+        })
+        .finally(() => {
+          if (stopped) return;
+          timer = setTimeout(run, pollMs);
+          timer.unref?.();
+        });
+    };
+    run();
+    return async () => {
+      if (timer) clearTimeout(timer);
+      await current;
+    };
+  };
+
+  const stopRelayLoop = loop('event relay', relayPass);
+  const stopWebhookLoop = loop('webhook delivery', webhooksPass);
+
+  return async () => {
+    stopped = true;
+    hub.stop();
+    await Promise.all([stopRelayLoop(), stopWebhookLoop()]);
+  };
+}

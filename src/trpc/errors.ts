@@ -1,0 +1,29 @@
+// Reading tRPC errors in the console: the server's errorFormatter (src/server/api/trpc.ts) puts the domain
+// code in `data.domainCode` and the table's words in `message`.
+export interface ApiErrorData {
+  code?: string;
+  httpStatus?: number;
+  domainCode?: string;
+}
+
+function dataOf(err: unknown): ApiErrorData | undefined {
+  return (err as { data?: ApiErrorData } | null)?.data ?? undefined;
+}
+
+export function domainCodeOf(err: unknown): string | undefined {
+  return dataOf(err)?.domainCode;
+}
+
+export function isUnauthorized(err: unknown): boolean {
+  return dataOf(err)?.code === 'UNAUTHORIZED';
+}
+
+/** No answer from the server at all (connection refused, aborted, offline): the request may or may not have run. */
+export function isNetworkError(err: unknown): boolean {
+  return !!err && typeof err === 'object' && !dataOf(err);
+}
+
+export function messageOf(err: unknown): string {
+  if (isNetworkError(err)) return 'The server did not answer (network error). Check the connection and try again.';
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,155 @@
+// SPEC §8–§9: the exact events and revisions each lifecycle change writes, on the dialect of the running project.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../../src/server/db/types';
+import { listEvents, listRevisions } from '../../../src/server/domain/events/history';
+import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
+import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
+import { createTask } from '../../../src/server/domain/tasks/create-task';
+import type { Services } from '../../../src/server/services';
+import { freshDb } from '../../support/db';
+import { makeWorkspace, testServices, tokenActor, uniq, until, userActor, type TestWorkspace } from '../../support/fixtures';
+
+let db: Db;
+let services: Services;
+let ws: TestWorkspace;
+
+beforeAll(async () => {
+  db = await freshDb();
+  services = await testServices(db);
+  ws = await makeWorkspace(db);
+});
+afterAll(async () => db.close());
+
+const writer = () => tokenActor([ws.id], ['tasks:read', 'tasks:write', 'identities:release']);
+const release = (ext: string) =>
+  releaseExternalId(services, writer(), { workspaceId: ws.id, rawExternalId: ext, idempotencyKey: randomUUID(), source: 'test' });
+
+interface Ev {
+  type: string;
+  revision: number;
+  external_id: string | undefined;
+  archived: boolean;
+}
+
+/** The task's outbox events in seq order, reduced to what each test asserts. */
+async function eventsOf(taskId: string): Promise<Ev[]> {
+  const rows = await db.query<{ payload: string }>('SELECT payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [taskId]);
+  return rows.map((r) => {
+    const p = JSON.parse(r.payload);
+    return { type: p.type, revision: p.revision, external_id: p.task.external_id, archived: p.task.archived_at !== null };
+  });
+}
+
+async function revisionsOf(taskId: string): Promise<number[]> {
+  return (await db.query<{ revision: unknown }>('SELECT revision FROM task_revisions WHERE task_id = $1 ORDER BY revision', [taskId])).map((r) =>
+    Number(r.revision),
+  );
+}
+
+async function create(ext?: string) {
+  return createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'Sequenced' });
+}
+
+describe('event sequences (SPEC §9)', () => {
+  it('create writes exactly one task.created at revision 1 carrying the identity; Begin writes none', async () => {
+    const ext = uniq('c-');
+    const out = await create(ext);
+    expect(await eventsOf(out.task.id)).toEqual([{ type: 'task.created', revision: 1, external_id: ext, archived: false }]);
+    expect(await revisionsOf(out.task.id)).toEqual([0, 1]);
+  });
+
+  it('a retry of the same identity writes no event and no revision', async () => {
+    const ext = uniq('r-');
+    const first = await create(ext);
+    const again = await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'drifted title' });
+    expect(again.kind).toBe('found_settled');
+    expect(await eventsOf(first.task.id)).toHaveLength(1);
+    expect(await revisionsOf(first.task.id)).toEqual([0, 1]);
+  });
+
+  it('update, archive, release, delete: one event each at contiguous revisions, identity only while held', async () => {
+    const ext = uniq('life-');
+    const { task } = await create(ext);
+    await updateTask(services, writer(), task.id, { title: 'Renamed' });
+    await setArchived(services, writer(), task.id, true);
+    expect((await release(ext)).status).toBe(204);
+    await deleteTask(services, writer(), task.id);
+    expect(await eventsOf(task.id)).toEqual([
+      { type: 'task.created', revision: 1, external_id: ext, archived: false },
+      { type: 'task.updated', revision: 2, external_id: ext, archived: false },
+      { type: 'task.updated', revision: 3, external_id: ext, archived: true },
+      { type: 'task.updated', revision: 4, external_id: undefined, archived: true },
+      { type: 'task.deleted', revision: 5, external_id: undefined, archived: true },
+    ]);
+    expect(await revisionsOf(task.id)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('an update that changes nothing writes no event', async () => {
+    const { task } = await create();
+    await updateTask(services, writer(), task.id, { title: 'Sequenced' });
+    await setArchived(services, writer(), task.id, false);
+    expect(await eventsOf(task.id)).toHaveLength(1);
+  });
+
+  it('release while preparing → no event then; the later task.created (CreatedIdentityLost) carries no identity', async () => {
+    const ext = uniq('lost-');
+    services.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext, times: 1 });
+    const pending = createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'slow' });
+    pending.catch(() => {});
+    await until(() => (services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'paused after Begin');
+    const row = await db.one<{ id: string }>('SELECT id FROM tasks WHERE external_id = $1', [ext]);
+    expect((await release(ext)).status).toBe(204);
+    expect(await eventsOf(row!.id)).toEqual([]);
+    services.failpoints.release('after_begin');
+    expect((await pending).kind).toBe('created_identity_lost');
+    expect(await eventsOf(row!.id)).toEqual([{ type: 'task.created', revision: 1, external_id: undefined, archived: false }]);
+  });
+
+  it('re-using a freed identity never rewrites earlier payloads', async () => {
+    const ext = uniq('reuse-');
+    const first = await create(ext);
+    await deleteTask(services, writer(), first.task.id);
+    const before = await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [first.task.id]);
+    const second = await create(ext);
+    expect(second.kind).toBe('created');
+    expect(second.task.id).not.toBe(first.task.id);
+    expect(await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [first.task.id])).toEqual(before);
+    expect((await eventsOf(second.task.id))[0]).toMatchObject({ type: 'task.created', revision: 1, external_id: ext });
+  });
+});
+
+describe('history reads (SPEC §9)', () => {
+  it('event.list pages by seq with a stable cursor and no event twice', async () => {
+    const own = await makeWorkspace(db);
+    const actor = tokenActor([own.id], ['tasks:read', 'tasks:write']);
+    for (let i = 0; i < 5; i++) await createTask(services, actor, { workspace_id: own.id, title: `t${i}` });
+    const seen: number[] = [];
+    let after = 0;
+    for (;;) {
+      const page = await listEvents(services, actor, { workspaceId: own.id, after, limit: 2 });
+      seen.push(...page.events.map((e) => e.seq));
+      if (page.events.length === 0) break;
+      after = page.next_after;
+    }
+    expect(seen).toHaveLength(5);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+    expect(new Set(seen).size).toBe(5);
+  });
+
+  it('event.list of a workspace the caller cannot read is the ordinary not-found', async () => {
+    await expect(listEvents(services, tokenActor([randomUUID()]), { workspaceId: ws.id })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('task revisions stay readable after delete, 0..n in order, to readers of its workspace only', async () => {
+    const { task } = await create(uniq('rev-'));
+    await deleteTask(services, writer(), task.id);
+    const revs = await listRevisions(services, userActor({ [ws.id]: 'viewer' }), task.id);
+    expect(revs.map((r) => [r.revision, r.change])).toEqual([
+      [0, 'begin'],
+      [1, 'create'],
+      [2, 'delete'],
+    ]);
+    await expect(listRevisions(services, userActor({}), task.id)).rejects.toMatchObject({ code: 'task_not_found' });
+  });
+});
