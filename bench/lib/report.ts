@@ -94,7 +94,7 @@ export function toMarkdown(report: Report): string {
   out.push('');
   out.push(
     `${o.cores} cores, Node ${report.node}, concurrency ${o.concurrency}, median of ${o.runs} runs × ${o.seconds} s per series` +
-      (o.mode === 'quick' ? ` (QUICK: fewer/shorter runs; scale compares ${o.smallTasks.toLocaleString('en')} vs ${o.largeTasks.toLocaleString('en')} tasks, not 1M)` : '') +
+      (o.mode === 'quick' ? ` (QUICK: fewer/shorter runs, ${o.raceIdentities} race identities instead of 200, scale compares ${o.smallTasks.toLocaleString('en')} vs ${o.largeTasks.toLocaleString('en')} tasks instead of 1M)` : '') +
       '.',
   );
   out.push('');

@@ -39,7 +39,7 @@ export async function startServerProcess(env: Record<string, string>, entry = 't
     child,
     stop: () =>
       new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
+        if (child.exitCode !== null || child.signalCode !== null) return done();
         child.once('exit', () => done());
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 5000).unref();

@@ -3,7 +3,7 @@
 import { TRPCError } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { ERRORS, isDomainError } from '../domain/errors/domain-error';
-import { maxBodyBytes, sendError } from '../http/body';
+import { maxBodyBytes, sendError, toDomainError } from '../http/body';
 import type { ApiHandler } from '../http/types';
 import type { Services } from '../services';
 import { createContext } from './context';
@@ -22,9 +22,11 @@ function handlerFor(services: Services) {
         try {
           return await createContext(services, req, res);
         } catch (err) {
-          // Refusals decided before any procedure runs (401/403 CSRF/429) keep their status and words.
-          if (isDomainError(err)) throw new TRPCError({ code: ERRORS[err.code].trpc, message: err.message, cause: err });
-          throw err;
+          // Refusals decided before any procedure runs (401/403 CSRF/429) keep their status and words. So does a
+          // database that is away while authenticating: 503, not tRPC's default 500 (issue 9, outage test).
+          const domain = isDomainError(err) ? err : toDomainError(err);
+          if (domain.code === 'internal') throw err;
+          throw new TRPCError({ code: ERRORS[domain.code].trpc, message: domain.message, cause: domain });
         }
       },
     });

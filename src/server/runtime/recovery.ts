@@ -100,7 +100,11 @@ export async function driveRecovered(services: Services, handle: CreationHandle)
   ]);
   const state = str(op?.state);
   await withLease(services.db, handle, services.leaseMs, async () => {
-    if (state === 'aborting') return abortOperation(services, handle, strOrNull(op?.error) ?? 'aborted by recovery');
+    if (state === 'aborting') {
+      // A step a dead owner left running must be verified first: unknown blocks Abort (SPEC §4.4).
+      if (!(await reconcileSteps(services, handle))) return;
+      return abortOperation(services, handle, strOrNull(op?.error) ?? 'aborted by recovery');
+    }
     if (state === 'preparing') {
       if (!(await reconcileSteps(services, handle))) return;
       try {

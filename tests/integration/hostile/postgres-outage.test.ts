@@ -98,7 +98,11 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
     const resumedAt = Date.now();
     // The server must come back without a restart: wait for a fresh create to succeed.
     let last: Sample | undefined;
-    await until(async () => (last = await send("rest", uniq("probe-"))).status === 200, 30_000, "a create after the restart").catch((e: unknown) => { throw new Error(`${String(e)}: ${JSON.stringify(last)}`); });
+    await until(async () => (last = await send('rest', uniq('probe-'))).status === 200, 30_000, 'a create after the restart').catch(
+      (err: unknown) => {
+        throw new Error(`${String(err)}; last answer: ${JSON.stringify(last)}`);
+      },
+    );
     const recoveredAt = Date.now();
     await new Promise((r) => setTimeout(r, 1500));
     stop = true;

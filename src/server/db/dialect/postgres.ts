@@ -79,6 +79,13 @@ export class PostgresDb extends PgSql implements Db {
     const client = await this.pool.connect();
     this.stats.transactions++;
     let broken = false;
+    // pg-pool removes its error listener while a client is checked out. If the server goes away between two
+    // statements of this transaction, the client emits 'error' with no listener and the whole process dies
+    // (issue 9: found by stopping PostgreSQL under load). Listen, and discard the client on release.
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn(new PgSql(client, this.stats));
@@ -92,6 +99,7 @@ export class PostgresDb extends PgSql implements Db {
       }
       throw err;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
@@ -111,9 +119,13 @@ export class PostgresDb extends PgSql implements Db {
 
 const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300']);
 
+const LOST = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection closed/i;
+
 export function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
   const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
-  if (typeof e?.code !== 'string') return undefined;
+  // pg raises a lost connection as a plain Error with no code ("Connection terminated unexpectedly"):
+  // still the database being away, so a 503 rather than a 500 (issue 9).
+  if (typeof e?.code !== 'string') return e instanceof Error && LOST.test(e.message) ? { uniqueViolation: false, unavailable: true } : undefined;
   if (e.code === '23505') {
     return { uniqueViolation: true, target: typeof e.constraint === 'string' ? e.constraint : undefined, unavailable: false };
   }
@@ -122,7 +134,7 @@ export function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
   if (UNAVAILABLE.has(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) {
     return { uniqueViolation: false, unavailable: true };
   }
-  if (/Connection terminated|timeout exceeded when trying to connect|Query read timeout/i.test(String(e.message ?? ''))) {
+  if (LOST.test(String(e.message ?? ''))) {
     return { uniqueViolation: false, unavailable: true };
   }
   return /^[0-9A-Z]{5}$/.test(e.code) ? { uniqueViolation: false, unavailable: false } : undefined;
