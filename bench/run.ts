@@ -154,12 +154,16 @@ async function postgresPhase(): Promise<void> {
     if (opts.phases.has('race')) await racePhase(services, seeded, apps);
     if (opts.phases.has('scale')) await scalePhase(services, seeded, raw, app);
   } finally {
-    await raw?.close();
-    await Promise.all(apps.map((a) => a.stop()));
-    for (const a of apps) cleanups.delete(a.kill);
-    await services?.db.close();
-    server.stop();
-    cleanups.delete(stopServer);
+    // PostgreSQL is stopped even when closing a client fails (a timed-out query can make pool.end() reject).
+    try {
+      await raw?.close();
+      await Promise.all(apps.map((a) => a.stop()));
+      for (const a of apps) cleanups.delete(a.kill);
+      await services?.db.close();
+    } finally {
+      server.stop();
+      cleanups.delete(stopServer);
+    }
   }
 }
 

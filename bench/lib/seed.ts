@@ -1,6 +1,7 @@
 // Seeding through the domain (createWorkspace, createApiToken — what the CLI calls), and bulk rows in plain
 // SQL: a million tasks through the app would take longer than the whole benchmark. Bulk rows look like settled
 // creates (creation_state completed, external_id_settled_at set), so Found returns them as FoundSettled.
+import pg from 'pg';
 import { authenticate } from '../../src/server/auth/authenticate';
 import type { Actor } from '../../src/server/auth/actor';
 import type { Db } from '../../src/server/db/types';
@@ -49,11 +50,18 @@ export async function bulkLoad(db: Db, ws: { id: string; stepId: string; prefix:
       creation_state, external_id, external_id_settled_at)`;
   const params = [ws.prefix.toLowerCase(), ws.id, ws.prefix, ws.stepId, new Date().toISOString(), count];
   if (db.dialect === 'postgres') {
-    await db.run(
-      `${insert} SELECT $1::text || '-' || g, $2, g, $3::text || '-' || g, 'bulk task ' || g, $4, $5::timestamptz, $5::timestamptz, 1,
-         'completed', 'ext-' || g, $5::timestamptz FROM generate_series(1, $6::int) g`,
-      params,
-    );
+    // A client of its own: the app pool's 30 s query timeout is shorter than a million-row load on a busy machine.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query(
+        `${insert} SELECT $1::text || '-' || g, $2, g, $3::text || '-' || g, 'bulk task ' || g, $4, $5::timestamptz, $5::timestamptz, 1,
+           'completed', 'ext-' || g, $5::timestamptz FROM generate_series(1, $6::int) g`,
+        params,
+      );
+    } finally {
+      await client.end();
+    }
   } else {
     await db.run(
       `${insert} WITH RECURSIVE s(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM s WHERE g < $6)

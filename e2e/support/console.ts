@@ -5,9 +5,10 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, type TestInfo } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const DATABASE_URL = process.env.TETHER_E2E_DATABASE_URL!;
 export const BASE_URL = `http://127.0.0.1:${process.env.TETHER_E2E_PORT}`;
@@ -61,6 +62,16 @@ export interface Seed {
  * instance-wide admin, an operator and a viewer, and a `tasks:write` token for seeding tasks over REST.
  */
 export function seedWorkspace(tag: string): Seed {
+  // One seed per run: every spec file shares it (the CLI is slow to start on a busy machine). Specs use unique
+  // external ids, so sharing a workspace never couples them. Cached next to the run's database file.
+  const cache = join(dirname(DATABASE_URL.replace(/^file:/, '')), 'seed.json');
+  if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as Seed;
+  const seed = makeSeed(tag);
+  writeFileSync(cache, JSON.stringify(seed));
+  return seed;
+}
+
+function makeSeed(tag: string): Seed {
   const suffix = Math.random().toString(36).slice(2, 7).toUpperCase().replace(/[^A-Z0-9]/g, 'X');
   const prefix = `${tag}${suffix}`.slice(0, 10);
   const root = mkdtempSync(join(tmpdir(), 'tether-e2e-root-'));
@@ -72,6 +83,13 @@ export function seedWorkspace(tag: string): Seed {
   const viewer = user('viewer', ['--workspace', ws.id]);
   const token = cli<{ token: string }>(['token', 'create', '--name', `e2e ${prefix}`, '--workspace', ws.id, '--scope', 'tasks:write']).token;
   return { workspaceId: ws.id, prefix, token, admin, operator, viewer };
+}
+
+/** The stored digest of the session cookie the browser holds (src/server/auth/session.ts keeps sha256 only). */
+export async function sessionDigest(page: Page): Promise<string> {
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'tether_session');
+  if (!cookie) throw new Error('no session cookie');
+  return createHash('sha256').update(decodeURIComponent(cookie.value), 'utf8').digest('hex');
 }
 
 export async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: unknown }> {

@@ -322,3 +322,66 @@ export function Registered({ workspaceId }: { workspaceId: string }) {
     </section>
   );
 }
+
+/** Webhooks (SPEC §9) through the events router: the signing secret is shown once, by create. */
+export function Webhooks({ workspaceId }: { workspaceId: string }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const invalidate = () => qc.invalidateQueries({ queryKey: trpc.event.webhooks.queryKey({ workspace_id: workspaceId }) });
+  const q = useQuery(trpc.event.webhooks.queryOptions({ workspace_id: workspaceId }));
+  const create = useMutation(trpc.event.createWebhook.mutationOptions({ onSuccess: invalidate }));
+  const disable = useMutation(trpc.event.disableWebhook.mutationOptions({ onSuccess: invalidate }));
+  const [url, setUrl] = useState('');
+  return (
+    <section className="panel" aria-labelledby="webhooks-title">
+      <h2 id="webhooks-title">Webhooks</h2>
+      {create.data && (
+        <div className="notice notice--ok" role="status">
+          <p>
+            <strong>Copy the signing secret now; it is not shown again.</strong>
+          </p>
+          <p className="extid">
+            <code className="extid__value">{create.data.secret}</code>
+            <CopyButton text={create.data.secret} label="Copy the webhook secret" />
+          </p>
+        </div>
+      )}
+      <QueryState query={q} minHeight="2rem" isEmpty={(d) => d.length === 0} empty="No webhooks.">
+        {(hooks) => (
+          <ul className="plain-list">
+            {hooks.map((h) => (
+              <li key={h.id}>
+                <code className="small">{h.url}</code>{' '}
+                {h.disabled_at ? (
+                  <span className="muted small">disabled</span>
+                ) : (
+                  <button type="button" className="btn" disabled={disable.isPending} onClick={() => disable.mutate({ workspace_id: workspaceId, webhook_id: h.id })}>
+                    Disable <span className="visually-hidden">{h.url}</span>
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryState>
+      <ErrorLine error={disable.error} />
+      <form
+        className="form form--row"
+        aria-label="Add webhook"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate({ workspace_id: workspaceId, url }, { onSuccess: () => setUrl('') });
+        }}
+      >
+        <label className="field">
+          <span>Webhook URL</span>
+          <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
+        </label>
+        <button type="submit" className="btn btn--primary" disabled={create.isPending}>
+          Add webhook
+        </button>
+      </form>
+      <ErrorLine error={create.error} />
+    </section>
+  );
+}

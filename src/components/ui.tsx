@@ -91,7 +91,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       }}
     >
       <span aria-hidden="true">{copied ? '✓' : '⧉'}</span>
-      <span className="visually-hidden" role="status">
+      <span className="visually-hidden" aria-live="polite">
         {copied ? 'Copied' : ''}
       </span>
     </button>

@@ -26,6 +26,8 @@ function handlerFor(services: Services) {
           // database that is away while authenticating: 503, not tRPC's default 500 (issue 9, outage test).
           const domain = isDomainError(err) ? err : toDomainError(err);
           if (domain.code === 'internal') throw err;
+          // tRPC drops DomainError headers; a 429 must still say when to come back (Retry-After).
+          for (const [k, v] of Object.entries(domain.headers ?? {})) res.setHeader(k, v);
           throw new TRPCError({ code: ERRORS[domain.code].trpc, message: domain.message, cause: domain });
         }
       },

@@ -1,7 +1,7 @@
 'use client';
 // Settings (SPEC §11): only workspace admins manage members, tokens and steps; the server checks it again.
-// Webhooks are not configurable yet: their table arrives with the events issue (issue 6).
-import { Members, Registered, Steps, Tokens } from '../../../components/settings-sections';
+// Webhooks are managed through the events router (event.*, issue 6).
+import { Members, Registered, Steps, Tokens, Webhooks } from '../../../components/settings-sections';
 import { useConsoleSession, WithWorkspace } from '../../../components/session';
 import { PageHeader } from '../../../components/ui';
 
@@ -19,6 +19,7 @@ export default function SettingsPage() {
               <Members workspaceId={w.id} selfId={me.user_id} />
               <Tokens workspaceId={w.id} />
               <Steps workspaceId={w.id} />
+              <Webhooks workspaceId={w.id} />
               <Registered workspaceId={w.id} />
             </div>
           )

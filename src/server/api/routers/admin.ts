@@ -1,7 +1,7 @@
 // admin.* — console settings for workspace admins (SPEC §11: admin manages members, tokens, steps). Every
 // procedure checks `admin` on the workspace; anyone else gets the same 404 as a workspace that does not exist.
-// Repositories and agent profiles are listed read-only (they are registered with the CLI). Webhooks are not
-// here: their table does not exist yet (issue 6).
+// Repositories and agent profiles are listed read-only (they are registered with the CLI). Webhooks live in the
+// events router (event.webhooks / createWebhook / disableWebhook), which checks `admin` the same way.
 import { z } from 'zod';
 import { can, ROLES, SCOPES, type Actor } from '../../auth/actor';
 import { listAgentProfiles } from '../../domain/agents/profiles';

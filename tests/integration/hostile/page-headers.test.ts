@@ -1,0 +1,37 @@
+// Issue 9 item 5: console pages carry security headers (next.config.ts): a CSP that forbids framing
+// (frame-ancestors 'none') and plugins, a same-origin referrer policy, X-Frame-Options and nosniff — checked
+// on the BUILT app's real HTML responses (skipped when `.next` has not been built).
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type AppProcess } from '../../../bench/lib/server';
+import { freshDatabaseUrl, testDialect } from '../../support/db';
+
+const built = existsSync(resolve(import.meta.dirname, '../../../.next/BUILD_ID'));
+
+// Headers do not depend on the dialect: one run (the sqlite project) is enough.
+describe.runIf(built && testDialect() === 'sqlite')('security headers on console pages (built app)', () => {
+  let app: AppProcess;
+  beforeAll(async () => {
+    app = await startApp(await freshDatabaseUrl());
+  }, 120_000);
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  for (const path of ['/', '/signin']) {
+    it(`${path}: CSP with frame-ancestors 'none', referrer policy, no framing, nosniff`, async () => {
+      const res = await fetch(app.url + path, { redirect: 'manual' });
+      expect(res.status).toBeLessThan(500);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("object-src 'none'");
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).not.toContain('unsafe-eval'); // production build: no eval
+      expect(res.headers.get('referrer-policy')).toBe('same-origin');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-powered-by')).toBeNull();
+    });
+  }
+});
