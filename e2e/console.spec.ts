@@ -134,6 +134,7 @@ test('the operation detail page shows each step state of a finished create', asy
 });
 
 test('the overview, releases and settings pages render for an admin without accessibility violations', async ({ page }, testInfo) => {
+  await createTask(seed, `overview-${Date.now()}`);
   await signIn(page, seed.admin.email);
   await chooseWorkspace(page, seed.workspaceId);
   await expect(page.getByRole('list', { name: 'Counts' })).toContainText('tasks');

@@ -52,10 +52,14 @@ export function createHttpServer(services: Services, opts: { next?: PageHandler 
     const path = pathOf(req.url);
     const route = routes.find((r) => under(path, r.prefix));
     let work: Promise<void>;
-    if (route) work = route.handler(req, res, services);
-    // /api/* belongs to this server: an unknown API path is a JSON 404, not a Next HTML page.
-    else if (under(path, '/api') || !pages) work = Promise.resolve(sendJson(res, 404, { error: 'not found' }));
-    else work = pages(req, res);
+    try {
+      if (route) work = route.handler(req, res, services);
+      // /api/* belongs to this server: an unknown API path is a JSON 404, not a Next HTML page.
+      else if (under(path, '/api') || !pages) work = Promise.resolve(sendJson(res, 404, { error: 'not found' }));
+      else work = pages(req, res);
+    } catch (err) {
+      work = Promise.reject(err); // a handler that throws before returning its promise
+    }
     work.catch((err: unknown) => sendError(res, err));
   });
   // Keep idle keep-alive sockets a little longer than common proxies' idle timeout (60 s) to avoid races.
