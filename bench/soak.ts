@@ -56,7 +56,8 @@ export interface SoakReport {
   duplicateRows: number;
   /** Operations still open past their lease once the load stopped (the recovery runtime must be idle). */
   leftoverOperations: number;
-  rssMb: Array<{ pid: number; startMb: number; endMb: number; maxMb: number; samples: number[] }>;
+  /** RSS per server. V8 grows the heap in a sawtooth, so the trend is read from the troughs (min of first/last third). */
+  rssMb: Array<{ pid: number; startMb: number; endMb: number; maxMb: number; troughFirstMb: number; troughLastMb: number; samples: number[] }>;
   latencyMs: { p50: number; p99: number; max: number };
 }
 
@@ -247,7 +248,16 @@ export async function soakWorkload(setup: SoakSetup, opts: SoakOptions): Promise
     leftoverOperations,
     rssMb: pids.map((pid) => {
       const s = samples.get(pid)!.filter((v) => Number.isFinite(v));
-      return { pid, startMb: s[0] ?? NaN, endMb: s[s.length - 1] ?? NaN, maxMb: Math.max(...s), samples: s };
+      const third = Math.max(1, Math.floor(s.length / 3));
+      return {
+        pid,
+        startMb: s[0] ?? NaN,
+        endMb: s[s.length - 1] ?? NaN,
+        maxMb: Math.max(...s),
+        troughFirstMb: Math.min(...s.slice(0, third)),
+        troughLastMb: Math.min(...s.slice(-third)),
+        samples: s,
+      };
     }),
     latencyMs: { p50: at(0.5), p99: at(0.99), max: latencies[latencies.length - 1] ?? 0 },
   };

@@ -90,7 +90,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
         void navigator.clipboard?.writeText(text).then(() => setCopied(true), () => setCopied(false));
       }}
     >
-      <span aria-hidden="true">{copied ? '✓' : '⧉'}</span>
+      <span aria-hidden="true">{copied ? 'Copied' : 'Copy'}</span>
       <span className="visually-hidden" aria-live="polite">
         {copied ? 'Copied' : ''}
       </span>
