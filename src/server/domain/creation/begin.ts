@@ -34,9 +34,37 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
   const now = new Date();
   const at = now.toISOString();
 
+  const taskId = input.taskId ?? randomUUID();
+
   const task = await db.transaction(async (tx) => {
-    // Taking the workspace row first serializes creates per workspace: WIP admission and numbering are exact,
-    // and a rollback (identity taken, WIP full) returns the number, so identifiers stay gapless.
+    // The operation and its planned steps first: they need no number, so the workspace lock below is held for
+    // as few statements as possible.
+    await tx.run(
+      `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
+         identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'preparing', $6, $7, $8, 0, $9, $10, $11, $11)`,
+      [
+        operationId,
+        input.workspaceId,
+        taskId,
+        actor.id,
+        input.externalId,
+        JSON.stringify(input.plan),
+        hashToken(token),
+        false,
+        services.instanceId,
+        new Date(now.getTime() + services.leaseMs).toISOString(),
+        at,
+      ],
+    );
+    for (const [index, step] of input.plan.steps.entries()) {
+      await tx.run(
+        `INSERT INTO creation_steps (operation_id, step_index, kind, params, state, attempts) VALUES ($1, $2, $3, $4, 'planned', 0)`,
+        [operationId, index, step.kind, JSON.stringify(step.params)],
+      );
+    }
+    // Taking the workspace row serializes creates per workspace: WIP admission and numbering are exact, and a
+    // rollback (identity taken, WIP full) returns the number, so identifiers stay gapless.
     const ws = await tx.one<{ task_sequence: unknown; prefix: unknown }>(
       'UPDATE workspaces SET task_sequence = task_sequence + 1 WHERE id = $1 RETURNING task_sequence, prefix',
       [input.workspaceId],
@@ -46,7 +74,7 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
 
     const number = num(ws.task_sequence);
     const task: Task = {
-      id: input.taskId ?? randomUUID(),
+      id: taskId,
       workspaceId: input.workspaceId,
       number,
       identifier: `${str(ws.prefix)}-${number}`,
@@ -64,30 +92,6 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
     };
     // A unique violation on uniq_tasks_external_id here rolls back the whole transaction (the caller re-reads).
     await insertTask(tx, task);
-    await tx.run(
-      `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
-         identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'preparing', $6, $7, $8, 0, $9, $10, $11, $11)`,
-      [
-        operationId,
-        task.workspaceId,
-        task.id,
-        actor.id,
-        task.externalId,
-        JSON.stringify(input.plan),
-        hashToken(token),
-        false,
-        services.instanceId,
-        new Date(now.getTime() + services.leaseMs).toISOString(),
-        at,
-      ],
-    );
-    for (const [index, step] of input.plan.steps.entries()) {
-      await tx.run(
-        `INSERT INTO creation_steps (operation_id, step_index, kind, params, state, attempts) VALUES ($1, $2, $3, $4, 'planned', 0)`,
-        [operationId, index, step.kind, JSON.stringify(step.params)],
-      );
-    }
     await insertRevision(tx, task, 'begin', actor.id, toTaskBody(task), at);
     return task;
   });
@@ -106,11 +110,15 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
   return { handle, task };
 }
 
-/** WIP admission for the target step (SPEC §4.1 step 7). Runs under the workspace row lock taken above. */
+/** WIP admission for the target step (SPEC §4.1 step 7), in one statement, under the workspace lock above. */
 async function admit(tx: Sql, stepId: string): Promise<void> {
-  const step = await tx.one<{ wip_limit: unknown }>('SELECT wip_limit FROM workflow_steps WHERE id = $1', [stepId]);
+  const step = await tx.one<{ wip_limit: unknown; n: unknown }>(
+    `SELECT s.wip_limit, CASE WHEN s.wip_limit IS NULL THEN 0
+       ELSE (SELECT COUNT(*) FROM tasks t WHERE t.step_id = s.id AND t.archived_at IS NULL) END AS n
+     FROM workflow_steps s WHERE s.id = $1`,
+    [stepId],
+  );
   if (!step) throw new DomainError('validation_failed', 'step_id: workflow step not found');
   if (step.wip_limit === null || step.wip_limit === undefined) return;
-  const row = await tx.one<{ n: unknown }>('SELECT COUNT(*) AS n FROM tasks WHERE step_id = $1 AND archived_at IS NULL', [stepId]);
-  if (num(row?.n ?? 0) >= num(step.wip_limit)) throw new DomainError('wip_limit_exceeded');
+  if (num(step.n) >= num(step.wip_limit)) throw new DomainError('wip_limit_exceeded');
 }

@@ -2,7 +2,7 @@
 // drifted retry (a deleted repository, a claimed attachment) still gets its task back. The plan stores what
 // each step needs (folder root, repository path) so the steps never depend on settings that change later.
 import type { Db } from '../../db/types';
-import { str, strOrNull } from '../../db/values';
+import { str } from '../../db/values';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import type { TCreateTaskFields } from '../tasks/create-input';
@@ -25,13 +25,17 @@ async function requireAll(db: Db, table: 'attachments' | 'tasks', workspaceId: s
   throw new DomainError('validation_failed', `${field}: task not found in this workspace`);
 }
 
-export async function buildPlan(services: Services, workspaceId: string, fields: TCreateTaskFields): Promise<CreationPlan> {
+/** `rootPath` is the workspace's working-folder root as read by validation (one read per create, not two). */
+export async function buildPlan(
+  services: Services,
+  workspaceId: string,
+  fields: TCreateTaskFields,
+  rootPath: string | null,
+): Promise<CreationPlan> {
   const { db } = services;
   const steps: PlannedStep[] = [];
 
-  const ws = await db.one<{ root_path: unknown }>('SELECT root_path FROM workspaces WHERE id = $1', [workspaceId]);
-  const root = strOrNull(ws?.root_path);
-  if (root) steps.push({ kind: 'workspace_attachment', params: { root } });
+  if (rootPath) steps.push({ kind: 'workspace_attachment', params: { root: rootPath } });
 
   // One claim step per non-empty set. "Already claimed" is the step's to decide: it may change before Begin.
   const attachmentIds = [...new Set(fields.attachments ?? [])];

@@ -14,7 +14,7 @@ import { toTaskBody } from '../tasks/task';
 import { dbErrorInfo } from '../../db/dialect';
 import { abortOperation } from './abort';
 import { hashToken } from './begin';
-import { assertFence, UnknownStepError } from './fence';
+import { assertFence, LeaseLostError, UnknownStepError } from './fence';
 import type { CreationHandle } from './operation';
 import { stableId } from './stable-id';
 import { STEP_KINDS } from './steps';
@@ -60,7 +60,9 @@ async function replayOf(sql: Sql, handle: CreationHandle, op: OperationRow): Pro
 export async function complete(services: Services, handle: CreationHandle): Promise<CompleteResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await completeOnce(services, handle);
+      // The creating request's first call knows its operation is still `preparing` (it made it and holds the
+      // lease); every other call — a retry after an ambiguous commit, a recovery handle — reads what is stored.
+      return await completeOnce(services, handle, attempt === 1 && !handle.recovered);
     } catch (err) {
       if (attempt >= 5 || !dbErrorInfo(err)?.unavailable) throw err;
       await new Promise((r) => setTimeout(r, 100 * attempt));
@@ -68,17 +70,17 @@ export async function complete(services: Services, handle: CreationHandle): Prom
   }
 }
 
-async function completeOnce(services: Services, handle: CreationHandle): Promise<CompleteResult> {
+async function completeOnce(services: Services, handle: CreationHandle, fresh: boolean): Promise<CompleteResult> {
   const { db, failpoints } = services;
   const key = handle.externalId ?? handle.plan.steps.length.toString();
-  const op = await readOperation(db, handle);
+  const op: OperationRow | undefined = fresh ? { state: 'preparing', outcome: null } : await readOperation(db, handle);
   if (!op) return { kind: 'gone' };
   if (op.state === 'completed' || op.state === 'aborted') return replayOf(db, handle, op);
   if (op.state === 'aborting') throw new Error('cannot complete an aborting creation operation');
 
   if (op.state === 'preparing') {
     // SPEC §4.3: every planned step succeeded, with evidence that still verifies. Unknown blocks Complete.
-    const failure = await verifySteps(services, handle);
+    const failure = handle.plan.steps.length === 0 ? undefined : await verifySteps(services, handle);
     if (failure) {
       await abortOperation(services, handle, failure);
       throw failure;
@@ -88,8 +90,8 @@ async function completeOnce(services: Services, handle: CreationHandle): Promise
       const moved = await tx.run("UPDATE tasks SET creation_state = 'completing' WHERE id = $1 AND creation_state = 'preparing'", [
         handle.taskId,
       ]);
-      await assertFence(tx, handle);
       if (moved === 0) {
+        await assertFence(tx, handle);
         const task = await findTaskById(tx, handle.taskId);
         if (!task) {
           // Deleted while its creation ran: its effects are compensated by Abort, and no dispatch follows.
@@ -98,11 +100,15 @@ async function completeOnce(services: Services, handle: CreationHandle): Promise
         }
         if (task.creationState !== 'completing') throw new Error(`cannot complete a task in state ${task.creationState}`);
       }
+      // Fenced by the generation in the same statement (SPEC §4.2): a stale owner's phase A changes nothing.
       const n = await tx.run(
-        "UPDATE creation_operations SET state = 'completing', updated_at = $2 WHERE id = $1 AND state IN ('preparing', 'completing')",
-        [handle.operationId, new Date().toISOString()],
+        "UPDATE creation_operations SET state = 'completing', updated_at = $3 WHERE id = $1 AND generation = $2 AND state IN ('preparing', 'completing')",
+        [handle.operationId, handle.generation, new Date().toISOString()],
       );
-      if (n === 0) throw new Error('creation operation is no longer preparing');
+      if (n === 0) {
+        await assertFence(tx, handle);
+        throw new Error('creation operation is no longer preparing');
+      }
       return 'completing' as const;
     });
     if (phaseA === 'gone') return abortGone(services, handle);
@@ -128,8 +134,8 @@ async function completeOnce(services: Services, handle: CreationHandle): Promise
        WHERE id = $1 AND creation_state = 'completing' RETURNING ${TASK_COLUMNS}`,
       [handle.taskId, at],
     );
-    await assertFence(tx, handle);
     if (!row) {
+      await assertFence(tx, handle);
       await tx.run("UPDATE creation_operations SET state = 'aborting', error = $2 WHERE id = $1", [handle.operationId, GONE]);
       return { kind: 'gone' };
     }
@@ -187,22 +193,13 @@ async function insertDeferredIntent(tx: Sql, handle: CreationHandle, at: string)
   );
 }
 
-async function finishOperation(
-  tx: Sql,
-  handle: CreationHandle,
-  state: 'completed' | 'aborted',
-  outcome: StoredOutcome,
-  error?: string,
-): Promise<void> {
+/** The last write of phase B, fenced by the generation: a stale owner's whole transaction rolls back. */
+async function finishOperation(tx: Sql, handle: CreationHandle, state: 'completed', outcome: StoredOutcome): Promise<void> {
   const at = new Date().toISOString();
-  await tx.run(
-    `UPDATE creation_operations SET state = $2, outcome = $3, event_id = $4, error = $5, lease_owner = NULL,
-       lease_expires_at = NULL, updated_at = $6, finished_at = $6 WHERE id = $1`,
-    [handle.operationId, state, JSON.stringify(outcome), outcome.event_id ?? null, error ?? null, at],
+  const n = await tx.run(
+    `UPDATE creation_operations SET state = $2, outcome = $3, event_id = $4, error = NULL, lease_owner = NULL,
+       lease_expires_at = NULL, updated_at = $5, finished_at = $5 WHERE id = $1 AND generation = $6`,
+    [handle.operationId, state, JSON.stringify(outcome), outcome.event_id ?? null, at, handle.generation],
   );
-}
-
-export function assertHandle(handle: CreationHandle | undefined): CreationHandle {
-  if (!handle) throw new DomainError('internal');
-  return handle;
+  if (n === 0) throw new LeaseLostError(handle.operationId);
 }

@@ -30,9 +30,13 @@ export async function readEvents(
   return rows.map(toEventRecord);
 }
 
-/** The seq up to which every event is final: the relay's bound when one runs here, else a one-shot horizon. */
+/**
+ * The seq up to which every event is final. The relay's bound lags by up to a poll interval, so a reader who just
+ * wrote would not see their own event; a one-shot horizon (one statement when nothing is in flight) closes that.
+ */
 export async function finalSeq(services: Services): Promise<number> {
-  return runningHub(services)?.safe ?? settledHighWater(services.db);
+  const relay = runningHub(services)?.safe ?? 0;
+  return Math.max(relay, await settledHighWater(services.db));
 }
 
 export interface EventPage {

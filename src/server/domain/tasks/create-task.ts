@@ -55,7 +55,7 @@ export async function createTask(
     // Step 6: only on a miss, validate the rest and build the plan.
     const fields = parseFields(envelope.body);
     const target = await validateCreate(db, workspaceId, envelope.parentId ?? null, fields);
-    const plan = await buildPlan(services, workspaceId, fields);
+    const plan = await buildPlan(services, workspaceId, fields, target.rootPath);
     await services.failpoints.hit('before_begin', externalId ?? fields.title);
     // Step 7: Begin.
     created = await begin(services, actor, {
