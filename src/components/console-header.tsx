@@ -1,9 +1,10 @@
 'use client';
-// The console's top bar: brand, navigation, workspace picker and the signed-in person with Sign out.
+// The console's top bar: brand, navigation, live status, workspace picker and the signed-in person with Sign out.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { setCsrfToken, useTRPC } from '../trpc/client';
 import { ConsoleNav } from './console-nav';
+import { LiveIndicator } from './live';
 import { useConsoleSession } from './session';
 
 export function ConsoleHeader() {
@@ -26,6 +27,7 @@ export function ConsoleHeader() {
       </Link>
       <ConsoleNav />
       <div className="console-header__end">
+        <LiveIndicator />
         {me.workspaces.length > 0 && (
           <label className="ws-picker">
             <span className="visually-hidden">Workspace</span>

@@ -114,7 +114,18 @@ function toOutcome(err: unknown): Outcome {
   return { kind: 'error', message: messageOf(err) };
 }
 
-export function ReleaseDialog({ workspaceId, externalId, holder }: { workspaceId: string; externalId: string; holder: ReleaseHolder }) {
+export function ReleaseDialog({
+  workspaceId,
+  externalId,
+  holder,
+  onOpenChange: notify,
+}: {
+  workspaceId: string;
+  externalId: string;
+  holder: ReleaseHolder;
+  /** Lets the page keep this dialog mounted while open, though a live update clears the identity (issue 8). */
+  onOpenChange?: (open: boolean) => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
@@ -140,6 +151,7 @@ export function ReleaseDialog({ workspaceId, externalId, holder }: { workspaceId
       void queryClient.invalidateQueries();
     }
     setOpen(next);
+    notify?.(next);
   };
 
   const submit = async (e: FormEvent) => {

@@ -8,6 +8,7 @@ import { useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../server/api/root';
 import { useTRPC } from '../trpc/client';
+import { useLivePoll } from './live';
 import { ExternalId, QueryState, TaskBadges, Time } from './ui';
 
 type Row = inferRouterOutputs<AppRouter>['console']['tasks']['rows'][number];
@@ -33,6 +34,7 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
   const [sorting, setSorting] = useState<SortingState>([{ id: 'identifier', desc: true }]);
   const [pagination, setPagination] = useState<PaginationState>({ pageIndex: 0, pageSize: 25 });
   const sort = sorting[0];
+  const poll = useLivePoll(10_000);
   const q = useQuery(
     trpc.console.tasks.queryOptions(
       {
@@ -42,7 +44,7 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
         offset: pagination.pageIndex * pagination.pageSize,
         limit: pagination.pageSize,
       },
-      { placeholderData: keepPreviousData, refetchInterval: 10_000 },
+      { placeholderData: keepPreviousData, refetchInterval: poll },
     ),
   );
   const total = q.data?.total ?? 0;

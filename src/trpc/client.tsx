@@ -2,7 +2,7 @@
 // The console's tRPC client (STYLE: client glue lives in src/trpc). Only the TYPE of the router is imported,
 // so no server code reaches the browser bundle. The API is served by the custom server at /api/trpc.
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import type { AppRouter } from '../server/api/root';
@@ -32,10 +32,16 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       // Same origin: the session cookie rides along; no absolute URL needed in the browser.
+      // Subscriptions (`event.onEvent`, SPEC §9) stream over SSE: a GET, so it needs no CSRF header (and
+      // EventSource cannot send one); the session cookie authenticates it. Everything else goes batched.
       links: [
-        httpBatchLink({
-          url: '/api/trpc',
-          headers: () => (csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+        splitLink({
+          condition: (op) => op.type === 'subscription',
+          true: httpSubscriptionLink({ url: '/api/trpc' }),
+          false: httpBatchLink({
+            url: '/api/trpc',
+            headers: () => (csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+          }),
         }),
       ],
     }),

@@ -1,6 +1,7 @@
 // The operator console's frame (SPEC §13): header, navigation, main content — behind sign-in.
 import type { ReactNode } from 'react';
 import { ConsoleHeader } from '../../components/console-header';
+import { LiveEvents } from '../../components/live';
 import { ConsoleGate } from '../../components/session';
 
 export default function ConsoleLayout({ children }: { children: ReactNode }) {
@@ -10,10 +11,12 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
         Skip to content
       </a>
       <ConsoleGate>
-        <ConsoleHeader />
-        <main id="main" className="console-main">
-          {children}
-        </main>
+        <LiveEvents>
+          <ConsoleHeader />
+          <main id="main" className="console-main">
+            {children}
+          </main>
+        </LiveEvents>
       </ConsoleGate>
     </div>
   );

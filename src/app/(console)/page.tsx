@@ -1,18 +1,19 @@
 'use client';
 // Overview per workspace (SPEC §13): counts, unsettled identities, creations in flight, releases in the last
-// 24 h, creates by outcome over time, recent events — refreshed every few seconds — and the process's health.
+// 24 h, creates by outcome over time, recent events — refreshed live as events arrive (polled only without the stream) — and the process's health.
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { CreatesChart } from '../../components/creates-chart';
 import { EventsList } from '../../components/events-list';
 import { HealthStatus } from '../../components/health-status';
+import { useLivePoll } from '../../components/live';
 import { WithWorkspace } from '../../components/session';
 import { PageHeader, QueryState } from '../../components/ui';
 import { useTRPC } from '../../trpc/client';
 
 function Overview({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.overview.queryOptions({ workspace_id: workspaceId }, { refetchInterval: 5_000 }));
+  const q = useQuery(trpc.console.overview.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(5_000) }));
   return (
     <QueryState query={q} minHeight="20rem">
       {(o) => (

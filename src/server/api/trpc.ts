@@ -9,6 +9,9 @@ import type { Context } from './context';
 export type { Context } from './context';
 
 const t = initTRPC.context<Context>().create({
+  // SSE subscriptions (event.onEvent, SPEC §9): the server pings an idle stream every 15 s and tells the client to
+  // reconnect (resuming from its lastEventId) after 30 s of silence, so a connection a proxy dropped silently heals.
+  sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 30_000 } },
   // Every error leaves with the table's words (STYLE habit 4) and nothing internal: no stack, no cause.
   errorFormatter({ shape, error }) {
     const cause = error.cause;

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { Suspense } from 'react';
+import { useLivePoll } from '../../../components/live';
 import { WithWorkspace } from '../../../components/session';
 import { ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
@@ -18,7 +19,7 @@ function Operations({ workspaceId }: { workspaceId: string }) {
   const raw = useSearchParams().get('state');
   const filter: Filter = FILTERS.includes(raw as Filter) ? (raw as Filter) : 'all';
   const q = useQuery(
-    trpc.console.operations.queryOptions({ workspace_id: workspaceId, state: filter === 'all' ? null : filter }, { refetchInterval: 5_000 }),
+    trpc.console.operations.queryOptions({ workspace_id: workspaceId, state: filter === 'all' ? null : filter }, { refetchInterval: useLivePoll(5_000) }),
   );
   return (
     <>

@@ -3,13 +3,14 @@
 // result and the Idempotency-Key. Release operations are kept forever as replay evidence.
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useLivePoll } from '../../../components/live';
 import { WithWorkspace } from '../../../components/session';
 import { Badge, ExternalId, PageHeader, QueryState, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
 
 function Releases({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.releases.queryOptions({ workspace_id: workspaceId }, { refetchInterval: 10_000 }));
+  const q = useQuery(trpc.console.releases.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(10_000) }));
   return (
     <QueryState query={q} minHeight="10rem" isEmpty={(d) => d.length === 0} empty="No identity has been released in this workspace.">
       {(rows) => (

@@ -1,8 +1,10 @@
 'use client';
 // Unsettled identities (SPEC §4.2, §13): every identity whose create has not finished, with its operation's
-// state, step progress, live age and lease. Refreshed every 2 s.
+// state, step progress, live age and lease. Task events refresh it live;
+// step progress and leases have no event, so a slow poll covers them, and age/lease expiry tick locally (<Time>).
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useLivePoll } from '../../../components/live';
 import { WithWorkspace } from '../../../components/session';
 import { ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
@@ -26,7 +28,7 @@ function Explanation() {
 
 function Unsettled({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.unsettled.queryOptions({ workspace_id: workspaceId }, { refetchInterval: 2_000 }));
+  const q = useQuery(trpc.console.unsettled.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(2_000) }));
   return (
     <QueryState query={q} minHeight="10rem" isEmpty={(d) => d.length === 0} empty="No unsettled identities: every create has finished.">
       {(rows) => (

@@ -4,6 +4,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
+import { useLivePoll } from '../../../../components/live';
 import { Badge, ExternalId, OperationState, PageHeader, QueryState, Time, type BadgeTone } from '../../../../components/ui';
 import { useTRPC } from '../../../../trpc/client';
 
@@ -18,7 +19,7 @@ function duration(start: string | null, end: string | null): string {
 export default function OperationPage() {
   const { id } = useParams<{ id: string }>();
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.operation.queryOptions({ id }, { refetchInterval: 3_000 }));
+  const q = useQuery(trpc.console.operation.queryOptions({ id }, { refetchInterval: useLivePoll(3_000) }));
   return (
     <QueryState query={q} minHeight="20rem">
       {({ operation: o, task, steps }) => (

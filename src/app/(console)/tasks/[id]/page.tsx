@@ -5,15 +5,34 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
+import { useState, type ComponentProps } from 'react';
 import { EventsList } from '../../../../components/events-list';
+import { useLivePoll } from '../../../../components/live';
 import { ReleaseDialog } from '../../../../components/release-dialog';
 import { ExternalId, OperationState, PageHeader, QueryState, TaskBadges, Time } from '../../../../components/ui';
 import { useTRPC } from '../../../../trpc/client';
 
+type ReleaseTarget = Omit<ComponentProps<typeof ReleaseDialog>, 'onOpenChange'>;
+
+/**
+ * The release's own task.updated event refreshes this page live while the dialog still shows its outcome; the open
+ * dialog keeps the identity and holder it was opened for instead of vanishing with the external id.
+ */
+function ReleaseAction({ target }: { target: ReleaseTarget | null }) {
+  const [pinned, setPinned] = useState<ReleaseTarget | null>(null);
+  const shown = pinned ?? target;
+  if (!shown) return null;
+  return (
+    <div className="panel__actions">
+      <ReleaseDialog {...shown} onOpenChange={(open) => setPinned(open ? shown : null)} />
+    </div>
+  );
+}
+
 export default function TaskDetailPage() {
   const { id } = useParams<{ id: string }>();
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.task.queryOptions({ id }, { refetchInterval: 5_000 }));
+  const q = useQuery(trpc.console.task.queryOptions({ id }, { refetchInterval: useLivePoll(5_000) }));
   return (
     <QueryState query={q} minHeight="20rem">
       {({ task, operation, can_release, revisions, events }) => (
@@ -60,22 +79,24 @@ export default function TaskDetailPage() {
               <dt>Archived</dt>
               <dd>{task.archived_at ? <Time iso={task.archived_at} /> : 'no'}</dd>
             </dl>
-            {task.external_id && can_release && (
-              <div className="panel__actions">
-                <ReleaseDialog
-                  workspaceId={task.workspace_id}
-                  externalId={task.external_id}
-                  holder={{
-                    identifier: task.identifier,
-                    title: task.title,
-                    settlement: task.settlement,
-                    external_id_settled_at: task.external_id_settled_at,
-                    creation_state: task.creation_state,
-                    operation_state: operation?.state ?? null,
-                  }}
-                />
-              </div>
-            )}
+            <ReleaseAction
+              target={
+                task.external_id && can_release
+                  ? {
+                      workspaceId: task.workspace_id,
+                      externalId: task.external_id,
+                      holder: {
+                        identifier: task.identifier,
+                        title: task.title,
+                        settlement: task.settlement,
+                        external_id_settled_at: task.external_id_settled_at,
+                        creation_state: task.creation_state,
+                        operation_state: operation?.state ?? null,
+                      },
+                    }
+                  : null
+              }
+            />
             {task.external_id && !can_release && <p className="muted small">Releasing an identity needs the operator or admin role.</p>}
           </section>
 
