@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite, in order, stopping at the first failure.
-//   typecheck → lint → vitest (unit, sqlite, postgres) → next build → playwright (built app, Chromium)
+//   typecheck → lint → next build → vitest (unit, sqlite, postgres) → playwright (built app, Chromium)
 // Flags: --no-e2e (skip Playwright), --e2e-only (build + Playwright).
 // Prerequisites are checked first and never silently skipped: PostgreSQL server binaries (for the postgres
 // project, unless TEST_DATABASE_URL is given) and Debian's Chromium (for Playwright). As root on Debian they
@@ -27,8 +27,9 @@ const bin = (name) => join('node_modules', '.bin', name);
 const STAGES = [
   { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit'], core: true },
   { name: 'lint', cmd: bin('eslint'), args: ['.'], core: true },
-  { name: 'vitest', cmd: bin('vitest'), args: ['run'], core: true, needs: ['postgres'] },
+  // The build comes before vitest: a few integration tests check the built app's page responses.
   { name: 'next build', cmd: bin('next'), args: ['build'], e2e: true },
+  { name: 'vitest', cmd: bin('vitest'), args: ['run'], core: true, needs: ['postgres'] },
   { name: 'playwright', cmd: bin('playwright'), args: ['test'], e2e: true, needs: ['chromium'] },
 ].filter((s) => (e2eOnly ? s.e2e : s.core || (s.e2e && withE2e) || s.name === 'next build'));
 
