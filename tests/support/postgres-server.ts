@@ -38,7 +38,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(): Promise<PgServer> {
+export interface StartPostgresOptions {
+  /**
+   * Keep `synchronous_commit` on. The throwaway server trades durability for speed (fsync and synchronous commit
+   * off), which is fine until a test crashes it on purpose: with asynchronous commit, `halt()` (an immediate
+   * shutdown, i.e. a crash) can lose transactions the server already acknowledged — a lost acknowledged create
+   * would look like a broken identity promise. Fault tests that halt the server set this.
+   */
+  durableCommits?: boolean;
+}
+
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<PgServer> {
   if (process.env.TEST_DATABASE_URL) return { url: process.env.TEST_DATABASE_URL, stop() {} };
   const bin = pgBin();
   const root = process.getuid?.() === 0;
@@ -55,7 +65,9 @@ export async function startPostgres(): Promise<PgServer> {
     if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout}`);
   };
   run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '-N']);
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400`;
+  // fsync off survives a process crash (the OS keeps the pages); asynchronous commit does not (see above).
+  const commit = options.durableCommits ? 'on' : 'off';
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${commit} -c full_page_writes=off -c max_connections=400`;
   const start = () => run(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-w', '-t', '60', '-l', join(dir, 'log'), 'start']);
   const stop = (mode = 'fast') => {
     const [c, a] = as(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);

@@ -36,7 +36,7 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
   let token: string;
 
   beforeAll(async () => {
-    pg = await startPostgres();
+    pg = await startPostgres({ durableCommits: true });
     const url = await createDatabase(pg.url, `outage_${uniq()}`);
     db = openDb(url, { max: 2 });
     await migrate(db);
