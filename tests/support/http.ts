@@ -1,9 +1,11 @@
 // The real HTTP server (custom server, API only) over a test database, and a small client for it.
+import { afterAll, beforeAll } from 'vitest';
 import type { Db } from '../../src/server/db/types';
 import { createApiToken } from '../../src/server/domain/tokens/api-tokens';
 import { startServer, type RunningServer } from '../../src/server/main';
 import type { Services } from '../../src/server/services';
-import { testServices } from './fixtures';
+import { freshDb } from './db';
+import { makeWorkspace, testServices, type TestWorkspace } from './fixtures';
 
 export interface TestApi {
   url: string;
@@ -68,4 +70,31 @@ export async function trpc(
     return call(base, 'GET', `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
   }
   return call(base, 'POST', `/api/trpc/${procedure}`, { token, body: input });
+}
+
+export interface ApiWorld {
+  db: Db;
+  api: TestApi;
+  ws: TestWorkspace;
+  /** A token on `ws` with tasks:read, tasks:write and identities:release. */
+  token: string;
+}
+
+/**
+ * The usual set-up of an HTTP test file: registers beforeAll/afterAll for a fresh migrated database, the real
+ * server over it, one workspace and a token, and hands them to `use` once ready.
+ */
+export function useApiWorld(use: (world: ApiWorld) => void): void {
+  let world: ApiWorld | undefined;
+  beforeAll(async () => {
+    const db = await freshDb();
+    const api = await startTestApi(db);
+    const ws = await makeWorkspace(db);
+    world = { db, api, ws, token: await makeToken(db, [ws.id]) };
+    use(world);
+  });
+  afterAll(async () => {
+    await world?.api.close();
+    await world?.db.close();
+  });
 }

@@ -1,10 +1,9 @@
 // SPEC §9: live subscribers over real HTTP — the REST SSE stream and the tRPC subscription (SSE) — resume with
 // Last-Event-ID and receive every missed event once, in order.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
-import { freshDb } from '../../support/db';
 import { makeWorkspace, type TestWorkspace } from '../../support/fixtures';
-import { call, makeToken, startTestApi, type TestApi } from '../../support/http';
+import { call, makeToken, type TestApi, useApiWorld } from '../../support/http';
 import { openSse } from './sse-client';
 
 process.env.TETHER_RELAY_POLL_MS = '20';
@@ -14,13 +13,7 @@ let api: TestApi;
 let ws: TestWorkspace;
 let token: string;
 
-beforeAll(async () => {
-  db = await freshDb();
-  api = await startTestApi(db);
-  ws = await makeWorkspace(db);
-  token = await makeToken(db, [ws.id]);
-});
-afterAll(async () => api.close());
+useApiWorld((w) => ({ db, api, ws, token } = w));
 
 async function createTask(title: string): Promise<string> {
   const r = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title } });

@@ -1,11 +1,10 @@
 // Issue 9 item 1: request bodies have a size limit (TETHER_MAX_BODY_BYTES, default 1 MiB) on every surface
 // → 413 with a clear message, nothing written, whether the size is declared up front or streamed (chunked).
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
-import { freshDb } from '../../support/db';
-import { makeWorkspace, uniq, type TestWorkspace } from '../../support/fixtures';
-import { call, makeToken, startTestApi, type TestApi } from '../../support/http';
+import { uniq, type TestWorkspace } from '../../support/fixtures';
+import { call, type TestApi, useApiWorld } from '../../support/http';
 import { tableCounts } from './hostile-support';
 
 let db: Db;
@@ -13,16 +12,7 @@ let api: TestApi;
 let ws: TestWorkspace;
 let token: string;
 
-beforeAll(async () => {
-  db = await freshDb();
-  api = await startTestApi(db);
-  ws = await makeWorkspace(db);
-  token = await makeToken(db, [ws.id]);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.close();
-});
+useApiWorld((w) => ({ db, api, ws, token } = w));
 
 /** A syntactically valid create whose description pushes it past 1 MiB. */
 const oversized = () => JSON.stringify({ workspace_id: ws.id, external_id: uniq('big-'), title: 'T', description: 'x'.repeat(1024 * 1024 + 10) });

@@ -4,11 +4,10 @@
 // writes nothing (SPEC §4.1: errors and Found have zero side effects).
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
-import { freshDb } from '../../support/db';
-import { makeWorkspace, uniq, type TestWorkspace } from '../../support/fixtures';
-import { call, makeToken, startTestApi, type CallResult, type TestApi } from '../../support/http';
+import { uniq, type TestWorkspace } from '../../support/fixtures';
+import { call, type CallResult, type TestApi, useApiWorld } from '../../support/http';
 import {
   expectClean,
   fuzzRuns,
@@ -28,17 +27,10 @@ let ws: TestWorkspace;
 let token: string;
 let taskId: string;
 
+useApiWorld((w) => ({ db, api, ws, token } = w));
 beforeAll(async () => {
-  db = await freshDb();
-  api = await startTestApi(db);
-  ws = await makeWorkspace(db);
-  token = await makeToken(db, [ws.id]);
   const r = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: uniq('fz-'), title: 'Target' } });
   taskId = (r.json as { id: string }).id;
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.close();
 });
 
 const probe = (send: () => Promise<CallResult>, what: string, allow?: (status: number) => string[]) => probeDb(db, send, what, allow);

@@ -1,11 +1,10 @@
 // Issue 9 item 1 on the tRPC surface (SPEC §10): task.create, task.byExternalId, task.releaseExternalId and
 // task.update over real HTTP with hostile inputs → never a 5xx, never internal detail, no row on a refusal.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
-import { freshDb } from '../../support/db';
-import { makeWorkspace, uniq, type TestWorkspace } from '../../support/fixtures';
-import { call, makeToken, startTestApi, trpc, type CallResult, type TestApi } from '../../support/http';
+import { uniq, type TestWorkspace } from '../../support/fixtures';
+import { call, trpc, type CallResult, type TestApi, useApiWorld } from '../../support/http';
 import { expectClean, fuzzRuns, hostileCreateBody, hostileRawBody, hostileValue, oddString, probe as probeDb, tableCounts } from './hostile-support';
 
 let db: Db;
@@ -14,17 +13,10 @@ let ws: TestWorkspace;
 let token: string;
 let taskId: string;
 
+useApiWorld((w) => ({ db, api, ws, token } = w));
 beforeAll(async () => {
-  db = await freshDb();
-  api = await startTestApi(db);
-  ws = await makeWorkspace(db);
-  token = await makeToken(db, [ws.id]);
   const r = await trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, external_id: uniq('tz-'), title: 'Target' }, token);
   taskId = (r.json as { result: { data: { id: string } } }).result.data.id;
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.close();
 });
 
 const probe = (send: () => Promise<CallResult>, what: string, allow?: (status: number) => string[]) => probeDb(db, send, what, allow);

@@ -2,11 +2,10 @@
 // (AbortController), then retries until it gets an answer. SPEC §3/§4: every answer is one of the four outcomes
 // or a clean error, every answer for one identity names the same task, and exactly one task exists per identity.
 // `npm test` runs 200 identities × 5; TETHER_STORM_IDS=1000 TETHER_STORM_COPIES=10 runs the full storm.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
-import { freshDb } from '../../support/db';
-import { count, makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';
-import { makeToken, startTestApi, type TestApi } from '../../support/http';
+import { count, uniq, until, type TestWorkspace } from '../../support/fixtures';
+import { type TestApi, useApiWorld } from '../../support/http';
 
 const IDS = Number(process.env.TETHER_STORM_IDS ?? 200);
 const COPIES = Number(process.env.TETHER_STORM_COPIES ?? 5);
@@ -17,16 +16,7 @@ let api: TestApi;
 let ws: TestWorkspace;
 let token: string;
 
-beforeAll(async () => {
-  db = await freshDb();
-  api = await startTestApi(db);
-  ws = await makeWorkspace(db);
-  token = await makeToken(db, [ws.id]);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.close();
-});
+useApiWorld((w) => ({ db, api, ws, token } = w));
 
 type Answer =
   | { kind: 'created' | 'found_settled' | 'found_unsettled' | 'created_identity_lost'; taskId: string }
