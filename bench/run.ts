@@ -18,6 +18,7 @@ import { toMarkdown, writeReport, type Report, type ScaleSide, type Series } fro
 import { bulkLoad, seed, type Seeded } from './lib/seed';
 import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
 import { countStatements, inProcess } from './lib/tether';
+import { cpuProbe, type CpuProbe } from './lib/cpu';
 
 const opts = parseOptions(process.argv.slice(2));
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -54,13 +55,15 @@ interface Plan {
 }
 
 /** Rounds interleave the series (round 1 of every series, then round 2, …) so drift hits all of them alike. */
-async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[]): Promise<void> {
+async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuProbe): Promise<void> {
   const series: Series[] = plans.map((p) => ({ dialect, name: p.name, baseline: p.baseline, runs: [] }));
   report.series.push(...series);
   for (const p of plans) await p.run(opts.warmupSeconds);
   for (let round = 0; round < opts.runs; round++) {
     for (const [i, p] of plans.entries()) {
+      const stop = cpu.start();
       const r = await p.run(opts.seconds);
+      r.cpu = stop(r.ops);
       series[i]!.runs.push(r);
       log(`${dialect} ${p.name} round ${round + 1}: ${r.opsPerSec.toFixed(0)} ops/s, p50 ${r.p50Ms.toFixed(2)} ms${r.errors ? `, ${r.errors} errors: ${r.firstError}` : ''}`);
     }
@@ -148,7 +151,8 @@ async function postgresPhase(): Promise<void> {
 
     report.counts.postgres = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
     if (opts.phases.has('matrix')) {
-      await matrix('postgres', plansFor(services, seeded, raw, app, ['rest', 'trpc']));
+      const probe = cpuProbe(() => apps.map((a) => a.pid), Number(new URL(url).port));
+      await matrix('postgres', plansFor(services, seeded, raw, app, ['rest', 'trpc']), probe);
       report.peakRssMb = app.peakRssMb();
     }
     if (opts.phases.has('race')) await racePhase(services, seeded, apps);
@@ -196,7 +200,8 @@ async function sqlitePhase(): Promise<void> {
     cleanups.add(app.kill);
     raw = sqliteBaseline(file);
     report.counts.sqlite = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
-    await matrix('sqlite', plansFor(services, seeded, raw, app, ['rest']));
+    const live = app;
+    await matrix('sqlite', plansFor(services, seeded, raw, app, ['rest']), cpuProbe(() => [live.pid], undefined));
   } finally {
     await raw?.close();
     await app?.stop();

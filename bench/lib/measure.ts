@@ -10,6 +10,8 @@ export interface LoadResult {
   errors: number;
   /** The first error seen, so a broken series says why instead of just being slow. */
   firstError?: string;
+  /** CPU microseconds per operation by process (bench/lib/cpu.ts). */
+  cpu?: import('./cpu').CpuSplit;
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

@@ -119,6 +119,23 @@ export function toMarkdown(report: Report): string {
     ),
   );
   out.push('');
+  out.push('## CPU per operation (µs, median over rounds)');
+  out.push('');
+  const cpuOf = (s: Series, k: 'benchUs' | 'serverUs' | 'postgresUs') => median(s.runs.map((r) => r.cpu?.[k] ?? 0));
+  out.push(
+    table(
+      ['Dialect', 'Series', 'bench process', 'servers', 'PostgreSQL', 'total'],
+      report.series.map((s) => {
+        const [b, sv, pg] = [cpuOf(s, 'benchUs'), cpuOf(s, 'serverUs'), cpuOf(s, 'postgresUs')];
+        return [s.dialect, s.name, f(b), f(sv), s.dialect === 'postgres' ? f(pg) : '–', f(b + sv + pg)];
+      }),
+    ),
+  );
+  out.push('');
+  out.push(
+    'The bench process runs the raw loops, in-process Tether, and the load generator (autocannon) for the HTTP series; "servers" are the two Tether processes; SQLite runs inside whichever process calls it. Linux /proc ticks (10 ms), so short quick-mode rounds are coarse.',
+  );
+  out.push('');
   out.push('## SQL per request (in-process, db.stats counters)');
   out.push('');
   const countRows: string[][] = [];

@@ -36,11 +36,16 @@ class PgSql implements Sql {
   constructor(
     private readonly client: pg.Pool | pg.PoolClient,
     protected readonly counters: DbStats,
+    /** Outside a transaction every writing statement commits on its own: counted as a transaction (issue 4). */
+    private readonly autocommit: boolean,
   ) {}
 
   private async exe(text: string, params: readonly unknown[]) {
     this.counters.statements++;
-    if (WRITE.test(text)) this.counters.writes++;
+    if (WRITE.test(text)) {
+      this.counters.writes++;
+      if (this.autocommit) this.counters.transactions++;
+    }
     return this.client.query({ name: nameFor(text), text, values: params.map(toParam) });
   }
   async query<T>(text: string, params: readonly unknown[] = []): Promise<T[]> {
@@ -70,7 +75,7 @@ export class PostgresDb extends PgSql implements Db {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
-    super(pool, stats);
+    super(pool, stats, true);
     this.pool = pool;
     this.stats = stats;
   }
@@ -88,7 +93,7 @@ export class PostgresDb extends PgSql implements Db {
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const result = await fn(new PgSql(client, this.stats));
+      const result = await fn(new PgSql(client, this.stats, false));
       await client.query('COMMIT');
       return result;
     } catch (err) {

@@ -66,6 +66,8 @@ export class SqliteDb implements Db {
     this.stats.statements++;
     if (entry.reader) return { rows: entry.stmt.all(...args), changes: 0 };
     this.stats.writes++;
+    // Outside a transaction a writing statement commits on its own: counted as a transaction (issue 4).
+    if (!this.raw.inTransaction) this.stats.transactions++;
     return { rows: [], changes: entry.stmt.run(...args).changes };
   }
 

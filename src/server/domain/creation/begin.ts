@@ -10,10 +10,13 @@ import { DomainError } from '../errors/domain-error';
 import { toTaskBody, type Task } from '../tasks/task';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
+import { beginInOneStatement, oneStatement } from './one-statement';
 
 export interface BeginInput {
   workspaceId: string;
   stepId: string;
+  /** The step had a WIP limit when validated: admission must count under the lock (general path only). */
+  wipLimited?: boolean;
   title: string;
   description: string | null;
   parentId: string | null;
@@ -35,8 +38,45 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
   const at = now.toISOString();
 
   const taskId = input.taskId ?? randomUUID();
+  const leaseExpiresAt = new Date(now.getTime() + services.leaseMs).toISOString();
 
-  const task = await db.transaction(async (tx) => {
+  const task =
+    oneStatement(db) && input.wipLimited === false
+      ? await beginInOneStatement(db, actor, {
+          ...input,
+          operationId,
+          taskId,
+          tokenHash: hashToken(token),
+          leaseOwner: services.instanceId,
+          leaseExpiresAt,
+          at,
+        }).then((t) => t ?? Promise.reject(new DomainError('task_not_created')))
+      : await beginInTransaction(services, actor, input, { operationId, taskId, token, now, at, leaseExpiresAt });
+
+  const handle: CreationHandle = {
+    operationId,
+    taskId: task.id,
+    workspaceId: task.workspaceId,
+    actor,
+    plan: input.plan,
+    externalId: task.externalId,
+    token,
+    generation: 0,
+    begun: task,
+  };
+  // The `after_begin` failpoint is hit by createTask once the lease renewal is running.
+  return { handle, task };
+}
+
+/** The general form: one BEGIN … COMMIT transaction (SQLite always; PostgreSQL when the step has a WIP limit). */
+async function beginInTransaction(
+  services: Services,
+  actor: Actor,
+  input: BeginInput,
+  ids: { operationId: string; taskId: string; token: string; now: Date; at: string; leaseExpiresAt: string },
+): Promise<Task> {
+  const { operationId, taskId, token, at, leaseExpiresAt } = ids;
+  return services.db.transaction(async (tx) => {
     // The operation and its planned steps first: they need no number, so the workspace lock below is held for
     // as few statements as possible.
     await tx.run(
@@ -53,7 +93,7 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
         hashToken(token),
         false,
         services.instanceId,
-        new Date(now.getTime() + services.leaseMs).toISOString(),
+        leaseExpiresAt,
         at,
       ],
     );
@@ -95,19 +135,6 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
     await insertRevision(tx, task, 'begin', actor.id, toTaskBody(task), at);
     return task;
   });
-
-  const handle: CreationHandle = {
-    operationId,
-    taskId: task.id,
-    workspaceId: task.workspaceId,
-    actor,
-    plan: input.plan,
-    externalId: task.externalId,
-    token,
-    generation: 0,
-  };
-  // The `after_begin` failpoint is hit by createTask once the lease renewal is running.
-  return { handle, task };
 }
 
 /** WIP admission for the target step (SPEC §4.1 step 7), in one statement, under the workspace lock above. */

@@ -17,6 +17,7 @@ import { hashToken } from './begin';
 import { assertFence, LeaseLostError, UnknownStepError } from './fence';
 import type { CreationHandle } from './operation';
 import { stableId } from './stable-id';
+import { oneStatement, phaseAInOneStatement, phaseBInOneStatement } from './one-statement';
 import { STEP_KINDS } from './steps';
 import { loadError, loadSteps, stepContext, storeError, updateStep } from './steps/records';
 
@@ -85,8 +86,10 @@ async function completeOnce(services: Services, handle: CreationHandle, fresh: b
       await abortOperation(services, handle, failure);
       throw failure;
     }
-    // Phase A: preparing → completing, task row first (the same lock order as release and delete).
-    const phaseA = await db.transaction(async (tx) => {
+    // Phase A: preparing → completing, task row first (the same lock order as release and delete). The creating
+    // request's own handle sends it as one statement on PostgreSQL (issue 4); anything unusual comes back here.
+    const quick = fresh && oneStatement(db) ? await phaseAInOneStatement(db, handle) : undefined;
+    const phaseA = quick ? 'completing' : await db.transaction(async (tx) => {
       const moved = await tx.run("UPDATE tasks SET creation_state = 'completing' WHERE id = $1 AND creation_state = 'preparing'", [
         handle.taskId,
       ]);
@@ -115,8 +118,14 @@ async function completeOnce(services: Services, handle: CreationHandle, fresh: b
   }
   await failpoints.hit('complete_between_phases', handle.externalId ?? key);
 
-  // Phase B.
-  const result = await db.transaction(async (tx): Promise<CompleteResult> => {
+  // Phase B. One statement for the creating request's own handle when the task is as Begin wrote it (issue 4);
+  // the transaction below handles every other case (identity lost, gone, lease lost, deferred start, recovery).
+  const eventId = randomUUID();
+  const settled =
+    fresh && oneStatement(db) && handle.begun && handle.plan.startPolicy !== 'deferred'
+      ? await phaseBInOneStatement(db, handle, handle.begun, eventId)
+      : undefined;
+  const result = settled ? { kind: 'created' as const, task: settled, eventId } : await db.transaction(async (tx): Promise<CompleteResult> => {
     const at = new Date().toISOString();
     let row: Record<string, unknown> | undefined;
     let kind: 'created' | 'created_identity_lost' = 'created';
@@ -141,7 +150,6 @@ async function completeOnce(services: Services, handle: CreationHandle, fresh: b
     }
     const task = toTask(row);
     await insertRevision(tx, task, 'create', handle.actor.id, toTaskBody(task), at);
-    const eventId = randomUUID();
     await insertOutboxEvent(tx, { id: eventId, type: 'task.created', task, at });
     if (handle.plan.startPolicy === 'deferred') await insertDeferredIntent(tx, handle, at);
     await finishOperation(tx, handle, 'completed', { kind, event_id: eventId });

@@ -21,6 +21,8 @@ export interface CreationHandle {
   readonly generation: number;
   /** Built by the recovery runtime from the stored operation: it has no token, its authority is `generation`. */
   readonly recovered?: boolean;
+  /** The task row exactly as Begin wrote it — only on the creating request's handle (one-statement Complete). */
+  readonly begun?: Task;
 }
 
 /** SPEC §3 / STYLE habit 9: outcomes are types. */

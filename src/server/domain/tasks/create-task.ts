@@ -61,6 +61,7 @@ export async function createTask(
     created = await begin(services, actor, {
       workspaceId,
       stepId: target.stepId,
+      wipLimited: target.wipLimited,
       title: fields.title,
       description: fields.description ?? null,
       parentId: envelope.parentId ?? null,

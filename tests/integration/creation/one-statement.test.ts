@@ -1,0 +1,190 @@
+// Issue 4: on PostgreSQL the creating request sends Begin, Complete phase A and phase B as one statement each
+// (src/server/domain/creation/one-statement.ts). These tests hold that form to the general transaction form —
+// same rows, byte for byte — and prove its guards: a statement whose guard fails writes nothing at all.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
+import type { Db } from '../../../src/server/db/types';
+import { begin } from '../../../src/server/domain/creation/begin';
+import {
+  beginInOneStatement,
+  phaseAInOneStatement,
+  phaseBInOneStatement,
+  setOneStatementForTests,
+} from '../../../src/server/domain/creation/one-statement';
+import type { CreationHandle } from '../../../src/server/domain/creation/operation';
+import type { CreationPlan } from '../../../src/server/domain/creation/plan';
+import { createTask } from '../../../src/server/domain/tasks/create-task';
+import type { Services } from '../../../src/server/services';
+import { freshDb, testDialect } from '../../support/db';
+import { count, makeWorkspace, testServices, tokenActor, uniq } from '../../support/fixtures';
+import { makeWorld, type World } from './world';
+
+const NO_STEPS: CreationPlan = { startPolicy: 'none', steps: [], blockedBy: [] };
+
+describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete (issue 4, PostgreSQL)', () => {
+  let db: Db;
+  let services: Services;
+  let w: World;
+
+  beforeAll(async () => {
+    db = await freshDb();
+    services = await testServices(db);
+    w = await makeWorld(db);
+  });
+  afterAll(async () => {
+    setOneStatementForTests(true);
+    await db?.close();
+  });
+
+  /** Every row a create wrote, with its own ids, numbers and clock readings replaced by stable placeholders. */
+  async function footprint(taskId: string): Promise<string> {
+    const task = (await db.one<Record<string, unknown>>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [taskId]))!;
+    const op = await db.one<Record<string, unknown>>(
+      `SELECT id, state, plan, external_id, identity_released, generation, lease_owner, outcome, event_id, error, token_hash
+       FROM creation_operations WHERE task_id = $1`,
+      [taskId],
+    );
+    const rows = {
+      task: { ...task, number: 0 },
+      op: { ...op, token_hash: typeof op?.token_hash === 'string' ? op.token_hash.length : null },
+      steps: await db.query('SELECT step_index, kind, params, state, attempts, evidence, error FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [op?.id]),
+      revisions: await db.query('SELECT revision, workspace_id, change, actor_id, snapshot FROM task_revisions WHERE task_id = $1 ORDER BY revision', [taskId]),
+      events: await db.query('SELECT id, workspace_id, revision, type, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [taskId]),
+    };
+    const ids = new Map<string, string>();
+    return JSON.stringify(rows)
+      .replaceAll(String(task.identifier), '<identifier>')
+      .replaceAll(String(task.external_id), '<external-id>')
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>')
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
+        if (!ids.has(id)) ids.set(id, `<id${ids.size}>`);
+        return ids.get(id)!;
+      });
+  }
+
+  async function createBothWays(body: (ext: string) => Record<string, unknown>): Promise<[string, string]> {
+    const prints: string[] = [];
+    for (const on of [true, false]) {
+      setOneStatementForTests(on);
+      const ext = uniq('both-');
+      const outcome = await createTask(services, w.actor, body(ext));
+      expect(outcome.kind).toBe('created');
+      prints.push(await footprint(outcome.task.id));
+    }
+    setOneStatementForTests(true);
+    return [prints[0]!, prints[1]!];
+  }
+
+  it('a create with no steps writes the same rows as the transaction form', async () => {
+    const [one, general] = await createBothWays((ext) => ({ workspace_id: w.ws.id, external_id: ext, title: 'Same "rows" \u00e9', description: 'd' }));
+    expect(one).toContain('task.created');
+    expect(one).toBe(general);
+  });
+
+  it('a create with planned steps (folder, session, launch intent) writes the same rows as the transaction form', async () => {
+    const [one, general] = await createBothWays((ext) => ({
+      workspace_id: w.ws.id,
+      external_id: ext,
+      title: 'With steps',
+      start_agent: true,
+      agent_profile_id: w.profileId,
+    }));
+    expect(one).toContain('session_prepare');
+    expect(one).toBe(general);
+  });
+
+  it('a create without an identity writes the same rows as the transaction form', async () => {
+    const [one, general] = await createBothWays(() => ({ workspace_id: w.ws.id, title: 'No identity' }));
+    expect(one).not.toContain('external_id_settled_at":"<time>');
+    expect(one).toBe(general);
+  });
+
+  it('a Created with nothing to prepare costs five statements: lookup, validation, Begin, phase A, phase B', async () => {
+    const plain = await makeWorkspace(db); // no working-folder root: the plan has no steps
+    const before = { ...db.stats };
+    await createTask(services, tokenActor([plain.id]), { workspace_id: plain.id, external_id: uniq('count-'), title: 't' });
+    expect(db.stats.statements - before.statements).toBe(5);
+    expect(db.stats.transactions - before.transactions).toBe(3);
+  });
+
+  async function begun(): Promise<CreationHandle> {
+    const { handle } = await begin(services, w.actor, {
+      workspaceId: w.ws.id,
+      stepId: w.ws.steps[0]!.id,
+      wipLimited: false,
+      title: 'guarded',
+      description: null,
+      parentId: null,
+      externalId: uniq('guard-'),
+      plan: NO_STEPS,
+    });
+    return handle;
+  }
+  const stateOf = async (taskId: string) =>
+    (await db.one<{ creation_state: string; revision: number }>('SELECT creation_state, revision FROM tasks WHERE id = $1', [taskId]))!;
+
+  it('Begin taken by an identity already held fails whole: no number, no operation, no revision', async () => {
+    const handle = await begun();
+    const seq = await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [w.ws.id]);
+    const ops = await count(db, 'SELECT COUNT(*) AS n FROM creation_operations');
+    const revisions = await count(db, 'SELECT COUNT(*) AS n FROM task_revisions');
+    const at = new Date().toISOString();
+    const again = beginInOneStatement(db, w.actor, {
+      operationId: crypto.randomUUID(),
+      taskId: crypto.randomUUID(),
+      tokenHash: 'x',
+      leaseOwner: 'test',
+      leaseExpiresAt: at,
+      at,
+      workspaceId: w.ws.id,
+      stepId: w.ws.steps[0]!.id,
+      title: 'duplicate',
+      description: null,
+      parentId: null,
+      externalId: handle.externalId,
+      plan: NO_STEPS,
+    });
+    await expect(again).rejects.toMatchObject({ code: '23505', constraint: 'uniq_tasks_external_id' });
+    expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [w.ws.id])).toBe(seq);
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations')).toBe(ops);
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions')).toBe(revisions);
+  });
+
+  it('phase A whose fence no longer matches moves nothing (the task stays preparing)', async () => {
+    const handle = await begun();
+    await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [handle.operationId]);
+    expect(await phaseAInOneStatement(db, handle)).toBeUndefined();
+    expect((await stateOf(handle.taskId)).creation_state).toBe('preparing');
+    const mine = await begun();
+    expect(await phaseAInOneStatement(db, mine)).toBe(true);
+    expect((await stateOf(mine.taskId)).creation_state).toBe('completing');
+  });
+
+  it('phase B whose fence no longer matches writes nothing: no settle, no revision 1, no event', async () => {
+    const handle = await begun();
+    expect(await phaseAInOneStatement(db, handle)).toBe(true);
+    await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [handle.operationId]);
+    expect(await phaseBInOneStatement(db, handle, handle.begun!, crypto.randomUUID())).toBeUndefined();
+    expect(await stateOf(handle.taskId)).toMatchObject({ creation_state: 'completing', revision: 0 });
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [handle.taskId])).toBe(0);
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE task_id = $1', [handle.taskId])).toBe(1);
+  });
+
+  it('phase B for a task changed or released while preparing writes nothing (the general path decides)', async () => {
+    const changed = await begun();
+    expect(await phaseAInOneStatement(db, changed)).toBe(true);
+    await db.run("UPDATE tasks SET title = 'edited', revision = revision + 1 WHERE id = $1", [changed.taskId]);
+    expect(await phaseBInOneStatement(db, changed, changed.begun!, crypto.randomUUID())).toBeUndefined();
+    const released = await begun();
+    expect(await phaseAInOneStatement(db, released)).toBe(true);
+    await db.run('UPDATE tasks SET external_id = NULL WHERE id = $1', [released.taskId]);
+    expect(await phaseBInOneStatement(db, released, released.begun!, crypto.randomUUID())).toBeUndefined();
+    for (const h of [changed, released]) {
+      expect((await stateOf(h.taskId)).creation_state).toBe('completing');
+      expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [h.taskId])).toBe(0);
+    }
+    const fine = await begun();
+    expect(await phaseAInOneStatement(db, fine)).toBe(true);
+    expect(await phaseBInOneStatement(db, fine, fine.begun!, crypto.randomUUID())).toMatchObject({ creationState: 'completed', revision: 1 });
+  });
+});

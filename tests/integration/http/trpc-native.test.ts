@@ -1,0 +1,136 @@
+// Issue 4: the Node-native tRPC path (src/server/api/native-call.ts) answers the plain single query or mutation
+// exactly as tRPC's standalone adapter does — same status, headers, content type and JSON body (SPEC §10:
+// "Errors use tRPC codes ... with the same messages as REST") — and leaves every other request to the adapter.
+// Each case sends the same request twice, fast path on and off, and compares the two answers.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { trpcFastPath } from '../../../src/server/api/http';
+import { createUser } from '../../../src/server/domain/users/create-user';
+import { uniq, type TestWorkspace } from '../../support/fixtures';
+import { call, trpc, type CallResult, type TestApi, useApiWorld } from '../../support/http';
+
+let api: TestApi;
+let ws: TestWorkspace;
+let token: string;
+let taskId: string;
+let replayInput: Record<string, unknown>;
+let cookie: string;
+const email = `${uniq('native')}@example.test`;
+
+useApiWorld((w) => {
+  ({ api, ws, token } = w);
+});
+beforeAll(async () => {
+  await createUser(api.services.db, { email, password: 'password-1', role: 'operator', workspaceIds: [ws.id] });
+  const login = await call(api.url, 'POST', '/api/trpc/session.login', { body: { email, password: 'password-1' } });
+  cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  replayInput = { workspace_id: ws.id, external_id: uniq('replay-'), title: 'Replayed' };
+  const created = await trpc(api.url, 'mutation', 'task.create', replayInput, token);
+  taskId = (created.json as { result: { data: { id: string } } }).result.data.id;
+});
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  json: unknown;
+  text: string;
+}
+
+/** What a client can observe, minus what differs between any two responses (date, a fresh session token). */
+function observe(r: CallResult): Answer {
+  const headers: Record<string, string> = {};
+  r.headers.forEach((v, k) => {
+    if (k !== 'date') headers[k] = k === 'set-cookie' ? v.replace(/tether_session=[^;]*/, 'tether_session=<token>') : v;
+  });
+  return { status: r.status, headers, json: r.json, text: r.json === undefined ? r.text : '' };
+}
+
+/** Sends the request with the fast path on, then off; returns both answers and whether the fast path answered. */
+async function bothWays(send: () => Promise<CallResult>) {
+  const before = trpcFastPath.served;
+  const fast = observe(await send());
+  const servedNatively = trpcFastPath.served - before === 1;
+  trpcFastPath.enabled = false;
+  try {
+    return { fast, adapter: observe(await send()), servedNatively };
+  } finally {
+    trpcFastPath.enabled = true;
+  }
+}
+
+const get = (proc: string, query: string, headers: Record<string, string> = {}) => () =>
+  call(api.url, 'GET', `/api/trpc/${proc}${query}`, { token, headers });
+const input = (v: unknown) => `?input=${encodeURIComponent(JSON.stringify(v))}`;
+const post = (proc: string, rawBody: string, headers: Record<string, string> = {}, withToken = true) => () =>
+  call(api.url, 'POST', `/api/trpc/${proc}`, { token: withToken ? token : undefined, rawBody, headers });
+
+/** A POST with a body `call` cannot send: raw bytes, or a stream (no Content-Length: Transfer-Encoding: chunked). */
+const postRaw = (proc: string, body: () => Buffer | ReadableStream<Uint8Array>) => async (): Promise<CallResult> => {
+  const res = await fetch(`${api.url}/api/trpc/${proc}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body(),
+    duplex: 'half',
+  } as RequestInit);
+  const text = await res.text();
+  return { status: res.status, text, json: JSON.parse(text) as unknown, headers: res.headers };
+};
+
+function streamOf(text: string): ReadableStream<Uint8Array> {
+  const bytes = Buffer.from(text);
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      for (let i = 0; i < bytes.length; i += 65536) c.enqueue(bytes.subarray(i, i + 65536));
+      c.close();
+    },
+  });
+}
+
+const oversized = () => JSON.stringify({ workspace_id: ws.id, title: 'T', description: 'x'.repeat(1024 * 1024 + 10) });
+
+// [what, request, expected status, answered natively?]
+const cases: Array<[string, () => () => Promise<CallResult>, number, boolean]> = [
+  ['a successful query (task.get)', () => get('task.get', input({ id: taskId })), 200, true],
+  ['a query without input (session.me, anonymous)', () => () => call(api.url, 'GET', '/api/trpc/session.me'), 200, true],
+  ['a successful mutation replay (task.create, deduplicated)', () => post('task.create', JSON.stringify(replayInput)), 200, true],
+  ['JSON with a charset parameter', () => post('task.create', JSON.stringify(replayInput), { 'content-type': 'application/json; charset=utf-8' }), 200, true],
+  ['a zod input validation error', () => post('task.create', JSON.stringify({ workspace_id: ws.id, title: 42 })), 400, true],
+  ['a DomainError (task not found)', () => get('task.get', input({ id: 'no-such-task' })), 404, true],
+  ['no credentials (401 from the procedure)', () => post('task.create', JSON.stringify(replayInput), {}, false), 401, true],
+  ['a wrong password (DomainError from session.login)', () => post('session.login', JSON.stringify({ email, password: 'nope-nope' }), {}, false), 401, true],
+  ['a cookie mutation without its CSRF header (403 from the context)', () => post('session.logout', '{}', { cookie }, false), 403, true],
+  ['invalid JSON in ?input=', () => get('task.get', '?input=%7Bbad'), 400, true],
+  ['an invalid JSON body', () => post('task.create', '{"title": '), 400, true],
+  ['an empty body', () => post('task.create', ''), 400, true],
+  // Both paths decode like Fetch's Request.json(): the 0xFF byte becomes U+FFFD (REST refuses it instead).
+  ['a body that is not UTF-8', () => postRaw('session.login', () => Buffer.from('{"email":"a\xff@x.test","password":"password-1"}', 'latin1')), 401, true],
+  ['an oversized body with Content-Length (413)', () => post('task.create', oversized()), 413, true],
+  ['an oversized chunked body (413)', () => postRaw('task.create', () => streamOf(oversized())), 413, true],
+  ['an unknown procedure', () => post('task.nope', '{}'), 404, false],
+  ['a batched call', () => get('task.get,task.get', `?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { id: taskId }, 1: { id: 'none' } }))}`), 207, false],
+  ['a GET to a mutation', () => get('task.create', input(replayInput)), 405, false],
+  ['a POST to a query', () => post('task.get', JSON.stringify({ id: taskId })), 405, false],
+  ['a body that is not JSON (text/plain)', () => post('task.create', JSON.stringify(replayInput), { 'content-type': 'text/plain' }), 415, false],
+  ['an unbatched call asking for application/jsonl', () => get('task.get', input({ id: taskId }), { accept: 'application/jsonl' }), 400, false],
+  ['a HEAD request', () => () => call(api.url, 'HEAD', `/api/trpc/task.get${input({ id: taskId })}`, { token }), 204, false],
+];
+
+describe('tRPC native path answers exactly like the adapter', () => {
+  it.each(cases)('%s', async (_what, request, status, native) => {
+    const { fast, adapter, servedNatively } = await bothWays(request());
+    expect(servedNatively).toBe(native);
+    expect(adapter.status).toBe(status);
+    expect(fast).toEqual(adapter);
+  });
+
+  it('a created task (task.create, Created path) has the same body apart from its own id and times', async () => {
+    const volatile = new Set(['id', 'identifier', 'external_id', 'created_at', 'updated_at']);
+    const scrub = (a: Answer) => JSON.parse(JSON.stringify(a.json), (k, v: unknown) => (volatile.has(k) ? '<volatile>' : v)) as unknown;
+    const { fast, adapter, servedNatively } = await bothWays(() =>
+      trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, external_id: uniq('fresh-'), title: 'Fresh' }, token),
+    );
+    expect(servedNatively).toBe(true);
+    expect(adapter.status).toBe(200);
+    expect((fast.json as { result: { data: { deduplicated: boolean } } }).result.data.deduplicated).toBe(false);
+    expect({ ...fast, json: scrub(fast) }).toEqual({ ...adapter, json: scrub(adapter) });
+  });
+});
