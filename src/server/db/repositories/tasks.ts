@@ -1,5 +1,6 @@
 // Task rows: SQL written once for both dialects (STYLE habit 10).
-import type { Sql } from '../types';
+import type { Db, Sql } from '../types';
+import { LookupBatcher } from './lookup-batch';
 import type { CreationState, Task } from '../../domain/tasks/task';
 import { num, str, strOrNull } from '../values';
 
@@ -28,10 +29,27 @@ export function toTask(r: Record<string, unknown>): Task {
 
 const BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = $1 AND external_id = $2`;
 
-/** SPEC §4.1 step 5: the one indexed read of the Found path. */
+const batchers = new WeakMap<Db, LookupBatcher>();
+
+/**
+ * SPEC §4.1 step 5: the one indexed read of the Found path. Outside a transaction on PostgreSQL, lookups issued
+ * together share one statement (lookup-batch.ts); inside a transaction, or on SQLite (in process, no round
+ * trips to save), it is the single-row statement.
+ */
 export async function findTaskByExternalId(sql: Sql, workspaceId: string, externalId: string): Promise<Task | undefined> {
-  const row = await sql.one<Record<string, unknown>>(BY_EXTERNAL_ID, [workspaceId, externalId]);
+  let row: Record<string, unknown> | undefined;
+  if (sql.dialect === 'postgres' && isDb(sql)) {
+    let batcher = batchers.get(sql);
+    if (!batcher) batchers.set(sql, (batcher = new LookupBatcher(sql, BY_EXTERNAL_ID, TASK_COLUMNS)));
+    row = await batcher.find(workspaceId, externalId);
+  } else {
+    row = await sql.one<Record<string, unknown>>(BY_EXTERNAL_ID, [workspaceId, externalId]);
+  }
   return row ? toTask(row) : undefined;
+}
+
+function isDb(sql: Sql): sql is Db {
+  return 'transaction' in sql;
 }
 
 export async function findTaskById(sql: Sql, id: string): Promise<Task | undefined> {

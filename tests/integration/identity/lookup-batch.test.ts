@@ -1,0 +1,97 @@
+// Issue 4: on PostgreSQL, identity lookups issued together share one statement (src/server/db/repositories/
+// lookup-batch.ts). Each caller must still get exactly the answer its own single-row lookup would give.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchStatement } from '../../../src/server/db/repositories/lookup-batch';
+import { findTaskByExternalId, TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
+import type { Db } from '../../../src/server/db/types';
+import { createTask } from '../../../src/server/domain/tasks/create-task';
+import type { Services } from '../../../src/server/services';
+import { freshDb, testDialect } from '../../support/db';
+import { makeWorkspace, testServices, tokenActor, uniq, type TestWorkspace } from '../../support/fixtures';
+
+describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (issue 4, PostgreSQL)', () => {
+  let db: Db;
+  let services: Services;
+  let a: TestWorkspace;
+  let b: TestWorkspace;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    db = await freshDb();
+    services = await testServices(db);
+    a = await makeWorkspace(db);
+    b = await makeWorkspace(db);
+    // Identities that differ only by case, by a trailing space, or by normalization form, in two workspaces.
+    for (const [ws, ext] of [
+      [a, 'JIRA-1'],
+      [a, 'jira-1'],
+      [a, 'caf\u00e9'],
+      [b, 'JIRA-1'],
+      [b, 'thread <x@y>'],
+    ] as const) {
+      const out = await createTask(services, tokenActor([ws.id]), { workspace_id: ws.id, external_id: ext, title: ext });
+      ids[`${ws.id}/${ext}`] = out.task.id;
+    }
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  const asks = () => [
+    [a.id, 'JIRA-1'],
+    [a.id, 'jira-1'],
+    [a.id, 'JIRA-1 '],
+    [a.id, 'cafe\u0301'], // NFD: a different identity (SPEC §2.1 compares bytes)
+    [a.id, 'caf\u00e9'],
+    [b.id, 'JIRA-1'],
+    [b.id, 'jira-1'],
+    [b.id, 'thread <x@y>'],
+    [a.id, 'thread <x@y>'],
+    [a.id, 'JIRA-1'], // asked twice in one batch
+    [uniq('no-such-workspace'), 'JIRA-1'],
+  ];
+
+  it('lookups issued together each get their own answer, as the single-row lookup gives it', async () => {
+    const together = await Promise.all(asks().map(([w, e]) => findTaskByExternalId(db, w!, e!)));
+    const alone: Array<string | undefined> = [];
+    for (const [w, e] of asks()) alone.push((await findTaskByExternalId(db, w!, e!))?.id);
+    expect(together.map((t) => t?.id)).toEqual(alone);
+    expect(together.map((t) => t?.id)).toEqual(asks().map(([w, e]) => ids[`${w}/${e}`]));
+    expect(together[0]).toMatchObject({ workspaceId: a.id, externalId: 'JIRA-1', title: 'JIRA-1', creationState: 'completed' });
+  });
+
+  it('lookups issued together cost one statement; a lone lookup costs one', async () => {
+    let before = db.stats.statements;
+    await Promise.all(asks().map(([w, e]) => findTaskByExternalId(db, w!, e!)));
+    expect(db.stats.statements - before).toBe(1);
+    before = db.stats.statements;
+    await findTaskByExternalId(db, a.id, 'JIRA-1');
+    expect(db.stats.statements - before).toBe(1);
+  });
+
+  it('a value PostgreSQL cannot hold fails alone, not the lookups issued with it', async () => {
+    const results = await Promise.allSettled([
+      findTaskByExternalId(db, a.id, 'JIRA-1'),
+      findTaskByExternalId(db, `${a.id}\u0000`, 'JIRA-1'),
+      findTaskByExternalId(db, b.id, 'JIRA-1'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(results[0]).toMatchObject({ value: { id: ids[`${a.id}/JIRA-1`] } });
+  });
+
+  it('the shared statement probes the identity index, even before the table was analyzed', async () => {
+    const big = await makeWorkspace(db);
+    await db.run(
+      `INSERT INTO tasks (id, workspace_id, number, identifier, title, step_id, created_at, updated_at, revision, creation_state, external_id, external_id_settled_at)
+       SELECT 'bulk-' || g, $1, g, 'BULK-' || g, 't', $2, now(), now(), 1, 'completed', 'ext-' || g, now() FROM generate_series(1, 20000) g`,
+      [big.id, big.steps[0]!.id],
+    );
+    const plan = await db.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN ${batchStatement(TASK_COLUMNS)}`,
+      [JSON.stringify([[a.id, 'JIRA-1'], [b.id, 'JIRA-1']])],
+    );
+    const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('uniq_tasks_external_id');
+    expect(text).not.toMatch(/Seq Scan on tasks/);
+  });
+});
