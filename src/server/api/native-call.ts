@@ -100,6 +100,9 @@ function isJson(contentType: string | undefined): boolean {
   return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
 }
 
+/** Stateless (no `stream` option), so one decoder serves every request. */
+const utf8 = new TextDecoder();
+
 /** The raw input: `?input=` on GET (absent or empty is undefined), the JSON body on POST. */
 async function readInput(req: IncomingMessage, q: URLSearchParams, limit: number): Promise<unknown> {
   if (req.method === 'GET') {
@@ -107,7 +110,7 @@ async function readInput(req: IncomingMessage, q: URLSearchParams, limit: number
     return raw ? (JSON.parse(raw) as unknown) : undefined;
   }
   // Like Fetch's `Request.json()`: UTF-8 with a BOM dropped and bad bytes replaced, then JSON.parse.
-  return JSON.parse(new TextDecoder().decode(await readBody(req, limit))) as unknown;
+  return JSON.parse(utf8.decode(await readBody(req, limit))) as unknown;
 }
 
 /**

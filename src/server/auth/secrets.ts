@@ -1,6 +1,6 @@
 // Small primitives shared by sessions and API tokens: random secrets, their stored digests, and
 // constant-time comparison (issue 9 item 5: tokens compared in constant time, stored hashed).
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** 32 random bytes, base64url (43 characters). */
 export function randomSecret(): string {
@@ -9,7 +9,17 @@ export function randomSecret(): string {
 
 /** What we store instead of a secret: sha256, hex. A fast hash is right here because the secret is random, not a password. */
 export function digest(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex'); // one-shot: no Hash object per request (issue 4, every API call digests)
+}
+
+/**
+ * Constant-time equality of two digests from `digest()`: both are 64 hex characters, so they are compared as they
+ * are (no re-hashing; a length difference means one is not a digest at all).
+ */
+export function sameDigest(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === 32 && y.length === 32 && timingSafeEqual(x, y);
 }
 
 /** Constant-time equality of two strings. Comparing fixed-length digests means not even the length leaks. */

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { safeEqual } from '../../../src/server/auth/secrets';
+import { digest, safeEqual, sameDigest } from '../../../src/server/auth/secrets';
 
 const source = (p: string) => readFileSync(resolve(import.meta.dirname, '../../../src/server', p), 'utf8');
 
@@ -21,12 +21,25 @@ describe('safeEqual', () => {
   });
 });
 
+describe('sameDigest', () => {
+  it('is true only for the same digest', () => {
+    expect(sameDigest(digest('secret'), digest('secret'))).toBe(true);
+    expect(sameDigest(digest('secret'), digest('secreT'))).toBe(false);
+  });
+
+  it('refuses anything that is not a 32-byte hex digest, without throwing', () => {
+    expect(sameDigest('abc', 'abc')).toBe(false);
+    expect(sameDigest(digest('x'), digest('x').slice(0, 62))).toBe(false);
+    expect(sameDigest('', '')).toBe(false);
+  });
+});
+
 describe('code paths that check a presented secret', () => {
-  it('API token verification compares digests with safeEqual, never ===', () => {
+  it('API token verification compares digests with sameDigest (constant time), never ===', () => {
     const code = source('domain/tokens/api-tokens.ts');
     const verify = code.slice(code.indexOf('export async function verifyApiToken'), code.indexOf('export async function revokeApiToken'));
-    expect(verify).toMatch(/safeEqual\(presentedHash, cached\.secretHash\)/);
-    expect(verify).toMatch(/safeEqual\(presentedHash, token\.secretHash\)/);
+    expect(verify).toMatch(/sameDigest\(presentedHash, cached\.secretHash\)/);
+    expect(verify).toMatch(/sameDigest\(presentedHash, token\.secretHash\)/);
     expect(verify).not.toMatch(/secretHash\s*[!=]==|[!=]==\s*\w*[sS]ecretHash/);
   });
 

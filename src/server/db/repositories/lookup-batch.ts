@@ -1,22 +1,9 @@
-// Issue 4 — identity lookups that arrive together share one statement (PostgreSQL). Under load a server process
-// reads many requests in one turn of its event loop; each used to send its own `SELECT … WHERE workspace_id = $1
-// AND external_id = $2`, paying a client round trip, a socket write and the statement overhead in PostgreSQL
-// each time. Here every lookup asked for in the same turn waits until the turn ends (setImmediate: the I/O that
-// was already readable is handled first) and then goes out with the others as ONE statement over the same unique
-// index, each answer handed back to its own caller. A lone lookup is sent on its own, with the single-row
-// statement, after the same short hop. Semantics are the single lookup's: a read, one snapshot per statement, no
-// writes (SPEC §4.1 step 5) — a Found still costs at most one statement.
+// Issue 4 — identity lookups that arrive together share one statement (PostgreSQL, db/statement-batch.ts). Each
+// caller gets exactly the row its own single-row lookup would return. Semantics are the single lookup's: a
+// read, one snapshot per statement, no writes (SPEC §4.1 step 5) — a Found still costs at most one statement.
+import { StatementBatch } from '../statement-batch';
 import type { Db, Row } from '../types';
-
-interface Waiter {
-  workspaceId: string;
-  externalId: string;
-  resolve(row: Row | undefined): void;
-  reject(err: unknown): void;
-}
-
-/** More than this many at once go out as several statements (bounded statement size and plan shape). */
-const MAX_BATCH = 64;
+import { jsonParam } from '../values';
 
 /**
  * One JSON parameter keeps a single prepared statement for every batch size; `k_i` says whose row it is. The
@@ -30,53 +17,19 @@ export function batchStatement(columns: string): string {
     ) t`;
 }
 
-export class LookupBatcher {
-  private waiting: Waiter[] = [];
-  private scheduled = false;
+interface Key {
+  workspaceId: string;
+  externalId: string;
+}
 
-  constructor(
-    private readonly db: Db,
-    private readonly single: string,
-    private readonly columns: string,
-  ) {}
-
-  find(workspaceId: string, externalId: string): Promise<Row | undefined> {
-    // PostgreSQL refuses a NUL in text for the whole statement: such a value must not fail its neighbours.
-    if (workspaceId.includes('\u0000') || externalId.includes('\u0000')) return this.db.one<Row>(this.single, [workspaceId, externalId]);
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ workspaceId, externalId, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    const all = this.waiting;
-    this.waiting = [];
-    for (let i = 0; i < all.length; i += MAX_BATCH) void this.send(all.slice(i, i + MAX_BATCH));
-  }
-
-  private async send(batch: Waiter[]): Promise<void> {
-    try {
-      if (batch.length === 1) {
-        const w = batch[0]!;
-        w.resolve(await this.db.one<Row>(this.single, [w.workspaceId, w.externalId]));
-        return;
-      }
-      const rows = await this.db.query<Row & { k_i: unknown }>(batchStatement(this.columns), [
-        JSON.stringify(batch.map((w) => [w.workspaceId, w.externalId])),
-      ]);
-      const byIndex = new Map(rows.map((r) => [Number(r.k_i), r]));
-      batch.forEach((w, i) => {
-        const row = byIndex.get(i + 1);
-        if (row) delete row.k_i;
-        w.resolve(row);
-      });
-    } catch (err) {
-      for (const w of batch) w.reject(err);
-    }
-  }
+/** A lookup batch for `db`: `single` is the one-row statement (a batch of one uses it), `columns` its columns. */
+export function lookupBatch(db: Db, single: string, columns: string): StatementBatch<Key, Row | undefined> {
+  return new StatementBatch(async (keys) => {
+    if (keys.length === 1) return [await db.one<Row>(single, [keys[0]!.workspaceId, keys[0]!.externalId])];
+    const rows = await db.query<Row & { k_i: unknown }>(batchStatement(columns), [
+      jsonParam(keys.map((k) => [k.workspaceId, k.externalId])),
+    ]);
+    const byIndex = new Map(rows.map(({ k_i, ...row }) => [Number(k_i), row]));
+    return keys.map((_, i) => byIndex.get(i + 1));
+  });
 }

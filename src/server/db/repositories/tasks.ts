@@ -1,6 +1,6 @@
 // Task rows: SQL written once for both dialects (STYLE habit 10).
 import type { Db, Sql } from '../types';
-import { LookupBatcher } from './lookup-batch';
+import { lookupBatch } from './lookup-batch';
 import type { CreationState, Task } from '../../domain/tasks/task';
 import { num, str, strOrNull } from '../values';
 
@@ -29,7 +29,7 @@ export function toTask(r: Record<string, unknown>): Task {
 
 const BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = $1 AND external_id = $2`;
 
-const batchers = new WeakMap<Db, LookupBatcher>();
+const batches = new WeakMap<Db, ReturnType<typeof lookupBatch>>();
 
 /**
  * SPEC §4.1 step 5: the one indexed read of the Found path. Outside a transaction on PostgreSQL, lookups issued
@@ -39,9 +39,9 @@ const batchers = new WeakMap<Db, LookupBatcher>();
 export async function findTaskByExternalId(sql: Sql, workspaceId: string, externalId: string): Promise<Task | undefined> {
   let row: Record<string, unknown> | undefined;
   if (sql.dialect === 'postgres' && isDb(sql)) {
-    let batcher = batchers.get(sql);
-    if (!batcher) batchers.set(sql, (batcher = new LookupBatcher(sql, BY_EXTERNAL_ID, TASK_COLUMNS)));
-    row = await batcher.find(workspaceId, externalId);
+    let batch = batches.get(sql);
+    if (!batch) batches.set(sql, (batch = lookupBatch(sql, BY_EXTERNAL_ID, TASK_COLUMNS)));
+    row = await batch.push('', { workspaceId, externalId });
   } else {
     row = await sql.one<Record<string, unknown>>(BY_EXTERNAL_ID, [workspaceId, externalId]);
   }

@@ -6,18 +6,23 @@
 // difference (docs/BENCHMARKS.md). SQLite has no data-modifying CTEs and no network round trips (it runs in
 // process, one writer at a time), so it always takes the general path.
 //
-// Each function answers `undefined` when its guards do not hold, having changed nothing; the caller then takes
-// the general path, which handles every unusual case (identity released, task deleted, lease lost) in one place.
-// Mismatches that would otherwise commit half a transaction fail the whole statement instead (see `ALL_OR_NOTHING`).
+// Each statement is written for a batch of items (a JSON recordset): creates that reach the same step in the same
+// turn of the event loop share one statement (statement-batch.ts), one of them alone is a batch of one. Each
+// function answers `undefined` when its guards do not hold, having changed nothing; the caller then takes the
+// general path, which handles every unusual case (identity released, task deleted, lease lost) in one place.
+// Mismatches that would otherwise commit half a transaction fail the whole statement instead (`ALL_OR_NOTHING`);
+// a failed batch of several is retried item by item, so a failure is always the item's own. The UPDATEs name
+// their rows by primary key (`id = ANY (ARRAY(SELECT … FROM k))`) as well as joining the items: the planner
+// believes a JSON recordset holds 100 rows and, on a small table, joined it by scanning the whole table.
 import type { Db } from '../../db/types';
-import { dbErrorInfo } from '../../db/dialect';
-import { num, str } from '../../db/values';
+import { jsonParam, num, str } from '../../db/values';
 import { TASK_COLUMNS } from '../../db/repositories/tasks';
 import type { Actor } from '../../auth/actor';
 import type { EventPayload } from '../events/outbox';
 import { toTaskBody, type Task } from '../tasks/task';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
+import { StatementBatch } from '../../db/statement-batch';
 
 let enabled = true;
 
@@ -33,12 +38,45 @@ export function setOneStatementForTests(on: boolean): void {
 
 /**
  * A statement whose counted sub-statements disagree divides by zero, which fails it whole: PostgreSQL then
- * rolls back every CTE of it. `n_guard` and `n_fenced` are the two counts that must match.
+ * rolls back every CTE of it. `n_guard` (tasks that moved) and `n_fenced` (operations that moved with them,
+ * fenced by their generation) must match.
  */
-const ALL_OR_NOTHING = '1 / (1 - n_guard + n_fenced)';
+const ALL_OR_NOTHING = '1 / (CASE WHEN n_guard = n_fenced THEN 1 ELSE 0 END)';
 
 function isAllOrNothingRollback(err: unknown): boolean {
-  return (err as { code?: unknown })?.code === '22012' && dbErrorInfo(err)?.unavailable === false;
+  return (err as { code?: unknown })?.code === '22012';
+}
+
+/**
+ * Runs a guarded batch statement. A batch of one whose guard tripped answers undefined (nothing was written);
+ * a batch of several rethrows, so StatementBatch retries each item alone and only the lost one gets undefined.
+ */
+async function guarded<O>(items: unknown[], run: () => Promise<Array<O | undefined>>): Promise<Array<O | undefined>> {
+  try {
+    return await run();
+  } catch (err) {
+    if (items.length === 1 && isAllOrNothingRollback(err)) return [undefined];
+    throw err;
+  }
+}
+
+const batches = new WeakMap<Db, Batches>();
+interface Batches {
+  begin: StatementBatch<BeginItem, Task | undefined>;
+  phaseA: StatementBatch<CreationHandle, true | undefined>;
+  phaseB: StatementBatch<PhaseBItem, Task | undefined>;
+}
+function batchesFor(db: Db): Batches {
+  let b = batches.get(db);
+  if (!b) {
+    b = {
+      begin: new StatementBatch((items) => runBegin(db, items)),
+      phaseA: new StatementBatch((items) => runPhaseA(db, items)),
+      phaseB: new StatementBatch((items) => runPhaseB(db, items)),
+    };
+    batches.set(db, b);
+  }
+  return b;
 }
 
 export interface OneStatementBegin {
@@ -57,6 +95,13 @@ export interface OneStatementBegin {
   plan: CreationPlan;
 }
 
+interface BeginItem {
+  b: OneStatementBegin;
+  actorId: string;
+  /** The task as it will be, but for its number and identifier, which only the statement knows. */
+  draft: Task;
+}
+
 /**
  * SPEC §4.1 step 7 in one statement: number the task under the workspace row lock, insert it in `preparing`,
  * its operation and planned steps, and revision 0. Only for a target step WITHOUT a WIP limit: a count inside
@@ -65,10 +110,7 @@ export interface OneStatementBegin {
  * later statement of the same transaction. A unique violation (identity taken) fails the whole statement, the
  * sequence increment included, so identifiers stay gapless. Answers undefined when the workspace is gone.
  */
-export async function beginInOneStatement(db: Db, actor: Actor, b: OneStatementBegin): Promise<Task | undefined> {
-  // Revision 0's snapshot is toTaskBody() of the new row, whose identifier only the statement knows: the JSON is
-  // built here around an empty identifier and the statement splices the real one in (JSON-escaped by to_json).
-  // `,"identifier":""` cannot occur inside an earlier string value (its quotes would be escaped).
+export function beginInOneStatement(db: Db, actor: Actor, b: OneStatementBegin): Promise<Task | undefined> {
   const draft: Task = {
     id: b.taskId,
     workspaceId: b.workspaceId,
@@ -86,53 +128,75 @@ export async function beginInOneStatement(db: Db, actor: Actor, b: OneStatementB
     externalId: b.externalId,
     externalIdSettledAt: null,
   };
-  const json = JSON.stringify(toTaskBody(draft));
-  const cut = json.indexOf(',"identifier":""') + ',"identifier":'.length;
-  const row = await db.one<{ number: unknown; identifier: unknown }>(
-    `WITH ws AS (
-       UPDATE workspaces SET task_sequence = task_sequence + 1 WHERE id = $2 RETURNING task_sequence, prefix
+  // One workspace per batch: its row is the one lock the statement takes, and numbers are consecutive in it.
+  return batchesFor(db).begin.push(b.workspaceId, { b, actorId: actor.id, draft });
+}
+
+async function runBegin(db: Db, items: BeginItem[]): Promise<Array<Task | undefined>> {
+  const workspaceId = items[0]!.b.workspaceId;
+  const rows = items.map(({ b, actorId, draft }, i) => {
+    // Revision 0's snapshot is toTaskBody() of the new row, whose identifier only the statement knows: the JSON
+    // is built around an empty identifier and the statement splices the real one in (JSON-escaped by to_json).
+    // `,"identifier":""` cannot occur inside an earlier string value (its quotes would be escaped).
+    const json = JSON.stringify(toTaskBody(draft));
+    const cut = json.indexOf(',"identifier":""') + ',"identifier":'.length;
+    return {
+      i: i + 1,
+      task_id: b.taskId,
+      op_id: b.operationId,
+      actor_id: actorId,
+      title: b.title,
+      description: b.description,
+      step_id: b.stepId,
+      parent_id: b.parentId,
+      external_id: b.externalId,
+      plan: JSON.stringify(b.plan),
+      token_hash: b.tokenHash,
+      lease_owner: b.leaseOwner,
+      lease_expires_at: b.leaseExpiresAt,
+      at: b.at,
+      // [kind, params JSON] pairs: `->> 1` gives back the exact params text the general path stores.
+      steps: b.plan.steps.map((s) => [s.kind, JSON.stringify(s.params)]),
+      head: json.slice(0, cut),
+      tail: json.slice(cut + 2),
+    };
+  });
+  const out = await db.query<{ id: unknown; number: unknown; identifier: unknown }>(
+    `WITH k AS (
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
+         description text, step_id text, parent_id text, external_id text, plan text, token_hash text, lease_owner text,
+         lease_expires_at timestamptz, at timestamptz, steps jsonb, head text, tail text)
+     ), ws AS (
+       UPDATE workspaces SET task_sequence = task_sequence + (SELECT count(*) FROM k) WHERE id = $1
+       RETURNING task_sequence - (SELECT count(*) FROM k) AS before, prefix
      ), t AS (
        INSERT INTO tasks (${TASK_COLUMNS})
-       SELECT $1, $2, ws.task_sequence, ws.prefix || '-' || ws.task_sequence, $3, $4, $5, $6, NULL,
-              $7::timestamptz, $7::timestamptz, 0, 'preparing', $8, NULL
-       FROM ws RETURNING id, number, identifier
+       SELECT k.task_id, $1, ws.before + k.i, ws.prefix || '-' || (ws.before + k.i), k.title, k.description, k.step_id,
+              k.parent_id, NULL, k.at, k.at, 0, 'preparing', k.external_id, NULL
+       FROM ws, k RETURNING id, number, identifier
      ), op AS (
        INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
          identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at)
-       SELECT $9, $2, t.id, $10, $8, 'preparing', $11, $12, false, 0, $13, $14::timestamptz, $7::timestamptz, $7::timestamptz
-       FROM t RETURNING id
+       SELECT k.op_id, $1, t.id, k.actor_id, k.external_id, 'preparing', k.plan, k.token_hash, false, 0, k.lease_owner,
+              k.lease_expires_at, k.at, k.at
+       FROM t JOIN k ON k.task_id = t.id RETURNING id
      ), steps AS (
        INSERT INTO creation_steps (operation_id, step_index, kind, params, state, attempts)
-       SELECT op.id, s.i - 1, s.step ->> 0, s.step ->> 1, 'planned', 0
-       FROM op, jsonb_array_elements($15::jsonb) WITH ORDINALITY AS s(step, i)
+       SELECT op.id, s.n - 1, s.step ->> 0, s.step ->> 1, 'planned', 0
+       FROM op JOIN k ON k.op_id = op.id, jsonb_array_elements(k.steps) WITH ORDINALITY AS s(step, n)
      ), rev AS (
        INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at)
-       SELECT t.id, 0, $2, 'begin', $10, $16 || to_json(t.identifier)::text || $17, $7::timestamptz FROM t
+       SELECT t.id, 0, $1, 'begin', k.actor_id, k.head || to_json(t.identifier)::text || k.tail, k.at
+       FROM t JOIN k ON k.task_id = t.id
      )
-     SELECT number, identifier FROM t`,
-    [
-      b.taskId,
-      b.workspaceId,
-      b.title,
-      b.description,
-      b.stepId,
-      b.parentId,
-      b.at,
-      b.externalId,
-      b.operationId,
-      actor.id,
-      JSON.stringify(b.plan),
-      b.tokenHash,
-      b.leaseOwner,
-      b.leaseExpiresAt,
-      // [kind, params JSON] pairs: `->> 1` gives back the exact params text the general path stores.
-      JSON.stringify(b.plan.steps.map((s) => [s.kind, JSON.stringify(s.params)])),
-      json.slice(0, cut),
-      json.slice(cut + 2),
-    ],
+     SELECT id, number, identifier FROM t`,
+    [workspaceId, jsonParam(rows)],
   );
-  if (!row) return undefined;
-  return { ...draft, number: num(row.number), identifier: str(row.identifier) };
+  const byId = new Map(out.map((r) => [str(r.id), r]));
+  return items.map(({ draft }) => {
+    const r = byId.get(draft.id);
+    return r ? { ...draft, number: num(r.number), identifier: str(r.identifier) } : undefined;
+  });
 }
 
 /**
@@ -141,23 +205,38 @@ export async function beginInOneStatement(db: Db, actor: Actor, b: OneStatementB
  * when nothing matched (task deleted or changed state): nothing was written and the general path decides. A task
  * that moved while the fence did not match fails the statement (ALL_OR_NOTHING), also answering undefined.
  */
-export async function phaseAInOneStatement(db: Db, handle: CreationHandle): Promise<true | undefined> {
-  try {
-    const row = await db.one<{ ok: unknown }>(
-      `WITH t AS (
-         UPDATE tasks SET creation_state = 'completing' WHERE id = $1 AND creation_state = 'preparing' RETURNING id
+export function phaseAInOneStatement(db: Db, handle: CreationHandle): Promise<true | undefined> {
+  return batchesFor(db).phaseA.push('', handle);
+}
+
+async function runPhaseA(db: Db, handles: CreationHandle[]): Promise<Array<true | undefined>> {
+  const items = handles.map((h, i) => ({ i: i + 1, task_id: h.taskId, op_id: h.operationId, gen: h.generation }));
+  return guarded(items, async () => {
+    const rows = await db.query<{ i: unknown; ok: unknown }>(
+      `WITH k AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS k(i int, task_id text, op_id text, gen int)
+       ), t AS (
+         UPDATE tasks SET creation_state = 'completing' FROM k
+         WHERE tasks.id = ANY (ARRAY(SELECT task_id FROM k)) AND tasks.id = k.task_id AND tasks.creation_state = 'preparing' RETURNING k.i
        ), o AS (
-         UPDATE creation_operations SET state = 'completing', updated_at = $3
-         WHERE id = $2 AND generation = $4 AND state = 'preparing' AND EXISTS (SELECT 1 FROM t) RETURNING id
+         UPDATE creation_operations SET state = 'completing', updated_at = $2 FROM k
+         WHERE creation_operations.id = ANY (ARRAY(SELECT op_id FROM k)) AND creation_operations.id = k.op_id AND creation_operations.generation = k.gen
+           AND creation_operations.state = 'preparing' AND k.i IN (SELECT i FROM t)
+         RETURNING k.i
        ), n AS (SELECT (SELECT count(*) FROM t)::int AS n_guard, (SELECT count(*) FROM o)::int AS n_fenced)
-       SELECT n_fenced AS ok, ${ALL_OR_NOTHING} AS guard FROM n`,
-      [handle.taskId, handle.operationId, new Date().toISOString(), handle.generation],
+       SELECT k.i, k.i IN (SELECT i FROM o) AS ok, ${ALL_OR_NOTHING} AS guard FROM k, n`,
+      [jsonParam(items), new Date().toISOString()],
     );
-    return num(row?.ok) === 1 ? true : undefined;
-  } catch (err) {
-    if (isAllOrNothingRollback(err)) return undefined;
-    throw err;
-  }
+    const moved = new Set(rows.filter((r) => r.ok === true).map((r) => num(r.i)));
+    return items.map((it) => (moved.has(it.i) ? true : undefined));
+  });
+}
+
+interface PhaseBItem {
+  handle: CreationHandle;
+  /** The row as phase B leaves it, and the event it emits: known in advance (see phaseBInOneStatement). */
+  task: Task;
+  payload: EventPayload;
 }
 
 /**
@@ -168,12 +247,7 @@ export async function phaseAInOneStatement(db: Db, handle: CreationHandle): Prom
  * from the committed row. Undefined when a guard fails (identity released, task deleted or changed, lease lost):
  * nothing was written and the general path decides (CreatedIdentityLost, gone, LeaseLostError).
  */
-export async function phaseBInOneStatement(
-  db: Db,
-  handle: CreationHandle,
-  begun: Task,
-  eventId: string,
-): Promise<Task | undefined> {
+export function phaseBInOneStatement(db: Db, handle: CreationHandle, begun: Task, eventId: string): Promise<Task | undefined> {
   const at = new Date().toISOString();
   const task: Task = {
     ...begun,
@@ -191,42 +265,54 @@ export async function phaseBInOneStatement(
     occurred_at: at,
     task: toTaskBody(task),
   };
-  try {
-    const row = await db.one<Record<string, unknown>>(
-      `WITH t AS (
-         UPDATE tasks SET external_id_settled_at = CASE WHEN $2::text IS NULL THEN NULL ELSE $3::timestamptz END,
-           creation_state = 'completed', revision = 1, updated_at = $3
-         WHERE id = $1 AND revision = 0 AND creation_state = 'completing' AND external_id_settled_at IS NULL
-           AND external_id IS NOT DISTINCT FROM $2::text
-         RETURNING ${TASK_COLUMNS}
+  return batchesFor(db).phaseB.push('', { handle, task, payload });
+}
+
+async function runPhaseB(db: Db, batch: PhaseBItem[]): Promise<Array<Task | undefined>> {
+  const items = batch.map(({ handle, task, payload }, i) => ({
+    i: i + 1,
+    task_id: task.id,
+    external_id: task.externalId,
+    at: task.updatedAt,
+    outcome: JSON.stringify({ kind: 'created', event_id: payload.id }),
+    event_id: payload.id,
+    op_id: handle.operationId,
+    gen: handle.generation,
+    actor_id: handle.actor.id,
+    snapshot: JSON.stringify(toTaskBody(task)),
+    payload: JSON.stringify(payload),
+  }));
+  return guarded(items, async () => {
+    const rows = await db.query<{ i: unknown; ok: unknown }>(
+      `WITH k AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS k(i int, task_id text, external_id text, at timestamptz,
+           outcome text, event_id text, op_id text, gen int, actor_id text, snapshot text, payload text)
+       ), t AS (
+         UPDATE tasks SET external_id_settled_at = CASE WHEN k.external_id IS NULL THEN NULL ELSE k.at END,
+           creation_state = 'completed', revision = 1, updated_at = k.at
+         FROM k
+         WHERE tasks.id = ANY (ARRAY(SELECT task_id FROM k)) AND tasks.id = k.task_id AND tasks.revision = 0 AND tasks.creation_state = 'completing'
+           AND tasks.external_id_settled_at IS NULL AND tasks.external_id IS NOT DISTINCT FROM (k.external_id COLLATE "C")
+         RETURNING k.i, tasks.workspace_id
        ), o AS (
-         UPDATE creation_operations SET state = 'completed', outcome = $4, event_id = $5, error = NULL, lease_owner = NULL,
-           lease_expires_at = NULL, updated_at = $3, finished_at = $3
-         WHERE id = $6 AND generation = $7 AND EXISTS (SELECT 1 FROM t) RETURNING id
+         UPDATE creation_operations SET state = 'completed', outcome = k.outcome, event_id = k.event_id, error = NULL,
+           lease_owner = NULL, lease_expires_at = NULL, updated_at = k.at, finished_at = k.at
+         FROM k
+         WHERE creation_operations.id = ANY (ARRAY(SELECT op_id FROM k)) AND creation_operations.id = k.op_id AND creation_operations.generation = k.gen AND k.i IN (SELECT i FROM t)
+         RETURNING k.i
        ), r AS (
          INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at)
-         SELECT t.id, 1, t.workspace_id, 'create', $8, $9, $3 FROM t, o
+         SELECT k.task_id, 1, t.workspace_id, 'create', k.actor_id, k.snapshot, k.at
+         FROM k JOIN t ON t.i = k.i JOIN o ON o.i = k.i
        ), e AS (
          INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at)
-         SELECT $5, t.workspace_id, t.id, 1, 'task.created', $10, $3 FROM t, o
+         SELECT k.event_id, t.workspace_id, k.task_id, 1, 'task.created', k.payload, k.at
+         FROM k JOIN t ON t.i = k.i JOIN o ON o.i = k.i ORDER BY k.i
        ), n AS (SELECT (SELECT count(*) FROM t)::int AS n_guard, (SELECT count(*) FROM o)::int AS n_fenced)
-       SELECT t.*, ${ALL_OR_NOTHING} AS guard FROM t, n`,
-      [
-        handle.taskId,
-        begun.externalId,
-        at,
-        JSON.stringify({ kind: 'created', event_id: eventId }),
-        eventId,
-        handle.operationId,
-        handle.generation,
-        handle.actor.id,
-        JSON.stringify(toTaskBody(task)),
-        JSON.stringify(payload),
-      ],
+       SELECT k.i, k.i IN (SELECT i FROM o) AS ok, ${ALL_OR_NOTHING} AS guard FROM k, n`,
+      [jsonParam(items)],
     );
-    return row ? task : undefined;
-  } catch (err) {
-    if (isAllOrNothingRollback(err)) return undefined;
-    throw err;
-  }
+    const done = new Set(rows.filter((r) => r.ok === true).map((r) => num(r.i)));
+    return batch.map((b, i) => (done.has(i + 1) ? b.task : undefined));
+  });
 }

@@ -1,6 +1,7 @@
 // SPEC §4.1 step 6: validation that needs the database, done only after a lookup miss.
 import type { Db } from '../../db/types';
-import { strOrNull } from '../../db/values';
+import { StatementBatch } from '../../db/statement-batch';
+import { jsonParam, strOrNull } from '../../db/values';
 import { DomainError } from '../errors/domain-error';
 import type { TCreateTaskFields } from './create-input';
 
@@ -18,16 +19,7 @@ export async function validateCreate(
   parentId: string | null,
   fields: TCreateTaskFields,
 ): Promise<CreateTarget> {
-  // One statement: the workspace, its root and the requested (or first) step with its WIP limit.
-  const ws = await db.one<{ root_path: unknown; step_id: unknown; wip_limit: unknown }>(
-    fields.step_id
-      ? `SELECT w.root_path, s.id AS step_id, s.wip_limit FROM workspaces w
-         LEFT JOIN workflow_steps s ON s.id = $2 AND s.workspace_id = w.id WHERE w.id = $1`
-      : `SELECT w.root_path, s.id AS step_id, s.wip_limit FROM workspaces w
-         LEFT JOIN workflow_steps s ON s.id = (SELECT id FROM workflow_steps WHERE workspace_id = $1 ORDER BY position LIMIT 1)
-         WHERE w.id = $1`,
-    fields.step_id ? [workspaceId, fields.step_id] : [workspaceId],
-  );
+  const ws = await readTarget(db, workspaceId, fields.step_id ?? null);
   // A global actor naming a workspace that does not exist gets the same 404 as anyone else.
   if (!ws) throw new DomainError('task_not_created');
   const stepId = strOrNull(ws.step_id);
@@ -42,4 +34,49 @@ export async function validateCreate(
     if (!parent) throw new DomainError('validation_failed', 'parent_id: parent task not found in this workspace');
   }
   return { stepId, rootPath: strOrNull(ws.root_path), wipLimited: ws.wip_limit !== null && ws.wip_limit !== undefined };
+}
+
+interface TargetRow {
+  root_path: unknown;
+  step_id: unknown;
+  wip_limit: unknown;
+}
+
+/** One statement: the workspace, its root and the requested (or first) step with its WIP limit. */
+function readTarget(db: Db, workspaceId: string, stepId: string | null): Promise<TargetRow | undefined> {
+  if (db.dialect === 'postgres') return targetBatch(db).push('', { workspaceId, stepId });
+  return db.one<TargetRow>(
+    stepId
+      ? `SELECT w.root_path, s.id AS step_id, s.wip_limit FROM workspaces w
+         LEFT JOIN workflow_steps s ON s.id = $2 AND s.workspace_id = w.id WHERE w.id = $1`
+      : `SELECT w.root_path, s.id AS step_id, s.wip_limit FROM workspaces w
+         LEFT JOIN workflow_steps s ON s.id = (SELECT id FROM workflow_steps WHERE workspace_id = $1 ORDER BY position LIMIT 1)
+         WHERE w.id = $1`,
+    stepId ? [workspaceId, stepId] : [workspaceId],
+  );
+}
+
+const targetBatches = new WeakMap<Db, StatementBatch<{ workspaceId: string; stepId: string | null }, TargetRow | undefined>>();
+
+/** PostgreSQL: creates validated in the same turn share the statement (issue 4, statement-batch.ts). */
+function targetBatch(db: Db) {
+  let batch = targetBatches.get(db);
+  if (!batch) {
+    batch = new StatementBatch(async (items) => {
+      const rows = await db.query<TargetRow & { i: unknown }>(
+        `SELECT k.i, w.root_path, s.id AS step_id, s.wip_limit
+         FROM jsonb_to_recordset($1::jsonb) AS k(i int, ws text, step text)
+         JOIN workspaces w ON w.id = k.ws
+         LEFT JOIN LATERAL (
+           SELECT id, wip_limit FROM workflow_steps
+           WHERE workspace_id = w.id AND (k.step IS NULL OR id = k.step) ORDER BY position LIMIT 1
+         ) s ON true`,
+        [jsonParam(items.map((it, i) => ({ i: i + 1, ws: it.workspaceId, step: it.stepId })))],
+      );
+      const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
+      return items.map((_, i) => byIndex.get(i + 1));
+    });
+    targetBatches.set(db, batch);
+  }
+  return batch;
 }

@@ -2,7 +2,7 @@
 // Scopes and workspace grants decide what a token may do (src/server/auth/actor.ts).
 import { randomUUID } from 'node:crypto';
 import { SCOPES, type Scope } from '../../auth/actor';
-import { digest, randomSecret, safeEqual } from '../../auth/secrets';
+import { digest, randomSecret, sameDigest } from '../../auth/secrets';
 import type { Db, Sql } from '../../db/types';
 import { json, str, strOrNull } from '../../db/values';
 import { DomainError } from '../errors/domain-error';
@@ -119,10 +119,10 @@ export async function verifyApiToken(db: Sql, presented: string): Promise<Verifi
   if (!parsed) return null;
   const presentedHash = digest(parsed.secret);
   const cached = tokenCache.get(parsed.id);
-  if (cached) return safeEqual(presentedHash, cached.secretHash) ? cached.token : null;
+  if (cached) return sameDigest(presentedHash, cached.secretHash) ? cached.token : null;
   const epoch = tokenCache.epoch();
   const [token] = fold(await db.query<TokenRow>(`${TOKEN_WITH_GRANTS} WHERE t.id = $1`, [parsed.id]));
-  if (!token || token.revokedAt !== null || !safeEqual(presentedHash, token.secretHash)) return null;
+  if (!token || token.revokedAt !== null || !sameDigest(presentedHash, token.secretHash)) return null;
   const verified: VerifiedToken = { id: token.id, name: token.name, scopes: token.scopes, workspaceIds: token.workspaceIds };
   tokenCache.set(token.id, token.secretHash, verified, epoch);
   return verified;
