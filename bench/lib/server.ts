@@ -29,7 +29,8 @@ export async function startApp(databaseUrl: string, opts: { profileDir?: string 
   const port = await freePort();
   const flags = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
   if (opts.profileDir) mkdirSync(opts.profileDir, { recursive: true });
-  const child: ChildProcess = spawn(process.execPath, [...flags, '--import', 'tsx', 'src/server/main.ts'], {
+  // The heap cap `npm start` uses (package.json; docs/BENCHMARKS.md explains why).
+  const child: ChildProcess = spawn(process.execPath, [...flags, '--max-old-space-size=512', '--import', 'tsx', 'src/server/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
