@@ -46,7 +46,27 @@ class PgSql implements Sql {
       this.counters.writes++;
       if (this.autocommit) this.counters.transactions++;
     }
-    return this.client.query({ name: nameFor(text), text, values: params.map(toParam) });
+    const config = { name: nameFor(text), text, values: params.map(toParam) };
+    if (!(this.client instanceof pg.Pool)) return this.client.query(config);
+    // Not `pool.query()`: it destroys the connection on ANY error (pg-pool releases with the error), and the
+    // create protocol expects errors — a unique violation is how a lost race ends (SPEC §4.1 step 7). Each one
+    // cost a new connection, a new backend process and re-preparing every statement (issue 4: found by the
+    // race benchmark, 64 concurrent creates of one identity). Only a connection that failed is discarded.
+    const client = await this.client.connect();
+    let lost = false;
+    const onError = () => {
+      lost = true;
+    };
+    client.on('error', onError);
+    try {
+      return await client.query(config);
+    } catch (err) {
+      if (postgresErrorInfo(err)?.unavailable !== false) lost = true;
+      throw err;
+    } finally {
+      client.off('error', onError);
+      client.release(lost);
+    }
   }
   async query<T>(text: string, params: readonly unknown[] = []): Promise<T[]> {
     return (await this.exe(text, params)).rows as T[];
