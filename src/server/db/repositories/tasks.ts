@@ -1,6 +1,7 @@
 // Task rows: SQL written once for both dialects (STYLE habit 10).
 import type { Db, Sql } from '../types';
 import { lookupBatch } from './lookup-batch';
+import { perDb } from '../statement-batch';
 import type { CreationState, Task } from '../../domain/tasks/task';
 import { num, str, strOrNull } from '../values';
 
@@ -29,7 +30,7 @@ export function toTask(r: Record<string, unknown>): Task {
 
 const BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = $1 AND external_id = $2`;
 
-const batches = new WeakMap<Db, ReturnType<typeof lookupBatch>>();
+const lookups = perDb((db) => lookupBatch(db, BY_EXTERNAL_ID, TASK_COLUMNS));
 
 /**
  * SPEC §4.1 step 5: the one indexed read of the Found path. Outside a transaction on PostgreSQL, lookups issued
@@ -39,9 +40,7 @@ const batches = new WeakMap<Db, ReturnType<typeof lookupBatch>>();
 export async function findTaskByExternalId(sql: Sql, workspaceId: string, externalId: string): Promise<Task | undefined> {
   let row: Record<string, unknown> | undefined;
   if (sql.dialect === 'postgres' && isDb(sql)) {
-    let batch = batches.get(sql);
-    if (!batch) batches.set(sql, (batch = lookupBatch(sql, BY_EXTERNAL_ID, TASK_COLUMNS)));
-    row = await batch.push('', { workspaceId, externalId });
+    row = await lookups(sql).push('', { workspaceId, externalId });
   } else {
     row = await sql.one<Record<string, unknown>>(BY_EXTERNAL_ID, [workspaceId, externalId]);
   }

@@ -22,7 +22,7 @@ import type { EventPayload } from '../events/outbox';
 import { toTaskBody, type Task } from '../tasks/task';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
-import { StatementBatch } from '../../db/statement-batch';
+import { perDb, StatementBatch } from '../../db/statement-batch';
 
 let enabled = true;
 
@@ -60,24 +60,18 @@ async function guarded<O>(items: unknown[], run: () => Promise<Array<O | undefin
   }
 }
 
-const batches = new WeakMap<Db, Batches>();
 interface Batches {
   begin: StatementBatch<BeginItem, Task | undefined>;
   phaseA: StatementBatch<CreationHandle, true | undefined>;
   phaseB: StatementBatch<PhaseBItem, Task | undefined>;
 }
-function batchesFor(db: Db): Batches {
-  let b = batches.get(db);
-  if (!b) {
-    b = {
-      begin: new StatementBatch((items) => runBegin(db, items)),
-      phaseA: new StatementBatch((items) => runPhaseA(db, items)),
-      phaseB: new StatementBatch((items) => runPhaseB(db, items)),
-    };
-    batches.set(db, b);
-  }
-  return b;
-}
+const batchesFor = perDb(
+  (db): Batches => ({
+    begin: new StatementBatch((items) => runBegin(db, items)),
+    phaseA: new StatementBatch((items) => runPhaseA(db, items)),
+    phaseB: new StatementBatch((items) => runPhaseB(db, items)),
+  }),
+);
 
 export interface OneStatementBegin {
   operationId: string;

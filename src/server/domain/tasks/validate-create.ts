@@ -1,6 +1,6 @@
 // SPEC §4.1 step 6: validation that needs the database, done only after a lookup miss.
 import type { Db } from '../../db/types';
-import { StatementBatch } from '../../db/statement-batch';
+import { perDb, StatementBatch } from '../../db/statement-batch';
 import { jsonParam, strOrNull } from '../../db/values';
 import { DomainError } from '../errors/domain-error';
 import type { TCreateTaskFields } from './create-input';
@@ -56,13 +56,10 @@ function readTarget(db: Db, workspaceId: string, stepId: string | null): Promise
   );
 }
 
-const targetBatches = new WeakMap<Db, StatementBatch<{ workspaceId: string; stepId: string | null }, TargetRow | undefined>>();
-
 /** PostgreSQL: creates validated in the same turn share the statement (issue 4, statement-batch.ts). */
-function targetBatch(db: Db) {
-  let batch = targetBatches.get(db);
-  if (!batch) {
-    batch = new StatementBatch(async (items) => {
+const targetBatch = perDb(
+  (db) =>
+    new StatementBatch<{ workspaceId: string; stepId: string | null }, TargetRow | undefined>(async (items) => {
       const rows = await db.query<TargetRow & { i: unknown }>(
         `SELECT k.i, w.root_path, s.id AS step_id, s.wip_limit
          FROM jsonb_to_recordset($1::jsonb) AS k(i int, ws text, step text)
@@ -75,8 +72,5 @@ function targetBatch(db: Db) {
       );
       const byIndex = new Map(rows.map((r) => [Number(r.i), r]));
       return items.map((_, i) => byIndex.get(i + 1));
-    });
-    targetBatches.set(db, batch);
-  }
-  return batch;
-}
+    }),
+);
