@@ -1,6 +1,11 @@
 // Start real server processes for multi-process tests and stop them afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { openDb } from '../../src/server/db/dialect';
+import { migrate } from '../../src/server/db/migrate';
+import type { Db } from '../../src/server/db/types';
+import { freshDatabaseUrl } from './db';
 
 export interface ServerProcess {
   url: string;
@@ -45,4 +50,35 @@ export async function startServerProcess(env: Record<string, string>, entry = 't
         setTimeout(() => child.kill('SIGKILL'), 5000).unref();
       }),
   };
+}
+
+export interface ProcessWorld {
+  url: string;
+  /** This test's own connection to the database the servers share. */
+  db: Db;
+  servers: ServerProcess[];
+}
+
+/**
+ * The multi-process set-up: a fresh, migrated database and `count` server processes on it (rate limit off),
+ * stopped and closed after the file. `use` runs once everything is up (seed, or run a workload).
+ */
+export function useServerProcesses(
+  use: (world: ProcessWorld) => void | Promise<void>,
+  options: { env?: Record<string, string>; count?: number; timeoutMs?: number } = {},
+): void {
+  let world: ProcessWorld | undefined;
+  beforeAll(async () => {
+    const url = await freshDatabaseUrl();
+    const db = openDb(url);
+    world = { url, db, servers: [] };
+    await migrate(db);
+    const env = { DATABASE_URL: url, TETHER_RATE_LIMIT_PER_SEC: '0', ...options.env };
+    world.servers = await Promise.all(Array.from({ length: options.count ?? 2 }, () => startServerProcess(env)));
+    await use(world);
+  }, options.timeoutMs ?? 120_000);
+  afterAll(async () => {
+    await Promise.all((world?.servers ?? []).map((s) => s.stop()));
+    await world?.db.close();
+  });
 }

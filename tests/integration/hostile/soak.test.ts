@@ -1,12 +1,9 @@
 // Issue 9 item 4, short version of `npm run soak` (bench/soak.ts): the same mixed workload for ~20 s against
 // two real server processes sharing one database (the full soak runs the built app on PostgreSQL for minutes).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { soakPassed, soakWorkload, seedSoak, type SoakReport, type SoakSetup } from '../../../bench/soak';
-import { openDb } from '../../../src/server/db/dialect';
-import { migrate } from '../../../src/server/db/migrate';
 import type { Db } from '../../../src/server/db/types';
-import { freshDatabaseUrl } from '../../support/db';
-import { startServerProcess, type ServerProcess } from '../../support/processes';
+import { useServerProcesses, type ServerProcess } from '../../support/processes';
 
 const SECONDS = Number(process.env.TETHER_SOAK_SECONDS ?? 20);
 
@@ -16,20 +13,15 @@ describe(`short soak (${SECONDS} s, two server processes)`, () => {
   let setup: SoakSetup;
   let report: SoakReport;
 
-  beforeAll(async () => {
-    const url = await freshDatabaseUrl();
-    db = openDb(url);
-    await migrate(db);
-    const seeded = await seedSoak(db);
-    servers = await Promise.all([1, 2].map(() => startServerProcess({ DATABASE_URL: url, TETHER_RATE_LIMIT_PER_SEC: '0', TETHER_LEASE_MS: '2000' })));
-    setup = { ...seeded, db, targets: servers.map((s) => s.url), pids: servers.map((s) => s.child.pid!) };
-    report = await soakWorkload(setup, { seconds: SECONDS, clients: 8 });
-    console.info(`[soak] ${JSON.stringify({ ...report, rssMb: report.rssMb.map(({ samples: _samples, ...r }) => r) })}`);
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.stop()));
-    await db?.close();
-  });
+  useServerProcesses(
+    async (w) => {
+      ({ db, servers } = w);
+      setup = { ...(await seedSoak(db)), db, targets: servers.map((s) => s.url), pids: servers.map((s) => s.child.pid!) };
+      report = await soakWorkload(setup, { seconds: SECONDS, clients: 8 });
+      console.info(`[soak] ${JSON.stringify({ ...report, rssMb: report.rssMb.map(({ samples: _samples, ...r }) => r) })}`);
+    },
+    { env: { TETHER_LEASE_MS: '2000' }, timeoutMs: 180_000 },
+  );
 
   it('exercises every kind of request', () => {
     for (const op of ['create_new', 'create_dup', 'lookup_rest', 'lookup_trpc', 'console_read']) expect(report.byOperation[op] ?? 0, op).toBeGreaterThan(0);

@@ -1,14 +1,12 @@
 // Issue 9 item 2 (SQLite): several server processes writing one database file under concurrent load. SQLite
 // admits one writer at a time across processes; a busy database must be waited for (busy_timeout, BEGIN
 // IMMEDIATE), never surface as SQLITE_BUSY in a 5xx, and the identity promise holds across processes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../../src/server/db/dialect';
-import { migrate } from '../../../src/server/db/migrate';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
-import { freshDatabaseUrl, testDialect } from '../../support/db';
+import { testDialect } from '../../support/db';
 import { count, makeWorkspace, uniq, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, type CallResult } from '../../support/http';
-import { startServerProcess, type ServerProcess } from '../../support/processes';
+import { useServerProcesses, type ServerProcess } from '../../support/processes';
 
 describe.runIf(testDialect() === 'sqlite')('two server processes writing one SQLite file', () => {
   let db: Db;
@@ -16,17 +14,10 @@ describe.runIf(testDialect() === 'sqlite')('two server processes writing one SQL
   let ws: TestWorkspace;
   let token: string;
 
-  beforeAll(async () => {
-    const url = await freshDatabaseUrl();
-    db = openDb(url);
-    await migrate(db);
+  useServerProcesses(async (w) => {
+    ({ db, servers } = w);
     ws = await makeWorkspace(db);
     token = await makeToken(db, [ws.id]);
-    servers = await Promise.all([1, 2].map(() => startServerProcess({ DATABASE_URL: url, TETHER_RATE_LIMIT_PER_SEC: '0' })));
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.stop()));
-    await db?.close();
   });
 
   it('mixed concurrent writes from both processes (and this one) never answer 5xx; identities stay single', async () => {

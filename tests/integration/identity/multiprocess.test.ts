@@ -1,29 +1,19 @@
 // SPEC §2.2, §6, §12: several server processes share one database; the unique index settles every race.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../../src/server/db/dialect';
-import { migrate } from '../../../src/server/db/migrate';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { count, makeWorkspace, uniq, type TestWorkspace } from '../../support/fixtures';
-import { freshDatabaseUrl } from '../../support/db';
 import { call, makeToken } from '../../support/http';
-import { startServerProcess, type ServerProcess } from '../../support/processes';
+import { useServerProcesses, type ServerProcess } from '../../support/processes';
 
 let db: Db;
 let servers: ServerProcess[] = [];
 let ws: TestWorkspace;
 let token: string;
 
-beforeAll(async () => {
-  const url = await freshDatabaseUrl();
-  db = openDb(url);
-  await migrate(db);
+useServerProcesses(async (w) => {
+  ({ db, servers } = w);
   ws = await makeWorkspace(db);
   token = await makeToken(db, [ws.id]);
-  servers = await Promise.all([1, 2].map(() => startServerProcess({ DATABASE_URL: url, TETHER_RATE_LIMIT_PER_SEC: '0' })));
-}, 120_000);
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.stop()));
-  await db?.close();
 });
 
 describe('two server processes', () => {
