@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../src/server/config';
 import { migrate } from '../src/server/db/migrate';
-import { findTaskByExternalId } from '../src/server/db/repositories/tasks';
 import { createServices, type Services } from '../src/server/services';
 import { createDatabase, startPostgres } from '../tests/support/postgres-server';
 import { pgBaseline, sqliteBaseline, type Baseline } from './lib/baseline';
@@ -112,7 +111,7 @@ async function scaleSide(services: Services, seeded: Seeded, raw: Baseline, app:
   await sequentialLatency(50, () => httpGet(agent, lookupUrl(), seeded.token));
   const rawR = await sequentialLatency(n, () => raw.lookup(ws.id, tasks));
   const inR = await sequentialLatency(n, async () => {
-    if (!(await findTaskByExternalId(services.db, ws.id, key()))) throw new Error('scale lookup missed');
+    if (!(await services.store.tasks.findByExternalId(ws.id, key()))) throw new Error('scale lookup missed');
   });
   const httpR = await sequentialLatency(n, () => httpGet(agent, lookupUrl(), seeded.token));
   agent.destroy();

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { TASK_COLUMNS } from '../../src/server/db/repositories/tasks';
-import { poolSize } from '../../src/server/db/dialect/postgres';
+import { loadConfig } from '../../src/server/config';
 import { randomInt } from './measure';
 
 const LOOKUP = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = $1 AND external_id = $2`;
@@ -26,7 +26,7 @@ function insertParams(ws: { id: string; stepId: string; prefix: string }) {
 }
 
 export function pgBaseline(url: string): Baseline {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize() });
+  const pool = new pg.Pool({ connectionString: url, max: loadConfig().postgres.poolSize });
   return {
     async lookup(workspaceId, held) {
       const r = await pool.query({ name: 'raw_lookup', text: LOOKUP, values: [workspaceId, `ext-${1 + randomInt(held)}`] });

@@ -7,6 +7,7 @@ import type { Actor } from '../../src/server/auth/actor';
 import type { Db } from '../../src/server/db/types';
 import { createApiToken } from '../../src/server/domain/tokens/api-tokens';
 import { createWorkspace } from '../../src/server/domain/workspaces/create-workspace';
+import { TokenCache } from '../../src/server/domain/tokens/token-cache';
 
 export interface Seeded {
   /** Found/Created/lookup over every surface; `smallTasks` bulk rows `ext-1 … ext-N`. */
@@ -38,7 +39,7 @@ export async function seed(db: Db): Promise<Seeded> {
     workspaceIds: [main.id, baseline.id, race.id, small.id, scale.id],
     scopes: ['tasks:read', 'tasks:write'],
   });
-  const auth = await authenticate({ db }, { authorization: `Bearer ${token}` }, { method: 'POST' });
+  const auth = await authenticate({ db, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
   if (!auth) throw new Error('the bench token does not authenticate');
   return { main, baseline, race, small, scale, token, actor: auth.actor };
 }

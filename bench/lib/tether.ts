@@ -6,7 +6,6 @@ import { authenticate } from '../../src/server/auth/authenticate';
 import type { DbStats } from '../../src/server/db/types';
 import { createTask } from '../../src/server/domain/tasks/create-task';
 import { lookupTaskByExternalId } from '../../src/server/domain/tasks/lookup-task';
-import { tokenCache } from '../../src/server/domain/tokens/token-cache';
 import type { Services } from '../../src/server/services';
 import { randomInt } from './measure';
 
@@ -61,7 +60,7 @@ export async function countStatements(services: Services, token: string, p: InPr
   const headers = { authorization: `Bearer ${token}` };
   const auth = () => authenticate(services, headers, { method: 'POST' });
   const authCold = await perCall(services.db.stats, n, async () => {
-    tokenCache.clear();
+    services.tokenCache.clear();
     await auth();
   });
   const authWarm = await perCall(services.db.stats, n, auth);

@@ -19,11 +19,11 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
-export function createCliContext(program: Command, env: NodeJS.ProcessEnv = process.env): CliContext {
+export function createCliContext(program: Command): CliContext {
   let db: Db | undefined;
   return {
     async db(opts = {}) {
-      db ??= openDb(loadConfig(env).databaseUrl);
+      db ??= openDb(loadConfig().databaseUrl);
       // Reach the database first, so "unreachable" is not reported as "not migrated" (schemaVersion swallows errors).
       await db.one('SELECT 1 AS ok');
       if (!opts.raw && (await schemaVersion(db)) === 0) throw new CliError('the database has no schema yet; run `tether migrate` first');

@@ -1,22 +1,172 @@
-// Process configuration, read once. Every setting has a default that works on a fresh machine.
+// The one reader of the environment (issue 13): every setting Tether takes is declared here, validated once at
+// start-up, and passed down through the services object. Nothing else in src/ reads `process.env`.
+// An invalid value stops start-up with one line naming the variable (`ConfigError`). Every setting has a
+// default that works on a fresh machine (README "Configuration" lists them).
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Unset and empty both mean "use the default" (a shell's `X= npm start` must not be an error). */
+const unset = (v: unknown) => (v === '' ? undefined : v);
+
+const int = (min: number) =>
+  z.preprocess(
+    unset,
+    z
+      .string()
+      .regex(/^\d+$/, `must be a whole number`)
+      .transform(Number)
+      .pipe(z.number().int().min(min, `must be at least ${min}`).max(Number.MAX_SAFE_INTEGER))
+      .optional(),
+  );
+
+/** `1`/`0` (also `true`/`false`, `on`/`off`). */
+const flag = z.preprocess(
+  unset,
+  z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(['1', '0', 'true', 'false', 'on', 'off'], { error: 'must be 1 or 0' }))
+    .transform((v) => v === '1' || v === 'true' || v === 'on')
+    .optional(),
+);
+
+const text = z.preprocess(unset, z.string().optional());
+
+const ZEnv = z.object({
+  DATABASE_URL: z.preprocess(
+    unset,
+    z
+      .string()
+      .trim()
+      .regex(/^(postgres(ql)?:\/\/|file:|sqlite:)/i, 'must start with postgresql://, file: or sqlite:')
+      .optional(),
+  ),
+  TETHER_DATA_DIR: text,
+  PORT: z.preprocess(unset, z.string().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().max(65535)).optional()),
+  HOST: text,
+  NODE_ENV: text,
+  TETHER_MAX_BODY_BYTES: int(1),
+  TETHER_ATTACHMENT_MAX_BYTES: int(1),
+  TETHER_LEASE_MS: int(50),
+  TETHER_RECOVERY: flag,
+  TETHER_RECOVERY_POLL_MS: int(1),
+  TETHER_RELAY: flag,
+  TETHER_RELAY_POLL_MS: int(1),
+  TETHER_PG_POOL_SIZE: int(1),
+  TETHER_PG_CONNECT_TIMEOUT_MS: int(1),
+  TETHER_PG_QUERY_TIMEOUT_MS: int(1),
+  TETHER_TOKEN_CACHE_MS: int(0),
+  TETHER_RATE_LIMIT_PER_SEC: int(0),
+  TETHER_RATE_LIMIT_BURST: int(1),
+  TETHER_SECURE_COOKIES: flag,
+  TETHER_WEBHOOK_LEASE_MS: int(1),
+  TETHER_WEBHOOK_TIMEOUT_MS: int(1),
+  TETHER_WEBHOOK_BACKOFF_MS: int(1),
+  TETHER_WEBHOOK_MAX_BACKOFF_MS: int(1),
+  TETHER_FAILPOINTS: flag,
+});
+
+/** Verified API tokens are cached at most this long (a revoke in another process takes effect within it). */
+export const MAX_TOKEN_CACHE_MS = 2000;
 
 export interface Config {
   databaseUrl: string;
   port: number;
   host: string;
   dataDir: string;
-  /** Failpoints are test hooks (issue 3 item 7); only honoured when TETHER_FAILPOINTS=1. */
+  /** `NODE_ENV=production`. */
+  production: boolean;
+  http: {
+    /** Largest accepted API request body (413 above). */
+    maxBodyBytes: number;
+    /** Largest attachment upload. */
+    attachmentMaxBytes: number;
+    /** Mark the session cookie Secure even behind a TLS-terminating proxy. */
+    secureCookies: boolean;
+  };
+  postgres: { poolSize: number; connectTimeoutMs: number; queryTimeoutMs: number };
+  auth: {
+    tokenCacheMs: number;
+    /** Per-actor requests per second, per process; 0 disables. */
+    rateLimitPerSec: number;
+    rateLimitBurst: number;
+  };
+  /** SPEC §4.2, §6: how long a creating request's lease lasts without renewal. */
+  leaseMs: number;
+  recovery: { enabled: boolean; pollMs: number };
+  relay: { enabled: boolean; pollMs: number };
+  webhooks: { leaseMs: number; timeoutMs: number; backoffMs: number; maxBackoffMs: number };
+  /** Test hooks (src/server/failpoints.ts): TETHER_FAILPOINTS=1, never with NODE_ENV=production. */
   failpointsEnabled: boolean;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = resolve(env.TETHER_DATA_DIR ?? './data');
+/** Reads and validates the environment; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = ZEnv.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`${name}: ${issue.message} (got ${JSON.stringify(env[name] ?? null)})`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.TETHER_DATA_DIR ?? './data');
+  const production = e.NODE_ENV === 'production';
+  const webhookLeaseMs = e.TETHER_WEBHOOK_LEASE_MS ?? 30_000;
+  const ratePerSec = e.TETHER_RATE_LIMIT_PER_SEC ?? 1000;
   return {
-    databaseUrl: env.DATABASE_URL?.trim() || `file:${resolve(dataDir, 'tether.db')}`,
-    port: Number(env.PORT ?? 3000),
-    host: env.HOST ?? '0.0.0.0',
+    databaseUrl: e.DATABASE_URL ?? `file:${resolve(dataDir, 'tether.db')}`,
+    port: e.PORT ?? 3000,
+    host: e.HOST ?? '0.0.0.0',
     dataDir,
-    failpointsEnabled: env.TETHER_FAILPOINTS === '1' && env.NODE_ENV !== 'production',
+    production,
+    http: {
+      maxBodyBytes: e.TETHER_MAX_BODY_BYTES ?? 1024 * 1024,
+      attachmentMaxBytes: e.TETHER_ATTACHMENT_MAX_BYTES ?? 10 * 1024 * 1024,
+      secureCookies: e.TETHER_SECURE_COOKIES ?? false,
+    },
+    postgres: {
+      poolSize: e.TETHER_PG_POOL_SIZE ?? Math.max(4, availableParallelism() * 4),
+      // Fail fast when the database is away (issue 9): no request hangs past these bounds.
+      connectTimeoutMs: e.TETHER_PG_CONNECT_TIMEOUT_MS ?? 5_000,
+      queryTimeoutMs: e.TETHER_PG_QUERY_TIMEOUT_MS ?? 30_000,
+    },
+    auth: {
+      tokenCacheMs: Math.min(e.TETHER_TOKEN_CACHE_MS ?? MAX_TOKEN_CACHE_MS, MAX_TOKEN_CACHE_MS),
+      rateLimitPerSec: ratePerSec,
+      rateLimitBurst: e.TETHER_RATE_LIMIT_BURST ?? Math.max(1, ratePerSec * 2),
+    },
+    // SPEC §6: short enough that a dead creator's operation is recovered within seconds; renewed every third.
+    leaseMs: e.TETHER_LEASE_MS ?? 5_000,
+    recovery: { enabled: e.TETHER_RECOVERY ?? true, pollMs: e.TETHER_RECOVERY_POLL_MS ?? 1_000 },
+    relay: { enabled: e.TETHER_RELAY ?? true, pollMs: e.TETHER_RELAY_POLL_MS ?? 250 },
+    webhooks: {
+      leaseMs: webhookLeaseMs,
+      // Under half the lease, so a request always ends well before anyone else may claim the webhook.
+      timeoutMs: Math.min(e.TETHER_WEBHOOK_TIMEOUT_MS ?? 10_000, Math.floor(webhookLeaseMs / 2.5)),
+      backoffMs: e.TETHER_WEBHOOK_BACKOFF_MS ?? 1_000,
+      maxBackoffMs: e.TETHER_WEBHOOK_MAX_BACKOFF_MS ?? 3_600_000,
+    },
+    failpointsEnabled: (e.TETHER_FAILPOINTS ?? false) && !production,
   };
+}
+
+/** The environment a child process (git) runs with: this process's, plus `extra`. */
+export function childProcessEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra };
+}
+
+/** React and Next pick their production builds from NODE_ENV; Next's telemetry stays off (nothing leaves the
+ *  machine unasked; also set in next.config). Called once, before Next loads. */
+export function prepareNextEnvironment(dev: boolean): void {
+  const env = process.env as Record<string, string | undefined>;
+  env.NODE_ENV ??= dev ? 'development' : 'production';
+  env.NEXT_TELEMETRY_DISABLED ??= '1';
 }

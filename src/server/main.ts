@@ -9,6 +9,7 @@ import { startRelay } from './runtime/relay';
 import { startRecoveryRuntime } from './runtime';
 import { createHttpServer, type PageHandler } from './http/server';
 import { createServices, type Services } from './services';
+import { ConfigError, prepareNextEnvironment } from './config';
 import { issueSetupToken } from './domain/users/setup';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
@@ -47,11 +48,8 @@ export function describeDatabase(url: string): string {
 }
 
 async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): Promise<void> }> {
-  // React and Next pick their production builds from NODE_ENV. Set it only after createServices() has read
-  // the config, so an unset NODE_ENV still lets tests enable failpoints on the built app (config.ts).
-  const env = process.env as Record<string, string | undefined>;
-  env.NODE_ENV ??= dev ? 'development' : 'production';
-  env.NEXT_TELEMETRY_DISABLED ??= '1'; // nothing leaves the machine unasked (also set in next.config.ts)
+  // Only after createServices() has read the config, so an unset NODE_ENV still lets tests enable failpoints.
+  prepareNextEnvironment(dev);
   const { default: next } = await import('next');
   const app = next({ dev, dir: PROJECT_ROOT });
   await app.prepare();
@@ -95,9 +93,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   if (setupToken) log(`No users yet. Create the first admin (one-time link): ${url}/setup?token=${setupToken}`);
 
   // SPEC §9: the outbox relay (live streams + webhooks). TETHER_RELAY=0 turns it off for this process.
-  const stopRelay = process.env.TETHER_RELAY === '0' ? undefined : startRelay(services);
+  const stopRelay = config.relay.enabled ? startRelay(services) : undefined;
   // SPEC §6: the recovery runtime runs in every server process. TETHER_RECOVERY=0 turns it off for this process.
-  const stopRecovery = process.env.TETHER_RECOVERY === '0' ? undefined : startRecoveryRuntime(services);
+  const stopRecovery = config.recovery.enabled ? startRecoveryRuntime(services) : undefined;
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -137,7 +135,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   main(process.argv.slice(2)).catch((err: unknown) => {
     // One clear line (migration refusals explain themselves); the stack only for unexpected failures.
     console.error(`Tether failed to start: ${err instanceof Error ? err.message : String(err)}`);
-    if (!(err instanceof MigrationError)) console.error(err);
+    if (!(err instanceof MigrationError) && !(err instanceof ConfigError)) console.error(err);
     process.exit(1);
   });
 }

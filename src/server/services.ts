@@ -1,14 +1,22 @@
-// Everything a request needs, built once per process (brief: "load the domain code once per process").
+// Everything a request needs, built once per process (brief: "load the domain code once per process"). All process
+// state hangs here — the store and its statement batches, the token cache, the rate limiter, the event hub — so
+// two Services (two tests, two servers in one process) never share any, and tests build exactly what they need.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { RateLimiter } from './auth/rate-limit';
 import { loadConfig, type Config } from './config';
 import { openDb } from './db/dialect';
+import { Store } from './db/store';
 import type { Db } from './db/types';
+import { EventHub } from './domain/events/hub';
+import { TokenCache } from './domain/tokens/token-cache';
 import { Failpoints } from './failpoints';
 import { Readiness } from './readiness';
 
 export interface Services {
   config: Config;
+  store: Store;
+  /** @deprecated transitional (issue 13): the driver under `store`; modules not yet on repositories use it. */
   db: Db;
   readiness: Readiness;
   failpoints: Failpoints;
@@ -16,18 +24,42 @@ export interface Services {
   instanceId: string;
   /** How long a creating request's lease on its operation lasts before recovery may take over. */
   leaseMs: number;
+  /** Verified API tokens, briefly (domain/tokens/token-cache.ts). */
+  tokenCache: TokenCache;
+  /** Per-actor request rate, per process (auth/rate-limit.ts). */
+  rateLimiter: RateLimiter;
+  /** The relay's in-process side: live streams wait on it (domain/events/hub.ts). */
+  hub: EventHub;
 }
 
-export function createServices(overrides: Partial<Services> & { config?: Config } = {}): Services {
-  const config = overrides.config ?? loadConfig();
-  const db = overrides.db ?? openDb(config.databaseUrl);
+export interface ServiceOptions extends Partial<Omit<Services, 'store' | 'db'>> {
+  /** A store to use; else one over `db`; else one opened from `config.databaseUrl`. */
+  store?: Store;
+  db?: Db;
+}
+
+export function createServices(options: ServiceOptions = {}): Services {
+  const config = options.config ?? loadConfig();
+  const store =
+    options.store ??
+    new Store(
+      options.db ??
+        openDb(config.databaseUrl, {
+          max: config.postgres.poolSize,
+          connectTimeoutMs: config.postgres.connectTimeoutMs,
+          queryTimeoutMs: config.postgres.queryTimeoutMs,
+        }),
+    );
   return {
     config,
-    db,
-    readiness: overrides.readiness ?? new Readiness(),
-    failpoints: overrides.failpoints ?? new Failpoints(config.failpointsEnabled),
-    instanceId: overrides.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-    // SPEC §6: short enough that a dead creator's operation is recovered within seconds; renewed every third.
-    leaseMs: overrides.leaseMs ?? Number(process.env.TETHER_LEASE_MS ?? 5_000),
+    store,
+    db: store.driver,
+    readiness: options.readiness ?? new Readiness(),
+    failpoints: options.failpoints ?? new Failpoints(config.failpointsEnabled),
+    instanceId: options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leaseMs: options.leaseMs ?? config.leaseMs,
+    tokenCache: options.tokenCache ?? new TokenCache(config.auth.tokenCacheMs),
+    rateLimiter: options.rateLimiter ?? new RateLimiter(config.auth.rateLimitPerSec, config.auth.rateLimitBurst),
+    hub: options.hub ?? new EventHub(),
   };
 }

@@ -1,7 +1,7 @@
 // `tether worker`: the recovery runtime (SPEC §6) as a standalone process, for deployments that want workers
 // apart from the servers. It coordinates with every server through the database; stop it with SIGINT/SIGTERM.
 import type { Command } from 'commander';
-import { startRecoveryRuntime, recoveryPollMs } from '../../server/runtime';
+import { startRecoveryRuntime } from '../../server/runtime';
 import { createServices } from '../../server/services';
 import type { CliContext } from '../context';
 
@@ -13,7 +13,7 @@ export function register(program: Command, ctx: CliContext): void {
       const db = await ctx.db(); // refuses an unmigrated database
       const services = createServices({ db });
       const stop = startRecoveryRuntime(services);
-      process.stderr.write(`tether worker ${services.instanceId}: lease ${services.leaseMs} ms, poll ${recoveryPollMs()} ms\n`);
+      process.stderr.write(`tether worker ${services.instanceId}: lease ${services.leaseMs} ms, poll ${services.config.recovery.pollMs} ms\n`);
       await new Promise<void>((resolve) => {
         const keepAlive = setInterval(() => {}, 1 << 30);
         const shutdown = () => {

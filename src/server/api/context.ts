@@ -41,7 +41,7 @@ export async function createContext(services: Services, req: IncomingMessage, re
   const auth = await authenticateRequest(services, req.headers, req.method ?? 'GET');
   const http: ContextHttp | undefined = res && {
     sessionCookie: cookie(req.headers, SESSION_COOKIE),
-    secure: secureCookies((req.socket as { encrypted?: boolean }).encrypted === true),
+    secure: secureCookies((req.socket as { encrypted?: boolean }).encrypted === true, services.config.http.secureCookies),
     setCookie: (value) => res.appendHeader('set-cookie', value),
   };
   return createContextInner({

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { ERRORS, isDomainError } from '../domain/errors/domain-error';
-import { maxBodyBytes, sendError, toDomainError } from '../http/body';
+import { sendError, toDomainError } from '../http/body';
 import type { ApiHandler } from '../http/types';
 import type { Services } from '../services';
 import { createContext } from './context';
@@ -47,7 +47,7 @@ function trpcFor(services: Services): TrpcHttp {
   let t = perServices.get(services);
   if (!t) {
     // One limit for both paths, read once, as the adapter always did.
-    const maxBodySize = maxBodyBytes();
+    const maxBodySize = services.config.http.maxBodyBytes;
     t = {
       adapter: createHTTPHandler({
         router: appRouter,

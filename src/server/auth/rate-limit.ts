@@ -1,4 +1,4 @@
-// Per-actor rate limiting (issue 9 item 5): a token bucket per actor id, in memory, per process.
+// Per-actor rate limiting (issue 9 item 5): a token bucket per actor id, in memory, per process (`services.rateLimiter`).
 // TETHER_RATE_LIMIT_PER_SEC sets the refill rate (default 1000/s; 0 disables), TETHER_RATE_LIMIT_BURST the
 // bucket size (default twice the rate). Edges answer 429 `rate_limited` with `Retry-After: retryAfterSeconds`.
 // Several server processes each keep their own buckets, so the effective limit is per process.
@@ -20,13 +20,6 @@ export class RateLimiter {
     readonly burst: number = perSecond * 2,
     private readonly clock: () => number = Date.now,
   ) {}
-
-  static fromEnv(env: Record<string, string | undefined> = process.env): RateLimiter {
-    const rate = Number(env.TETHER_RATE_LIMIT_PER_SEC ?? 1000);
-    const perSecond = Number.isFinite(rate) && rate > 0 ? rate : 0;
-    const burst = Number(env.TETHER_RATE_LIMIT_BURST ?? perSecond * 2);
-    return new RateLimiter(perSecond, Number.isFinite(burst) && burst >= 1 ? burst : Math.max(1, perSecond * 2));
-  }
 
   get enabled(): boolean {
     return this.perSecond > 0;
@@ -59,12 +52,4 @@ export class RateLimiter {
     }
     if (this.buckets.size >= MAX_BUCKETS) this.buckets.clear();
   }
-}
-
-let shared: RateLimiter | undefined;
-
-/** The process-wide limiter, configured from the environment on first use. */
-export function rateLimit(actorId: string): RateDecision {
-  shared ??= RateLimiter.fromEnv();
-  return shared.take(actorId);
 }

@@ -89,6 +89,6 @@ export function sessionCookie(value: string, opts: { secure: boolean; maxAge: nu
 }
 
 /** Whether cookies get the Secure flag: the request came over https, or the operator forces it (behind a TLS proxy). */
-export function secureCookies(requestIsHttps: boolean, env: Record<string, string | undefined> = process.env): boolean {
-  return requestIsHttps || env.TETHER_SECURE_COOKIES === '1';
+export function secureCookies(requestIsHttps: boolean, forced: boolean): boolean {
+  return requestIsHttps || forced;
 }

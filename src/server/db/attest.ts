@@ -2,8 +2,11 @@
 // Each dialect reads its catalog into one neutral shape (dialect/*-attest.ts); the SPEC §2.2 rules are
 // checked once, here, so both dialects fail with the same words.
 import type { Dialect, Sql } from './types';
-import { readPostgresIdentityCatalog } from './dialect/postgres-attest';
-import { readSqliteIdentityCatalog } from './dialect/sqlite-attest';
+import type { CatalogColumn, CatalogIndex, IdentityCatalog } from './catalog';
+import { readPostgresIdentityCatalog } from './dialect/postgres/attest';
+import { readSqliteIdentityCatalog } from './dialect/sqlite/attest';
+
+export type { CatalogColumn, CatalogIndex, IdentityCatalog };
 
 export interface AttestationResult {
   ready: boolean;
@@ -14,36 +17,6 @@ export interface AttestationResult {
 }
 
 export const IDENTITY_INDEX = 'uniq_tasks_external_id';
-
-/** What a dialect's catalog says about `tasks` and its indexes. */
-export interface IdentityCatalog {
-  tasksExists: boolean;
-  columns: Map<string, CatalogColumn>;
-  indexes: CatalogIndex[];
-}
-
-export interface CatalogColumn {
-  name: string;
-  /** Declared type as the catalog spells it (`text`, `timestamp with time zone`). */
-  type: string;
-  nullable: boolean;
-  /** Collation name as the catalog spells it; schema-qualified when not a built-in. */
-  collation: string;
-  /** PostgreSQL: false for a nondeterministic (e.g. case-insensitive ICU) collation. */
-  deterministic: boolean;
-}
-
-export interface CatalogIndex {
-  name: string;
-  unique: boolean;
-  /** PostgreSQL: false for an index left invalid by a failed concurrent build. */
-  valid: boolean;
-  /** Key columns in order; `column: null` is an expression key. */
-  keys: Array<{ column: string | null; collation: string | null }>;
-  included: string[];
-  /** The predicate as text (normalised by the checker), or null for a full index. */
-  predicate: string | null;
-}
 
 export type FindingCode =
   | 'table_missing'

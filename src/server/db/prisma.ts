@@ -1,16 +1,16 @@
-// One Prisma client per process and dialect (STYLE habit 7), built on the same driver connection pool the
-// hot path uses. The two generated clients come from identical models, so code is written once against one
-// type; the brief's measurements keep the create/lookup hot path on the driver (db/types.ts) and use
-// Prisma for the rest (console reads, admin commands).
+// Prisma Client for the cold paths (issue 13: console reads, settings and admin, CLI, tokens, users, webhook
+// configuration, release history), one per process and dialect (STYLE habit 7), over the SAME connections the
+// driver uses: PostgreSQL shares the pg Pool (PrismaPg accepts it); SQLite shares the one connection and its mutex
+// (dialect/sqlite/prisma.ts). The two generated clients come from one model (prisma/postgres/schema.prisma; the
+// SQLite schema is generated from it), so code is written once against one type. Built on first use: a process
+// that never takes a cold path never loads it.
 import type { PrismaClient } from '../../generated/prisma-postgres/client';
-import type { Db } from './types';
 import { PostgresDb, SqliteDb } from './dialect';
+import type { Db } from './types';
 
 export type Prisma = PrismaClient;
 
-const clients = new WeakMap<Db, Promise<Prisma>>();
-
-async function build(db: Db): Promise<Prisma> {
+export async function createPrisma(db: Db): Promise<Prisma> {
   if (db instanceof PostgresDb) {
     const [{ PrismaClient }, { PrismaPg }] = await Promise.all([
       import('../../generated/prisma-postgres/client'),
@@ -19,21 +19,11 @@ async function build(db: Db): Promise<Prisma> {
     return new PrismaClient({ adapter: new PrismaPg(db.pool) });
   }
   if (db instanceof SqliteDb) {
-    const [{ PrismaClient }, { PrismaBetterSqlite3 }] = await Promise.all([
+    const [{ PrismaClient }, { SharedSqliteAdapterFactory }] = await Promise.all([
       import('../../generated/prisma-sqlite/client'),
-      import('@prisma/adapter-better-sqlite3'),
+      import('./dialect/sqlite/prisma'),
     ]);
-    const client = new PrismaClient({ adapter: new PrismaBetterSqlite3({ url: db.file }, { timestampFormat: 'iso8601' }) });
-    return client as unknown as Prisma;
+    return new PrismaClient({ adapter: new SharedSqliteAdapterFactory(db) }) as unknown as Prisma;
   }
   throw new Error('unknown database');
-}
-
-export function prismaFor(db: Db): Promise<Prisma> {
-  let p = clients.get(db);
-  if (!p) {
-    p = build(db);
-    clients.set(db, p);
-  }
-  return p;
 }

@@ -6,7 +6,7 @@
 import type { Sql } from './types';
 import type { SqliteDb } from './dialect';
 import { COLLATION_FINDINGS, IDENTITY_INDEX, inspectIdentity } from './attest';
-import { splitTableDefinition, unquoteIdentifier } from './dialect/sqlite-attest';
+import { splitTableDefinition, unquoteIdentifier } from './dialect/sqlite/attest';
 
 export type RebuildStage = 'created' | 'copied' | 'verified' | 'dropped' | 'renamed' | 'indexed';
 

@@ -2,11 +2,8 @@
 // cookie-authenticated mutation carries its CSRF proof, and the per-actor rate limit (SPEC §11, issue 9).
 import { authenticate, type Authenticated } from '../auth/authenticate';
 import type { HeaderBag } from '../auth/headers';
-import { RateLimiter } from '../auth/rate-limit';
 import { DomainError } from '../domain/errors/domain-error';
 import type { Services } from '../services';
-
-const limiter = RateLimiter.fromEnv();
 
 /** Null when no credential was presented (or it failed): the edge answers 401. */
 export async function authenticateRequest(
@@ -17,7 +14,7 @@ export async function authenticateRequest(
   const auth = await authenticate(services, headers, { method });
   if (!auth) return null;
   if (!auth.csrfOk) throw new DomainError('csrf_failed');
-  const decision = limiter.take(auth.actor.id);
+  const decision = services.rateLimiter.take(auth.actor.id);
   if (!decision.ok) throw new DomainError('rate_limited', undefined, { 'retry-after': String(decision.retryAfterSeconds) });
   return auth;
 }

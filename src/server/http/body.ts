@@ -1,24 +1,16 @@
 // Reading and writing JSON on the custom server's own routes (the machine-facing API).
-// Every API module reads its body through readJsonBody and answers through sendJson/sendError, so every
+// Every API module reads its body through readJsonBody (with `config.http.maxBodyBytes`, TETHER_MAX_BODY_BYTES) and answers through sendJson/sendError, so every
 // surface has the same size limit, the same "invalid payload" and the same error bodies (STYLE habit 4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dbErrorInfo } from '../db/dialect';
 import { DomainError, isDomainError } from '../domain/errors/domain-error';
-
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-
-/** The body size limit: `TETHER_MAX_BODY_BYTES`, default 1 MiB. Read per call so tests can change it. */
-export function maxBodyBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.TETHER_MAX_BODY_BYTES);
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_BODY_BYTES;
-}
 
 // Fatal decoding: a body that is not valid UTF-8 is refused rather than "repaired" with U+FFFD, which
 // would silently change an external_id (SPEC §2.1: kept byte-for-byte).
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The raw body, refusing more than `limitBytes` (413) without buffering the excess. */
-export async function readBody(req: IncomingMessage, limitBytes = maxBodyBytes()): Promise<Buffer> {
+export async function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) throw new DomainError('payload_too_large');
   const chunks: Buffer[] = [];
@@ -35,7 +27,7 @@ export async function readBody(req: IncomingMessage, limitBytes = maxBodyBytes()
  * The parsed JSON body. SPEC §4.1 step 1: invalid JSON (or an empty body, or bytes that are not UTF-8)
  * is 400 `invalid payload`; more than the limit is 413.
  */
-export async function readJsonBody(req: IncomingMessage, limitBytes = maxBodyBytes()): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<unknown> {
   const raw = await readBody(req, limitBytes);
   try {
     return JSON.parse(utf8.decode(raw));

@@ -26,7 +26,7 @@ export const handleMcp: ApiHandler = async (req, res, services) => {
     // Our body reader: the same size limit (413) and strict UTF-8 as every other API surface.
     let body: unknown;
     try {
-      body = await readJsonBody(req);
+      body = await readJsonBody(req, services.config.http.maxBodyBytes);
     } catch (err) {
       if (isDomainError(err) && err.code === 'invalid_payload') {
         sendJson(res, 400, rpcError(-32700, 'Parse error: invalid payload'));

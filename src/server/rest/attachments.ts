@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Actor } from '../auth/actor';
-import { attachmentMaxBytes, uploadAttachment } from '../domain/attachments/upload';
+import { uploadAttachment } from '../domain/attachments/upload';
 import { DomainError } from '../domain/errors/domain-error';
 import { sendError, sendJson } from '../http/body';
 import { requireAuthenticated } from '../http/authenticate-request';
@@ -34,7 +34,7 @@ function limited(req: IncomingMessage, limit: number): ReadableStream {
 export async function handleUpload(req: IncomingMessage, services: Services, actor: Actor): Promise<{ status: number; body: unknown }> {
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(type)) throw new DomainError('invalid_payload', 'expected multipart/form-data');
-  const maxBytes = attachmentMaxBytes();
+  const maxBytes = services.config.http.attachmentMaxBytes;
   let form: FormData;
   try {
     const request = new Request('http://localhost/api/v1/attachments', {

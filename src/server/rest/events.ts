@@ -78,7 +78,7 @@ export const eventRoutes: RestRoute[] = [
     method: 'POST',
     pattern: path('/workspaces/:workspace_id/webhooks'),
     async handle(r) {
-      const created = await createWebhook(r.services, r.auth.actor, r.params.workspace_id!, await readJsonBody(r.req));
+      const created = await createWebhook(r.services, r.auth.actor, r.params.workspace_id!, await readJsonBody(r.req, r.services.config.http.maxBodyBytes));
       // The only time the secret leaves the server.
       sendJson(r.res, 201, { ...created.webhook, secret: created.secret });
     },

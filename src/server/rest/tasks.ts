@@ -27,7 +27,7 @@ export const taskRoutes: RestRoute[] = [
     method: 'POST',
     pattern: path('/tasks'),
     async handle(r) {
-      const body = await readJsonBody(r.req);
+      const body = await readJsonBody(r.req, r.services.config.http.maxBodyBytes);
       const outcome = await createTask(r.services, r.auth.actor, body);
       sendJson(r.res, 200, toCreateResponse(outcome));
     },
@@ -43,7 +43,7 @@ export const taskRoutes: RestRoute[] = [
     method: 'PATCH',
     pattern: path('/tasks/:id'),
     async handle(r) {
-      const body = await readJsonBody(r.req);
+      const body = await readJsonBody(r.req, r.services.config.http.maxBodyBytes);
       sendJson(r.res, 200, toTaskBody(await updateTask(r.services, r.auth.actor, r.params.id!, body)));
     },
   },

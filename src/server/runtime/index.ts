@@ -1,6 +1,6 @@
 // SPEC §6: the background worker every server process runs (and `tether worker` runs alone). Each poll claims
 // expired creation operations and drives them to `completed` or `aborted`, then runs a dispatch pass.
-// Settings: TETHER_LEASE_MS (services.leaseMs: how long a dead creator holds its operation) and
+// Settings (config.ts): TETHER_LEASE_MS (services.leaseMs: how long a dead creator holds its operation) and
 // TETHER_RECOVERY_POLL_MS (default 1000) — together, a crashed create is recovered within a few seconds.
 import type { Services } from '../services';
 import { dispatchLaunches } from './dispatcher';
@@ -18,14 +18,9 @@ export interface RecoveryRuntimeOptions {
 
 export type StopRuntime = () => Promise<void>;
 
-export function recoveryPollMs(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.TETHER_RECOVERY_POLL_MS);
-  return Number.isFinite(n) && n > 0 ? n : 1000;
-}
-
 /** Starts the loop; the returned function stops it and waits for the pass in progress. */
 export function startRecoveryRuntime(services: Services, options: RecoveryRuntimeOptions = {}): StopRuntime {
-  const pollMs = options.pollMs ?? recoveryPollMs();
+  const pollMs = options.pollMs ?? services.config.recovery.pollMs;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();

@@ -1,12 +1,11 @@
 // SPEC §9: the outbox relay every server process runs. One loop proves how far the outbox is final (the horizon,
 // domain/events/horizon.ts) and publishes each advance to this process's live streams (the hub); a second loop
 // delivers to webhooks (runtime/webhooks.ts), so a slow webhook never delays live subscribers.
-// Settings: TETHER_RELAY_POLL_MS (default 250) for both loops, plus the TETHER_WEBHOOK_* settings in webhooks.ts.
+// Settings (config.ts): TETHER_RELAY_POLL_MS (default 250) for both loops, plus the TETHER_WEBHOOK_* settings.
 import { MAX_PAGE, readEvents } from '../domain/events/history';
 import { isSettled, sampleHorizon, type HorizonSample } from '../domain/events/horizon';
-import { hubFor } from '../domain/events/hub';
 import type { Services } from '../services';
-import { webhookPass, webhookSettings, type WebhookSettings } from './webhooks';
+import { webhookPass, type WebhookSettings } from './webhooks';
 
 export interface RelayOptions {
   pollMs?: number;
@@ -15,16 +14,11 @@ export interface RelayOptions {
 
 export type StopRelay = () => Promise<void>;
 
-export function relayPollMs(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.TETHER_RELAY_POLL_MS);
-  return Number.isFinite(n) && n > 0 ? n : 250;
-}
-
 /** Starts the relay for this process; the returned function stops it, ends live streams and frees webhook leases. */
 export function startRelay(services: Services, options: RelayOptions = {}): StopRelay {
-  const pollMs = options.pollMs ?? relayPollMs();
-  const settings = { ...webhookSettings(), ...options.webhooks };
-  const hub = hubFor(services);
+  const pollMs = options.pollMs ?? services.config.relay.pollMs;
+  const settings = { ...services.config.webhooks, ...options.webhooks };
+  const hub = services.hub;
   hub.stopped = false;
   hub.safe = undefined;
   hub.last = undefined;

@@ -14,31 +14,12 @@ import type { Row, Sql } from '../db/types';
 import { num, numOrNull, str } from '../db/values';
 import { SIGNATURE_HEADER, signBody } from '../domain/events/sign';
 import { toEventRecord } from '../domain/events/outbox';
+import type { Config } from '../config';
 import type { Services } from '../services';
 
-export interface WebhookSettings {
-  leaseMs: number;
-  timeoutMs: number;
-  backoffMs: number;
-  maxBackoffMs: number;
-}
-
-function envMs(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const n = Number(env[name]);
-  return Number.isFinite(n) && n > 0 ? n : fallback;
-}
-
-/** TETHER_WEBHOOK_LEASE_MS, _TIMEOUT_MS, _BACKOFF_MS (first retry delay, doubled each time), _MAX_BACKOFF_MS. */
-export function webhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
-  const leaseMs = envMs(env, 'TETHER_WEBHOOK_LEASE_MS', 30_000);
-  return {
-    leaseMs,
-    // Under half the lease, so a request always ends well before anyone else may claim the webhook.
-    timeoutMs: Math.min(envMs(env, 'TETHER_WEBHOOK_TIMEOUT_MS', 10_000), Math.floor(leaseMs / 2.5)),
-    backoffMs: envMs(env, 'TETHER_WEBHOOK_BACKOFF_MS', 1_000),
-    maxBackoffMs: envMs(env, 'TETHER_WEBHOOK_MAX_BACKOFF_MS', 3_600_000),
-  };
-}
+/** config.ts `webhooks` (TETHER_WEBHOOK_LEASE_MS, _TIMEOUT_MS, _BACKOFF_MS: first retry delay, doubled each time,
+ *  _MAX_BACKOFF_MS). */
+export type WebhookSettings = Config['webhooks'];
 
 /** Delay before retry number `attempts` (1 → backoffMs, 2 → 2×, ...), capped. Never gives up: order and
  *  at-least-once hold; a dead endpoint only holds back its own webhook (disable it to stop). */

@@ -5,6 +5,7 @@ import { can } from '../../../src/server/auth/actor';
 import { authenticate } from '../../../src/server/auth/authenticate';
 import { createSession } from '../../../src/server/auth/session';
 import type { Db } from '../../../src/server/db/types';
+import { TokenCache } from '../../../src/server/domain/tokens/token-cache';
 import { createApiToken, revokeApiToken } from '../../../src/server/domain/tokens/api-tokens';
 import { createUser } from '../../../src/server/domain/users/create-user';
 import { setMembership } from '../../../src/server/domain/users/memberships';
@@ -15,8 +16,10 @@ describe('authenticate (SPEC §11)', () => {
   let db: Db;
   let a: TestWorkspace;
   let b: TestWorkspace;
+  let auth$: { db: Db; tokenCache: TokenCache };
   beforeAll(async () => {
     db = await freshDb();
+    auth$ = { db, tokenCache: new TokenCache(2000) };
     a = await makeWorkspace(db);
     b = await makeWorkspace(db);
   });
@@ -30,7 +33,7 @@ describe('authenticate (SPEC §11)', () => {
 
   it('builds a token actor with its grants and scopes', async () => {
     const { id, token } = await createApiToken(db, { name: 'bot', workspaceIds: [a.id], scopes: ['tasks:write'] });
-    const auth = await authenticate({ db }, { authorization: `Bearer ${token}` }, { method: 'POST' });
+    const auth = await authenticate(auth$, { authorization: `Bearer ${token}` }, { method: 'POST' });
     expect(auth).toMatchObject({ via: 'token', csrfOk: true });
     expect(auth!.actor).toMatchObject({ kind: 'token', id, label: 'bot', global: false });
     expect([...auth!.actor.grants]).toEqual([a.id]);
@@ -40,22 +43,22 @@ describe('authenticate (SPEC §11)', () => {
 
   it('returns null for a revoked token on the next request', async () => {
     const { id, token } = await createApiToken(db, { name: 'bot', workspaceIds: [a.id], scopes: ['tasks:read'] });
-    expect(await authenticate({ db }, { authorization: `Bearer ${token}` }, { method: 'GET' })).not.toBeNull();
-    await revokeApiToken(db, id);
-    expect(await authenticate({ db }, { authorization: `Bearer ${token}` }, { method: 'GET' })).toBeNull();
+    expect(await authenticate(auth$, { authorization: `Bearer ${token}` }, { method: 'GET' })).not.toBeNull();
+    await revokeApiToken(db, id, auth$.tokenCache);
+    expect(await authenticate(auth$, { authorization: `Bearer ${token}` }, { method: 'GET' })).toBeNull();
   });
 
   it('does not fall back to the cookie when a bearer token is present but bad', async () => {
     const user = await createUser(db, { email: email(), role: 'admin' });
     const { headers } = await asCookie(user.id);
-    expect(await authenticate({ db }, { ...headers, authorization: 'Bearer tth_nope' }, { method: 'GET' })).toBeNull();
+    expect(await authenticate(auth$, { ...headers, authorization: 'Bearer tth_nope' }, { method: 'GET' })).toBeNull();
   });
 
   it('builds a user actor with a role per membership from the session cookie', async () => {
     const user = await createUser(db, { email: email(), role: 'viewer', workspaceIds: [a.id] });
     await setMembership(db, { userId: user.id, workspaceId: b.id, role: 'operator' });
     const { headers } = await asCookie(user.id);
-    const auth = await authenticate({ db }, headers, { method: 'GET' });
+    const auth = await authenticate(auth$, headers, { method: 'GET' });
     expect(auth).toMatchObject({ via: 'cookie', csrfOk: true });
     expect(auth!.actor).toMatchObject({ kind: 'user', id: user.id, label: user.email, global: false });
     expect(Object.fromEntries(auth!.actor.roles)).toEqual({ [a.id]: 'viewer', [b.id]: 'operator' });
@@ -64,7 +67,7 @@ describe('authenticate (SPEC §11)', () => {
 
   it('builds a global actor for an instance-wide admin', async () => {
     const user = await createUser(db, { email: email(), role: 'admin' });
-    const auth = await authenticate({ db }, (await asCookie(user.id)).headers, { method: 'GET' });
+    const auth = await authenticate(auth$, (await asCookie(user.id)).headers, { method: 'GET' });
     expect(auth!.actor.global).toBe(true);
     expect(can(auth!.actor, b.id, 'admin')).toBe(true);
   });
@@ -72,17 +75,17 @@ describe('authenticate (SPEC §11)', () => {
   it('marks a cookie mutation without the CSRF header as not ok', async () => {
     const user = await createUser(db, { email: email(), role: 'operator', workspaceIds: [a.id] });
     const { headers } = await asCookie(user.id);
-    expect((await authenticate({ db }, { ...headers, origin: 'https://evil.example' }, { method: 'POST' }))!.csrfOk).toBe(false);
+    expect((await authenticate(auth$, { ...headers, origin: 'https://evil.example' }, { method: 'POST' }))!.csrfOk).toBe(false);
   });
 
   it('marks a cookie mutation with the session CSRF token from the same origin as ok', async () => {
     const user = await createUser(db, { email: email(), role: 'operator', workspaceIds: [a.id] });
     const { s, headers } = await asCookie(user.id);
-    const auth = await authenticate({ db }, { ...headers, origin: 'http://localhost:3000', 'x-csrf-token': s.csrfToken }, { method: 'POST' });
+    const auth = await authenticate(auth$, { ...headers, origin: 'http://localhost:3000', 'x-csrf-token': s.csrfToken }, { method: 'POST' });
     expect(auth!.csrfOk).toBe(true);
   });
 
   it('returns null without credentials', async () => {
-    expect(await authenticate({ db }, { host: 'localhost' }, { method: 'GET' })).toBeNull();
+    expect(await authenticate(auth$, { host: 'localhost' }, { method: 'GET' })).toBeNull();
   });
 });

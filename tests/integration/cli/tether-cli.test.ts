@@ -8,6 +8,7 @@ import { openDb } from '../../../src/server/db/dialect';
 import type { Db } from '../../../src/server/db/types';
 import { checkUserPassword } from '../../../src/server/domain/users/check-password';
 import { freshDatabaseUrl } from '../../support/db';
+import { TokenCache } from '../../../src/server/domain/tokens/token-cache';
 
 interface Run {
   code: number | null;
@@ -83,7 +84,7 @@ describe('tether CLI (issue 2 item 6)', () => {
     expect(r.code).toBe(0);
     const token = r.stdout.trim();
     expect(token).toMatch(/^tth_/);
-    const auth = await authenticate({ db }, { authorization: `Bearer ${token}` }, { method: 'POST' });
+    const auth = await authenticate({ db, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
     expect(auth?.actor.kind).toBe('token');
     expect([can(auth!.actor, workspaceId, 'write'), can(auth!.actor, workspaceId, 'release')]).toEqual([true, false]);
     const listed = await tether(['token', 'list', '--json']);

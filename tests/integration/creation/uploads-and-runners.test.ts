@@ -63,14 +63,16 @@ describe('POST /api/v1/attachments', () => {
   });
 
   it('refuses an upload over the size limit with 413 and stores nothing', async () => {
-    process.env.TETHER_ATTACHMENT_MAX_BYTES = '1024';
+    // The upload path reads config.http.attachmentMaxBytes (TETHER_ATTACHMENT_MAX_BYTES) per request.
+    const limit = services.config.http.attachmentMaxBytes;
+    services.config.http.attachmentMaxBytes = 1024;
     try {
       const before = await count(db, 'SELECT COUNT(*) AS n FROM attachments');
       const res = await post(form(w.ws.id, 'x'.repeat(200_000)));
       expect(res.status).toBe(413);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM attachments')).toBe(before);
     } finally {
-      delete process.env.TETHER_ATTACHMENT_MAX_BYTES;
+      services.config.http.attachmentMaxBytes = limit;
     }
   });
 

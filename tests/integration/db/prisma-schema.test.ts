@@ -2,7 +2,7 @@
 // model reads a seeded row of its table on a migrated database, so a wrong column name or type fails here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prisma } from '../../../src/generated/prisma-postgres/client';
-import { prismaFor } from '../../../src/server/db/prisma';
+import { createPrisma } from '../../../src/server/db/prisma';
 import type { Db } from '../../../src/server/db/types';
 import { freshDb, testDialect } from '../../support/db';
 
@@ -69,7 +69,7 @@ describe('Prisma schema matches the migrated tables', () => {
   afterAll(async () => db?.close());
 
   it.each(Object.values(Prisma.ModelName))('reads %s through Prisma', async (model) => {
-    const prisma = await prismaFor(db);
+    const prisma = await createPrisma(db);
     const delegate = (prisma as unknown as Record<string, { findMany(): Promise<unknown[]> }>)[model[0]!.toLowerCase() + model.slice(1)]!;
     const rows = (await delegate.findMany()) as Array<Record<string, unknown>>;
     expect(rows).toHaveLength(1);

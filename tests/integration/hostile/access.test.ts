@@ -58,7 +58,7 @@ describe('API tokens', () => {
   it('a revoked token stops working on the very next request to the same process', async () => {
     const { id, token: t } = await createApiToken(db, { name: uniq('r'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
     expect((await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: t })).status).toBe(200);
-    await revokeApiToken(api.services.db, id);
+    await revokeApiToken(api.services.db, id, api.services.tokenCache);
     const after = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: t });
     expect(after.status).toBe(401);
     expect(after.json).toEqual({ error: 'authentication required' });
@@ -130,11 +130,12 @@ describe('the console session cookie', () => {
   });
 
   it('is Secure when TETHER_SECURE_COOKIES=1 (behind a TLS proxy)', async () => {
-    process.env.TETHER_SECURE_COOKIES = '1';
+    // The server reads config.http.secureCookies (TETHER_SECURE_COOKIES) per request.
+    api.services.config.http.secureCookies = true;
     try {
       expect((await login()).headers.get('set-cookie')).toMatch(/; Secure/);
     } finally {
-      delete process.env.TETHER_SECURE_COOKIES;
+      api.services.config.http.secureCookies = false;
     }
   });
 

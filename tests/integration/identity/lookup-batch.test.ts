@@ -1,9 +1,8 @@
-// Issue 4: on PostgreSQL, identity lookups issued together share one statement (src/server/db/repositories/
-// lookup-batch.ts). Each caller must still get exactly the answer its own single-row lookup would give.
+// Issue 4: on PostgreSQL, identity lookups issued together share one statement (src/server/db/dialect/postgres/
+// tasks.ts). Each caller must still get exactly the answer its own single-row lookup would give.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchStatement } from '../../../src/server/db/repositories/lookup-batch';
+import { BATCHED_BY_EXTERNAL_ID } from '../../../src/server/db/dialect/postgres/tasks';
 import { MAX_BATCH } from '../../../src/server/db/statement-batch';
-import { findTaskByExternalId, TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Services } from '../../../src/server/services';
@@ -53,9 +52,9 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (issue 4
   ];
 
   it('lookups issued together each get their own answer, as the single-row lookup gives it', async () => {
-    const together = await Promise.all(asks().map(([w, e]) => findTaskByExternalId(db, w!, e!)));
+    const together = await Promise.all(asks().map(([w, e]) => services.store.tasks.findByExternalId(w!, e!)));
     const alone: Array<string | undefined> = [];
-    for (const [w, e] of asks()) alone.push((await findTaskByExternalId(db, w!, e!))?.id);
+    for (const [w, e] of asks()) alone.push((await services.store.tasks.findByExternalId(w!, e!))?.id);
     expect(together.map((t) => t?.id)).toEqual(alone);
     expect(together.map((t) => t?.id)).toEqual(asks().map(([w, e]) => ids[`${w}/${e}`]));
     expect(together[0]).toMatchObject({ workspaceId: a.id, externalId: 'JIRA-1', title: 'JIRA-1', creationState: 'completed' });
@@ -63,21 +62,21 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (issue 4
 
   it('lookups issued together share statements (up to MAX_BATCH each); a lone lookup costs one', async () => {
     let before = db.stats.statements;
-    await Promise.all(asks().map(([w, e]) => findTaskByExternalId(db, w!, e!)));
+    await Promise.all(asks().map(([w, e]) => services.store.tasks.findByExternalId(w!, e!)));
     expect(db.stats.statements - before).toBe(Math.ceil(asks().length / MAX_BATCH));
     before = db.stats.statements;
-    await findTaskByExternalId(db, a.id, 'JIRA-1');
+    await services.store.tasks.findByExternalId(a.id, 'JIRA-1');
     expect(db.stats.statements - before).toBe(1);
   });
 
   it('a value PostgreSQL cannot hold fails alone, not the lookups issued with it', async () => {
     // A lone surrogate is carried as U+FFFD, as a text parameter would be: an answer (a miss), not an error.
-    const [held, odd] = await Promise.all([findTaskByExternalId(db, a.id, 'JIRA-1'), findTaskByExternalId(db, a.id, 'x\ud800')]);
+    const [held, odd] = await Promise.all([services.store.tasks.findByExternalId(a.id, 'JIRA-1'), services.store.tasks.findByExternalId(a.id, 'x\ud800')]);
     expect([held?.id, odd]).toEqual([ids[`${a.id}/JIRA-1`], undefined]);
     const results = await Promise.allSettled([
-      findTaskByExternalId(db, a.id, 'JIRA-1'),
-      findTaskByExternalId(db, `${a.id}\u0000`, 'JIRA-1'),
-      findTaskByExternalId(db, b.id, 'JIRA-1'),
+      services.store.tasks.findByExternalId(a.id, 'JIRA-1'),
+      services.store.tasks.findByExternalId(`${a.id}\u0000`, 'JIRA-1'),
+      services.store.tasks.findByExternalId(b.id, 'JIRA-1'),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(results[0]).toMatchObject({ value: { id: ids[`${a.id}/JIRA-1`] } });
@@ -91,7 +90,7 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (issue 4
       [big.id, big.steps[0]!.id],
     );
     const plan = await db.query<{ 'QUERY PLAN': string }>(
-      `EXPLAIN ${batchStatement(TASK_COLUMNS)}`,
+      `EXPLAIN ${BATCHED_BY_EXTERNAL_ID}`,
       [JSON.stringify([[a.id, 'JIRA-1'], [b.id, 'JIRA-1']])],
     );
     const text = plan.map((r) => r['QUERY PLAN']).join('\n');

@@ -1,6 +1,13 @@
 // Issue 9 item 5: per-token rate limiting (the edges turn a refusal into 429 + Retry-After).
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../src/server/auth/rate-limit';
+import { loadConfig } from '../../../src/server/config';
+
+/** The limiter services.ts builds from this environment. */
+function fromConfig(env: Record<string, string>) {
+  const { auth } = loadConfig(env);
+  return new RateLimiter(auth.rateLimitPerSec, auth.rateLimitBurst);
+}
 
 function limiter(perSecond: number, burst: number) {
   let now = 1_000_000;
@@ -37,13 +44,13 @@ describe('RateLimiter', () => {
   });
 
   it('is disabled by TETHER_RATE_LIMIT_PER_SEC=0', () => {
-    const l = RateLimiter.fromEnv({ TETHER_RATE_LIMIT_PER_SEC: '0' });
+    const l = fromConfig({ TETHER_RATE_LIMIT_PER_SEC: '0' });
     expect(l.enabled).toBe(false);
     for (let i = 0; i < 10_000; i++) expect(l.take('a').ok).toBe(true);
   });
 
   it('defaults to a generous limit (1000/s, burst 2000)', () => {
-    const l = RateLimiter.fromEnv({});
+    const l = fromConfig({});
     expect([l.perSecond, l.burst]).toEqual([1000, 2000]);
   });
 });

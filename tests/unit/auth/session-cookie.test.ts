@@ -20,8 +20,8 @@ describe('sessionCookie', () => {
 
 describe('secureCookies', () => {
   it('is on for https requests and when TETHER_SECURE_COOKIES=1, off otherwise', () => {
-    expect(secureCookies(true, {})).toBe(true);
-    expect(secureCookies(false, { TETHER_SECURE_COOKIES: '1' })).toBe(true);
-    expect(secureCookies(false, {})).toBe(false);
+    expect(secureCookies(true, false)).toBe(true);
+    expect(secureCookies(false, true)).toBe(true);
+    expect(secureCookies(false, false)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@
 // when pg raises it without a code; a NUL in a text parameter is the caller's 400 on both dialects.
 import { describe, expect, it } from 'vitest';
 import { dbErrorInfo } from '../../../src/server/db/dialect';
-import { SqliteDb } from '../../../src/server/db/dialect/sqlite';
+import { SqliteDb } from '../../../src/server/db/dialect/sqlite/driver';
 import { InvalidTextError } from '../../../src/server/db/types';
 import { toDomainError } from '../../../src/server/http/body';
 

@@ -75,7 +75,7 @@ export const adminRouter = router({
     if (!token || !token.workspaceIds.includes(input.workspace_id) || !token.workspaceIds.every((w) => can(ctx.actor, w, 'admin'))) {
       throw new DomainError('not_found');
     }
-    await revokeApiToken(ctx.services.db, input.id);
+    await revokeApiToken(ctx.services.db, input.id, ctx.services.tokenCache);
     return { ok: true };
   }),
 

@@ -1,14 +1,34 @@
-// Task rows: SQL written once for both dialects (STYLE habit 10).
-import type { Db, Sql } from '../types';
-import { lookupBatch } from './lookup-batch';
-import { perDb } from '../statement-batch';
+// Tasks and their identity (SPEC §2, §7, §8): the hot path of every create, lookup and release, on the driver.
+// SQL is written once for both dialects (STYLE habit 10); PostgreSQL batches lookups issued together
+// (dialect/postgres/tasks.ts) behind the same method.
 import type { CreationState, Task } from '../../domain/tasks/task';
+import type { SqlDialect } from '../dialect';
+import type { Sql } from '../types';
 import { num, str, strOrNull } from '../values';
 
 export const TASK_COLUMNS =
   'id, workspace_id, number, identifier, title, description, step_id, parent_id, archived_at, created_at, updated_at, revision, creation_state, external_id, external_id_settled_at';
 
-export function toTask(r: Record<string, unknown>): Task {
+/** A `tasks` row as either driver returns it (SQLite: integers and ISO text; PostgreSQL: the same, by our parsers). */
+export interface TaskRow {
+  id: unknown;
+  workspace_id: unknown;
+  number: unknown;
+  identifier: unknown;
+  title: unknown;
+  description: unknown;
+  step_id: unknown;
+  parent_id: unknown;
+  archived_at: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+  revision: unknown;
+  creation_state: unknown;
+  external_id: unknown;
+  external_id_settled_at: unknown;
+}
+
+export function toTask(r: TaskRow): Task {
   return {
     id: str(r.id),
     workspaceId: str(r.workspace_id),
@@ -28,65 +48,171 @@ export function toTask(r: Record<string, unknown>): Task {
   };
 }
 
-const BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = $1 AND external_id = $2`;
+/** The fields an update may change (SPEC §2.3: never the identity). */
+export interface TaskChanges {
+  title?: string;
+  description?: string | null;
+  stepId?: string;
+  archivedAt?: string | null;
+}
 
-const lookups = perDb((db) => lookupBatch(db, BY_EXTERNAL_ID, TASK_COLUMNS));
+const CHANGE_COLUMNS: Record<keyof TaskChanges, string> = {
+  title: 'title',
+  description: 'description',
+  stepId: 'step_id',
+  archivedAt: 'archived_at',
+};
 
-/**
- * SPEC §4.1 step 5: the one indexed read of the Found path. Outside a transaction on PostgreSQL, lookups issued
- * together share one statement (lookup-batch.ts); inside a transaction, or on SQLite (in process, no round
- * trips to save), it is the single-row statement.
- */
-export async function findTaskByExternalId(sql: Sql, workspaceId: string, externalId: string): Promise<Task | undefined> {
-  let row: Record<string, unknown> | undefined;
-  if (sql.dialect === 'postgres' && isDb(sql)) {
-    row = await lookups(sql).push('', { workspaceId, externalId });
-  } else {
-    row = await sql.one<Record<string, unknown>>(BY_EXTERNAL_ID, [workspaceId, externalId]);
+export interface TaskPageQuery {
+  workspaceId: string;
+  archived?: 'include' | 'exclude' | 'only';
+  /** Only tasks numbered below this (the page cursor, newest first). */
+  beforeNumber?: number;
+  limit: number;
+}
+
+export const BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = $1 AND external_id = $2`;
+
+export class TaskRepository {
+  constructor(
+    protected readonly sql: Sql,
+    protected readonly dialect: SqlDialect,
+  ) {}
+
+  /** SPEC §4.1 step 5 / §7: the one indexed read of the Found path and of lookup (uniq_tasks_external_id). */
+  async findByExternalId(workspaceId: string, externalId: string): Promise<Task | undefined> {
+    const row = await this.sql.one<TaskRow>(BY_EXTERNAL_ID, [workspaceId, externalId]);
+    return row ? toTask(row) : undefined;
   }
-  return row ? toTask(row) : undefined;
+
+  /** The holder of an identity, locked until commit (release, SPEC §7). */
+  async findHolderForUpdate(workspaceId: string, externalId: string): Promise<Task | undefined> {
+    const row = await this.sql.one<TaskRow>(`${BY_EXTERNAL_ID}${this.dialect.forUpdate}`, [workspaceId, externalId]);
+    return row ? toTask(row) : undefined;
+  }
+
+  async findById(id: string): Promise<Task | undefined> {
+    const row = await this.sql.one<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [id]);
+    return row ? toTask(row) : undefined;
+  }
+
+  /** The task, locked until commit (changes and deletes take the task row first: the lock order of release). */
+  async findByIdForUpdate(id: string): Promise<Task | undefined> {
+    const row = await this.sql.one<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1${this.dialect.forUpdate}`, [id]);
+    return row ? toTask(row) : undefined;
+  }
+
+  /** Whether `taskId` is a task of `workspaceId` (parent validation, SPEC §4.1 step 6). */
+  async existsInWorkspace(taskId: string, workspaceId: string): Promise<boolean> {
+    return (await this.sql.one('SELECT id FROM tasks WHERE id = $1 AND workspace_id = $2', [taskId, workspaceId])) !== undefined;
+  }
+
+  /** Unarchived tasks in a step (WIP admission counts them). */
+  async countActiveInStep(stepId: string): Promise<number> {
+    const row = await this.sql.one<{ n: unknown }>('SELECT COUNT(*) AS n FROM tasks WHERE step_id = $1 AND archived_at IS NULL', [stepId]);
+    return num(row?.n ?? 0);
+  }
+
+  /** A page of a workspace's tasks, newest first; one more row than asked tells whether another page follows. */
+  async listPage(q: TaskPageQuery): Promise<Task[]> {
+    const params: unknown[] = [q.workspaceId];
+    let where = 'workspace_id = $1';
+    if (q.archived === 'exclude') where += ' AND archived_at IS NULL';
+    if (q.archived === 'only') where += ' AND archived_at IS NOT NULL';
+    if (q.beforeNumber !== undefined) {
+      params.push(q.beforeNumber);
+      where += ` AND number < $${params.length}`;
+    }
+    params.push(q.limit);
+    const rows = await this.sql.query<TaskRow>(
+      `SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where} ORDER BY number DESC LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toTask);
+  }
+
+  /** Inserts the row as given. A unique violation on uniq_tasks_external_id is the caller's to interpret. */
+  async insert(t: Task): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO tasks (${TASK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      [
+        t.id,
+        t.workspaceId,
+        t.number,
+        t.identifier,
+        t.title,
+        t.description,
+        t.stepId,
+        t.parentId,
+        t.archivedAt,
+        t.createdAt,
+        t.updatedAt,
+        t.revision,
+        t.creationState,
+        t.externalId,
+        t.externalIdSettledAt,
+      ],
+    );
+  }
+
+  /** Applies `changes` as the next revision; undefined when the task is gone. */
+  async applyChanges(taskId: string, changes: TaskChanges, at: string): Promise<Task | undefined> {
+    const params: unknown[] = [taskId, at];
+    const sets: string[] = [];
+    for (const [key, column] of Object.entries(CHANGE_COLUMNS) as Array<[keyof TaskChanges, string]>) {
+      if (changes[key] === undefined) continue;
+      params.push(changes[key]);
+      sets.push(`${column} = $${params.length}`);
+    }
+    const row = await this.sql.one<TaskRow>(
+      `UPDATE tasks SET ${[...sets, 'revision = revision + 1', 'updated_at = $2'].join(', ')} WHERE id = $1 RETURNING ${TASK_COLUMNS}`,
+      params,
+    );
+    return row ? toTask(row) : undefined;
+  }
+
+  /**
+   * SPEC §7, holder `completed`: clears both identity columns as the next revision — only while the task still
+   * holds `externalId` (undefined otherwise: the caller treats the holder as having moved on).
+   */
+  async releaseSettledIdentity(taskId: string, externalId: string, at: string): Promise<Task | undefined> {
+    const row = await this.sql.one<TaskRow>(
+      `UPDATE tasks SET external_id = NULL, external_id_settled_at = NULL, revision = revision + 1, updated_at = $3
+       WHERE id = $1 AND external_id = $2 RETURNING ${TASK_COLUMNS}`,
+      [taskId, externalId, at],
+    );
+    return row ? toTask(row) : undefined;
+  }
+
+  /** SPEC §7, holder `preparing`: frees the identity with no revision (its Complete yields CreatedIdentityLost). */
+  async releasePreparingIdentity(taskId: string, externalId: string): Promise<boolean> {
+    const n = await this.sql.run(
+      `UPDATE tasks SET external_id = NULL, external_id_settled_at = NULL WHERE id = $1 AND external_id = $2 AND creation_state = 'preparing'`,
+      [taskId, externalId],
+    );
+    return n > 0;
+  }
+
+  async delete(taskId: string): Promise<void> {
+    await this.sql.run('DELETE FROM tasks WHERE id = $1', [taskId]);
+  }
 }
 
-function isDb(sql: Sql): sql is Db {
-  return 'transaction' in sql;
-}
+// ---- transitional: free functions kept for modules not yet moved onto repositories (issue 13) ----------------
 
+/** @deprecated use `TaskRepository.findById` */
 export async function findTaskById(sql: Sql, id: string): Promise<Task | undefined> {
-  const row = await sql.one<Record<string, unknown>>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [id]);
+  const row = await sql.one<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [id]);
   return row ? toTask(row) : undefined;
 }
 
+/** @deprecated use `TaskRepository.insert` */
 export async function insertTask(sql: Sql, t: Task): Promise<void> {
-  await sql.run(
-    `INSERT INTO tasks (${TASK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-    [
-      t.id,
-      t.workspaceId,
-      t.number,
-      t.identifier,
-      t.title,
-      t.description,
-      t.stepId,
-      t.parentId,
-      t.archivedAt,
-      t.createdAt,
-      t.updatedAt,
-      t.revision,
-      t.creationState,
-      t.externalId,
-      t.externalIdSettledAt,
-    ],
-  );
+  await new TaskRepository(sql, { name: sql.dialect, forUpdate: '', skipLocked: '' }).insert(t);
 }
 
-export async function insertRevision(
-  sql: Sql,
-  task: Task,
-  change: string,
-  actorId: string | null,
-  snapshot: unknown,
-  at: string,
-): Promise<void> {
+/** @deprecated use `EventRepository.insertRevision` */
+export async function insertRevision(sql: Sql, task: Task, change: string, actorId: string | null, snapshot: unknown, at: string): Promise<void> {
   await sql.run(
     'INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
     [task.id, task.revision, task.workspaceId, change, actorId, JSON.stringify(snapshot), at],

@@ -8,12 +8,6 @@ import { can, type Actor } from '../../auth/actor';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 
-/** Upload size limit (bytes): TETHER_ATTACHMENT_MAX_BYTES, default 10 MiB. */
-export function attachmentMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.TETHER_ATTACHMENT_MAX_BYTES);
-  return Number.isFinite(n) && n > 0 ? n : 10 * 1024 * 1024;
-}
-
 export interface AttachmentBody {
   id: string;
   workspace_id: string;
@@ -29,7 +23,8 @@ export const ZUploadAttachmentInput = z.object({
   workspace_id: z.string().min(1).max(200),
   filename: z.string().min(1).max(255),
   content_type: z.string().max(200).optional(),
-  content_base64: z.string().max(Math.ceil((attachmentMaxBytes() * 4) / 3) + 4),
+  // Bounded by the request body limit; the decoded size is checked against config.http.attachmentMaxBytes.
+  content_base64: z.string(),
 });
 export type TUploadAttachmentInput = z.infer<typeof ZUploadAttachmentInput>;
 
@@ -40,7 +35,7 @@ export async function uploadAttachment(
 ): Promise<AttachmentBody> {
   // Unauthorized gets the same 404 whether or not the workspace exists (SPEC §11).
   if (!can(actor, input.workspaceId, 'write')) throw new DomainError('not_found');
-  if (input.data.byteLength > attachmentMaxBytes()) throw new DomainError('payload_too_large');
+  if (input.data.byteLength > services.config.http.attachmentMaxBytes) throw new DomainError('payload_too_large');
   const ws = await services.db.one('SELECT id FROM workspaces WHERE id = $1', [input.workspaceId]);
   if (!ws) throw new DomainError('not_found');
 

@@ -5,6 +5,7 @@ import { num, str, strOrNull } from '../../db/values';
 import { DomainError, isDomainError } from '../errors/domain-error';
 import { normalizeExternalId } from '../identity/normalize';
 import { getTaskOrThrow } from '../tasks/get-task';
+import { repositoriesFor } from '../../db/store';
 import { CONSOLE_TASK_COLUMNS, OPERATION_COLUMNS, prettyJson, requireRead, toConsoleTask, toEvent, toOperation } from './rows';
 
 export const TASK_SORTS = ['identifier', 'title', 'external_id', 'step', 'created_at'] as const;
@@ -66,7 +67,7 @@ export async function findByExternalId(sql: Sql, actor: Actor, workspaceId: stri
 }
 
 export async function readTaskDetail(sql: Sql, actor: Actor, taskId: string) {
-  const task = await getTaskOrThrow(sql, actor, taskId);
+  const task = await getTaskOrThrow(repositoriesFor(sql), actor, taskId);
   const row = await sql.one(`SELECT ${CONSOLE_TASK_COLUMNS} FROM tasks t JOIN workflow_steps s ON s.id = t.step_id WHERE t.id = $1`, [task.id]);
   if (!row) throw new DomainError('task_not_found');
   const op = await sql.one(

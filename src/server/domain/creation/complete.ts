@@ -4,7 +4,7 @@
 // exactly one `task.created` outbox event copied from the committed row.
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../db/types';
-import { findTaskById, insertRevision, TASK_COLUMNS, toTask } from '../../db/repositories/tasks';
+import { findTaskById, insertRevision, TASK_COLUMNS, toTask, type TaskRow } from '../../db/repositories/tasks';
 import { json, str } from '../../db/values';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
@@ -127,18 +127,18 @@ async function completeOnce(services: Services, handle: CreationHandle, fresh: b
       : undefined;
   const result = settled ? { kind: 'created' as const, task: settled, eventId } : await db.transaction(async (tx): Promise<CompleteResult> => {
     const at = new Date().toISOString();
-    let row: Record<string, unknown> | undefined;
+    let row: TaskRow | undefined;
     let kind: 'created' | 'created_identity_lost' = 'created';
     if (handle.externalId !== null) {
       // SPEC §4.3: stamp only if the task still holds the normalized identity, and check the row count.
-      row = await tx.one(
+      row = await tx.one<TaskRow>(
         `UPDATE tasks SET external_id_settled_at = $3, creation_state = 'completed', revision = 1, updated_at = $3
          WHERE id = $1 AND external_id = $2 AND external_id_settled_at IS NULL RETURNING ${TASK_COLUMNS}`,
         [handle.taskId, handle.externalId, at],
       );
       if (!row) kind = 'created_identity_lost';
     }
-    row ??= await tx.one(
+    row ??= await tx.one<TaskRow>(
       `UPDATE tasks SET creation_state = 'completed', revision = 1, updated_at = $2
        WHERE id = $1 AND creation_state = 'completing' RETURNING ${TASK_COLUMNS}`,
       [handle.taskId, at],

@@ -1,5 +1,6 @@
 // The in-process side of the relay (SPEC §9): the relay (runtime/relay.ts) advances `safe` — the seq up to which
-// every outbox event is final (horizon.ts) — and wakes the live streams of this process. One hub per Services.
+// every outbox event is final (horizon.ts) — and wakes the live streams of this process. One hub per Services
+// (`services.hub`).
 import type { Services } from '../../services';
 import type { EventRecord } from './outbox';
 
@@ -56,16 +57,8 @@ export class EventHub {
   }
 }
 
-const hubs = new WeakMap<Services, EventHub>();
-
-export function hubFor(services: Services): EventHub {
-  let hub = hubs.get(services);
-  if (!hub) hubs.set(services, (hub = new EventHub()));
-  return hub;
-}
-
 /** The hub only if a relay runs in this process (history readers fall back to a one-shot horizon). */
 export function runningHub(services: Services): EventHub | undefined {
-  const hub = hubs.get(services);
-  return hub && hub.safe !== undefined && !hub.stopped ? hub : undefined;
+  const hub = services.hub;
+  return hub.safe !== undefined && !hub.stopped ? hub : undefined;
 }

@@ -1,8 +1,5 @@
 // SPEC §9: the transactional outbox. Each event row is immutable, carries the revision and the task as
 // committed (with `external_id` only when held), and is written in the same transaction as the change.
-// Invariant the relay relies on (runtime/relay-horizon.ts): an outbox row is always written after the same
-// transaction changed `tasks` or `task_revisions`, so on PostgreSQL the transaction already holds an xid when
-// `seq` is drawn.
 import type { Sql } from '../../db/types';
 import { toTaskBody, type Task, type TaskBody } from '../tasks/task';
 
@@ -18,11 +15,9 @@ export interface EventPayload {
   task: TaskBody;
 }
 
-export async function insertOutboxEvent(
-  tx: Sql,
-  e: { id: string; type: EventType; task: Task; at: string },
-): Promise<EventPayload> {
-  const payload: EventPayload = {
+/** The event as committed (SPEC §9): the task as it is now, with `external_id` only when held. */
+export function eventPayload(e: { id: string; type: EventType; task: Task; at: string }): EventPayload {
+  return {
     id: e.id,
     type: e.type,
     workspace_id: e.task.workspaceId,
@@ -31,6 +26,11 @@ export async function insertOutboxEvent(
     occurred_at: e.at,
     task: toTaskBody(e.task),
   };
+}
+
+/** @deprecated transitional (issue 13): use `tx.events.insertEvent(eventPayload(…))`. */
+export async function insertOutboxEvent(tx: Sql, e: { id: string; type: EventType; task: Task; at: string }): Promise<EventPayload> {
+  const payload = eventPayload(e);
   await tx.run(
     'INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
     [e.id, e.task.workspaceId, e.task.id, e.task.revision, e.type, JSON.stringify(payload), e.at],

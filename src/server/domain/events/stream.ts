@@ -6,7 +6,6 @@ import { can, type Actor } from '../../auth/actor';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { readEvents, MAX_PAGE } from './history';
-import { hubFor } from './hub';
 import type { EventRecord } from './outbox';
 
 /** Authorizes first (so a REST caller gets its 404 before the stream starts), then returns the stream. */
@@ -22,7 +21,7 @@ export function openEventStream(
 }
 
 async function* streamEvents(services: Services, workspaceId: string, after: number | undefined, signal: AbortSignal): AsyncGenerator<EventRecord> {
-  const hub = hubFor(services);
+  const hub = services.hub;
   while (hub.safe === undefined && !signal.aborted && !hub.stopped) await hub.next(signal);
   // `pos`: every event with seq <= pos has been yielded or is not this workspace's. It only grows, so no event
   // reaches one connection twice.

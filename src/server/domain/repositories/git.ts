@@ -1,5 +1,6 @@
 // The real `git` binary, run without a shell (arguments are never interpolated into a command line).
 import { execFile } from 'node:child_process';
+import { childProcessEnv } from '../../config';
 
 export class GitError extends Error {
   constructor(
@@ -16,7 +17,7 @@ export function git(cwd: string, args: string[]): Promise<string> {
     execFile(
       'git',
       args,
-      { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, timeout: 30_000 },
+      { cwd, env: childProcessEnv({ GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }), timeout: 30_000 },
       (err, stdout, stderr) => {
         if (err) reject(new GitError(`git ${args[0]} failed: ${String(stderr).trim() || err.message}`, String(stderr)));
         else resolve(String(stdout).trim());

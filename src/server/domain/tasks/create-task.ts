@@ -1,8 +1,6 @@
 // THE place where "create with an external id" is decided (STYLE: every surface calls this).
 // It follows SPEC §4.1 step by step; each step is cited where it happens.
 import { can, visibleWorkspaces, type Actor } from '../../auth/actor';
-import { findTaskByExternalId } from '../../db/repositories/tasks';
-import { str } from '../../db/values';
 import type { Services } from '../../services';
 import { begin } from '../creation/begin';
 import { complete, type CompleteResult } from '../creation/complete';
@@ -30,7 +28,7 @@ export async function createTask(
   body: unknown,
   options: CreateTaskOptions = {},
 ): Promise<CreateOutcome> {
-  const { db, readiness } = services;
+  const { store, readiness } = services;
 
   // Step 1: the transport envelope.
   const envelope = parseEnvelope(body);
@@ -46,7 +44,7 @@ export async function createTask(
   if (externalId !== undefined) {
     readiness.requireIdentity();
     // Step 5: lookup before any write, sequence allocation, WIP admission or payload validation.
-    const held = await findTaskByExternalId(db, workspaceId, externalId);
+    const held = await store.tasks.findByExternalId(workspaceId, externalId);
     if (held) return found(held);
   }
 
@@ -54,7 +52,7 @@ export async function createTask(
   try {
     // Step 6: only on a miss, validate the rest and build the plan.
     const fields = parseFields(envelope.body);
-    const target = await validateCreate(db, workspaceId, envelope.parentId ?? null, fields);
+    const target = await validateCreate(store, workspaceId, envelope.parentId ?? null, fields);
     const plan = await buildPlan(services, workspaceId, fields, target.rootPath);
     await services.failpoints.hit('before_begin', externalId ?? fields.title);
     // Step 7: Begin.
@@ -73,7 +71,7 @@ export async function createTask(
     // Step 8: after a miss, any failure before the insert commits — the identity index included — re-reads
     // the identity first; only a second miss lets the original error surface.
     if (externalId !== undefined) {
-      const held = await findTaskByExternalId(db, workspaceId, externalId);
+      const held = await store.tasks.findByExternalId(workspaceId, externalId);
       if (held) return found(held);
     }
     throw err;
@@ -84,7 +82,7 @@ export async function createTask(
   const { handle } = created;
   let result: CompleteResult;
   try {
-    result = await withLease(db, handle, services.leaseMs, async () => {
+    result = await withLease(services.db, handle, services.leaseMs, async () => {
       await services.failpoints.hit('after_begin', handle.externalId ?? created.task.title);
       // Step 9: run the planned steps; step 10: Complete.
       await runPlannedSteps(services, handle);
@@ -118,18 +116,12 @@ async function resolveWorkspace(
 ): Promise<string> {
   if (explicit) return explicit;
   if (parentId) {
-    const row = await services.db.one<{ workspace_id: unknown }>(
-      'SELECT workspace_id FROM task_revisions WHERE task_id = $1 AND revision = 0',
-      [parentId],
-    );
-    if (row) return str(row.workspace_id);
+    const workspaceId = await services.store.events.workspaceOfTask(parentId);
+    if (workspaceId) return workspaceId;
   }
   if (options.singleWorkspaceFallback) {
     const visible = visibleWorkspaces(actor);
-    const ids =
-      visible === 'all'
-        ? (await services.db.query<{ id: unknown }>('SELECT id FROM workspaces ORDER BY id LIMIT 2')).map((r) => str(r.id))
-        : visible;
+    const ids = visible === 'all' ? await services.store.workspaces.listIds(2) : visible;
     if (ids.length === 1) return ids[0]!;
   }
   throw new DomainError('workspace_required');

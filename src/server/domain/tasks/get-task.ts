@@ -1,21 +1,25 @@
 // Task reads. A task in a workspace the caller cannot see is indistinguishable from no task (SPEC §11).
 import { can, visibleWorkspaces, type Actor, type Permission } from '../../auth/actor';
-import { findTaskById, TASK_COLUMNS, toTask } from '../../db/repositories/tasks';
-import type { Sql } from '../../db/types';
+import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import type { Task } from './task';
 
 /** Loads a task the actor may act on; 404 when it does not exist or is invisible, 403 when only readable. */
-export async function getTaskOrThrow(sql: Sql, actor: Actor, taskId: string, permission: Permission = 'read'): Promise<Task> {
-  const task = await findTaskById(sql, taskId);
+export async function getTaskOrThrow(
+  repos: Pick<TxRepositories, 'tasks'>,
+  actor: Actor,
+  taskId: string,
+  permission: Permission = 'read',
+): Promise<Task> {
+  const task = await repos.tasks.findById(taskId);
   if (!task || !can(actor, task.workspaceId, 'read')) throw new DomainError('task_not_found');
   if (permission !== 'read' && !can(actor, task.workspaceId, permission)) throw new DomainError('forbidden');
   return task;
 }
 
 export async function getTask(services: Services, actor: Actor, taskId: string): Promise<Task> {
-  return getTaskOrThrow(services.db, actor, taskId);
+  return getTaskOrThrow(services.store, actor, taskId);
 }
 
 export interface ListTasksInput {
@@ -35,28 +39,20 @@ export interface TaskPage {
 export async function listTasks(services: Services, actor: Actor, input: ListTasksInput): Promise<TaskPage> {
   if (!can(actor, input.workspaceId, 'read')) throw new DomainError('not_found');
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
-  const params: unknown[] = [input.workspaceId];
-  let where = 'workspace_id = $1';
-  if (input.archived === 'exclude') where += ' AND archived_at IS NULL';
-  if (input.archived === 'only') where += ' AND archived_at IS NOT NULL';
+  let beforeNumber: number | undefined;
   if (input.cursor) {
     const n = Number(input.cursor);
     if (!Number.isInteger(n) || n < 0) throw new DomainError('validation_failed', 'cursor: invalid');
-    params.push(n);
-    where += ` AND number < $${params.length}`;
+    beforeNumber = n;
   }
-  params.push(limit + 1);
-  const rows = await services.db.query<Record<string, unknown>>(
-    `SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where} ORDER BY number DESC LIMIT $${params.length}`,
-    params,
-  );
-  const tasks = rows.slice(0, limit).map(toTask);
+  const rows = await services.store.tasks.listPage({ workspaceId: input.workspaceId, archived: input.archived, beforeNumber, limit: limit + 1 });
+  const tasks = rows.slice(0, limit);
   return { tasks, nextCursor: rows.length > limit ? String(tasks[tasks.length - 1]!.number) : null };
 }
 
 /** Workspaces visible to the actor (for the console and MCP). */
 export async function listVisibleWorkspaces(services: Services, actor: Actor): Promise<Array<{ id: string; name: string; prefix: string }>> {
   const visible = visibleWorkspaces(actor);
-  const rows = await services.db.query<{ id: string; name: string; prefix: string }>('SELECT id, name, prefix FROM workspaces ORDER BY name');
+  const rows = await services.store.workspaces.listSummaries();
   return visible === 'all' ? rows : rows.filter((r) => visible.includes(r.id));
 }

@@ -1,6 +1,5 @@
 // SPEC §7 Lookup: read-only. The task holding (workspace, external_id), archived and unsettled included.
 import { can, type Actor } from '../../auth/actor';
-import { findTaskByExternalId } from '../../db/repositories/tasks';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { requireExternalId } from '../identity/normalize';
@@ -22,7 +21,7 @@ export async function lookupTaskByExternalId(
   if (!can(actor, workspaceId, 'read')) throw new DomainError('task_not_found');
   const externalId = requireExternalId(rawExternalId);
   services.readiness.requireIdentity();
-  const task = await findTaskByExternalId(services.db, workspaceId, externalId);
+  const task = await services.store.tasks.findByExternalId(workspaceId, externalId);
   if (!task) throw new DomainError('task_not_found');
   return { task, creationComplete: task.creationState === 'completed' };
 }

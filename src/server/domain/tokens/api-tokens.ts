@@ -6,7 +6,7 @@ import { digest, randomSecret, sameDigest } from '../../auth/secrets';
 import type { Db, Sql } from '../../db/types';
 import { json, str, strOrNull } from '../../db/values';
 import { DomainError } from '../errors/domain-error';
-import { tokenCache } from './token-cache';
+import type { TokenCache } from './token-cache';
 
 export const TOKEN_PREFIX = 'tth_';
 const TOKEN_SHAPE = /^tth_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
@@ -114,7 +114,7 @@ function fold(rows: TokenRow[]): Array<ApiTokenInfo & { secretHash: string }> {
  * The token a presented bearer value belongs to, or null (unknown, wrong secret, revoked, malformed).
  * At most ONE statement (token joined with its grants), and none on a cache hit (see token-cache.ts).
  */
-export async function verifyApiToken(db: Sql, presented: string): Promise<VerifiedToken | null> {
+export async function verifyApiToken(db: Sql, presented: string, tokenCache: TokenCache): Promise<VerifiedToken | null> {
   const parsed = parseApiToken(presented);
   if (!parsed) return null;
   const presentedHash = digest(parsed.secret);
@@ -129,13 +129,14 @@ export async function verifyApiToken(db: Sql, presented: string): Promise<Verifi
 }
 
 /**
- * Revokes a token; it stops working on this process's next request (other processes: within 2 s).
+ * Revokes a token; it stops working on the next request of the process whose `tokenCache` is given (other
+ * processes, and the CLI's revoke: within 2 s).
  * Takes `Db`, not a transaction: the cache is invalidated after the write, which must already be committed.
  */
-export async function revokeApiToken(db: Db, id: string): Promise<void> {
+export async function revokeApiToken(db: Db, id: string, tokenCache?: TokenCache): Promise<void> {
   const changed = await db.run('UPDATE api_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, new Date().toISOString()]);
   // After the write: drops the entry and (via the epoch) refuses any answer read before the revoke committed.
-  tokenCache.delete(id);
+  tokenCache?.delete(id);
   if (changed === 0 && !(await db.one('SELECT id FROM api_tokens WHERE id = $1', [id]))) throw new DomainError('not_found', `token ${id}`);
 }
 

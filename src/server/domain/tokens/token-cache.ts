@@ -1,13 +1,13 @@
-// A tiny in-process cache of verified API tokens, so the hot path usually costs no SQL at all.
-// Why it is safe (SPEC §11, issue 9 item 5 "a revoked token stops working on the next request"):
+// A tiny in-process cache of verified API tokens, so the hot path usually costs no SQL at all. One per Services
+// (`services.tokenCache`). Why it is safe (SPEC §11, issue 9 item 5 "a revoked token stops working on the next
+// request"):
 // - it only remembers a token's stored digest, never "this secret was fine": every request still hashes
 //   the presented secret and compares it in constant time, so a wrong secret is never admitted;
 // - revoking through this process deletes the entry before the revoke returns;
-// - entries live at most 2 s, so a revoke made by ANOTHER process (or the CLI) takes effect within 2 s.
-// TETHER_TOKEN_CACHE_MS lowers the lifetime (0 disables the cache); values above 2000 are capped.
+// - entries live at most 2 s (config.ts MAX_TOKEN_CACHE_MS), so a revoke made by ANOTHER process (or the CLI)
+//   takes effect within 2 s. TETHER_TOKEN_CACHE_MS lowers the lifetime (0 disables the cache).
 import type { VerifiedToken } from './api-tokens';
 
-export const MAX_TOKEN_CACHE_MS = 2000;
 const MAX_ENTRIES = 10_000;
 
 interface Entry {
@@ -16,40 +16,40 @@ interface Entry {
   expiresAt: number;
 }
 
-function lifetime(): number {
-  const raw = Number(process.env.TETHER_TOKEN_CACHE_MS ?? MAX_TOKEN_CACHE_MS);
-  return Number.isFinite(raw) ? Math.min(Math.max(raw, 0), MAX_TOKEN_CACHE_MS) : MAX_TOKEN_CACHE_MS;
-}
+export class TokenCache {
+  private readonly entries = new Map<string, Entry>();
+  // Bumped by every invalidation. A verification that read the database before a revoke committed must
+  // not cache its (now stale) answer afterwards, so `set` only accepts results read in the current epoch.
+  private generation = 0;
 
-const entries = new Map<string, Entry>();
-// Bumped by every invalidation. A verification that read the database before a revoke committed must
-// not cache its (now stale) answer afterwards, so `set` only accepts results read in the current epoch.
-let epoch = 0;
+  constructor(private readonly ttlMs: number) {}
 
-export const tokenCache = {
   get(id: string, now = Date.now()): Entry | undefined {
-    const entry = entries.get(id);
+    const entry = this.entries.get(id);
     if (entry && entry.expiresAt > now) return entry;
-    if (entry) entries.delete(id);
+    if (entry) this.entries.delete(id);
     return undefined;
-  },
+  }
+
   /** Call before reading the database; pass the result to `set`. */
   epoch(): number {
-    return epoch;
-  },
+    return this.generation;
+  }
+
   set(id: string, secretHash: string, token: VerifiedToken, readInEpoch: number, now = Date.now()): void {
-    const ttl = lifetime();
-    if (ttl <= 0 || readInEpoch !== epoch) return;
+    if (this.ttlMs <= 0 || readInEpoch !== this.generation) return;
     // Bounded: when full, forget everything (a refill costs one query per token).
-    if (entries.size >= MAX_ENTRIES) entries.clear();
-    entries.set(id, { secretHash, token, expiresAt: now + ttl });
-  },
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(id, { secretHash, token, expiresAt: now + this.ttlMs });
+  }
+
   delete(id: string): void {
-    epoch++;
-    entries.delete(id);
-  },
+    this.generation++;
+    this.entries.delete(id);
+  }
+
   clear(): void {
-    epoch++;
-    entries.clear();
-  },
-};
+    this.generation++;
+    this.entries.clear();
+  }
+}

@@ -10,6 +10,7 @@ import { num, str } from '../../db/values';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { deleteTaskIn } from '../tasks/change-task';
+import { repositoriesFor } from '../../db/store';
 
 export interface WorkspaceDeletion {
   workspace_id: string;
@@ -30,7 +31,7 @@ export async function deleteWorkspace(services: Pick<Services, 'db'>, actor: Act
     if (!ws) throw new DomainError('not_found');
 
     const tasks = await tx.query<{ id: unknown }>('SELECT id FROM tasks WHERE workspace_id = $1 ORDER BY number', [workspaceId]);
-    for (const t of tasks) await deleteTaskIn(tx, actor, str(t.id));
+    for (const t of tasks) await deleteTaskIn(repositoriesFor(tx), actor, str(t.id));
 
     const aborting = await markCreationsForAbort(tx, workspaceId);
 

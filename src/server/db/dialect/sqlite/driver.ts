@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { InvalidTextError, type Db, type DbErrorInfo, type DbStats, type Sql } from '../types';
-import { Mutex } from '../mutex';
+import { InvalidTextError, type Db, type DbErrorInfo, type DbStats, type Sql } from '../../types';
+import { Mutex } from '../../mutex';
 
 // SQLite is one writer at a time. better-sqlite3 is synchronous, but our transactions span awaits, so every
 // statement of this process goes through one mutex: nothing ever runs inside another caller's open transaction.
@@ -35,7 +35,8 @@ export class SqliteDb implements Db {
   readonly stats: DbStats = { statements: 0, writes: 0, transactions: 0 };
   readonly raw: Database.Database;
   private readonly cache = new Map<string, { stmt: Database.Statement; reader: boolean; sql: string }>();
-  private readonly mutex = new Mutex();
+  /** Every statement of this process goes through it, Prisma's included (dialect/sqlite/prisma.ts). */
+  readonly mutex = new Mutex();
 
   constructor(
     readonly url: string,

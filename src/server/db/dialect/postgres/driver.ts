@@ -1,6 +1,5 @@
 import pg from 'pg';
-import { availableParallelism } from 'node:os';
-import type { Db, DbErrorInfo, DbStats, Sql } from '../types';
+import type { Db, DbErrorInfo, DbStats, Sql } from '../../types';
 
 // timestamptz and bigint come back as ISO strings / numbers so rows look the same as on SQLite.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => new Date(v).toISOString());
@@ -26,9 +25,11 @@ function nameFor(text: string): string {
   return name;
 }
 
-export function poolSize(): number {
-  const fromEnv = Number(process.env.TETHER_PG_POOL_SIZE);
-  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : Math.max(4, availableParallelism() * 4);
+/** Pool settings (config.ts `postgres`); tests and tools may open a pool with fewer connections. */
+export interface PostgresOptions {
+  max?: number;
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
 }
 
 class PgSql implements Sql {
@@ -83,14 +84,14 @@ export class PostgresDb extends PgSql implements Db {
   readonly stats: DbStats;
   readonly pool: pg.Pool;
 
-  constructor(readonly url: string, options: { max?: number } = {}) {
+  constructor(readonly url: string, options: PostgresOptions = {}) {
     const stats: DbStats = { statements: 0, writes: 0, transactions: 0 };
     const pool = new pg.Pool({
       connectionString: url,
-      max: options.max ?? poolSize(),
+      max: options.max ?? 8,
       // Fail fast when the database is away (issue 9): no request hangs past these bounds.
-      connectionTimeoutMillis: Number(process.env.TETHER_PG_CONNECT_TIMEOUT_MS ?? 5000),
-      query_timeout: Number(process.env.TETHER_PG_QUERY_TIMEOUT_MS ?? 30000),
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      query_timeout: options.queryTimeoutMs ?? 30000,
       idleTimeoutMillis: 30000,
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.

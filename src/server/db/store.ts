@@ -1,0 +1,104 @@
+// The data layer's front door (issue 13): every read and write the domain makes goes through a repository here.
+// Repositories are the only home of SQL text and Prisma calls. The hot paths (create, lookup, release, outbox,
+// recovery claims) run on the driver; cold paths on Prisma Client over the same connections (db/prisma.ts).
+// Dialect differences are chosen once, here, when the store is built: a dialect may supply a faster form of a
+// repository (dialect/postgres/*.ts) behind the same interface; nothing outside db/ asks which dialect it runs on.
+//
+//   store.tasks.findByExternalId(ws, id)              one autocommit statement
+//   store.transaction(async (tx) => { … tx.tasks … }) one transaction; `tx` holds the transactional repositories
+import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { PostgresTaskRepository } from './dialect/postgres/tasks';
+import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
+import { createPrisma, type Prisma } from './prisma';
+import { CreationRepository } from './repositories/creation';
+import { EventRepository } from './repositories/events';
+import { ReleaseRepository } from './repositories/releases';
+import { TaskRepository } from './repositories/tasks';
+import { WorkspaceRepository } from './repositories/workspaces';
+import type { Db, Dialect, Sql } from './types';
+
+/** The repositories that take part in a driver transaction (Prisma Client is not part of one). */
+export interface TxRepositories {
+  readonly tasks: TaskRepository;
+  readonly events: EventRepository;
+  readonly releases: ReleaseRepository;
+  readonly creation: CreationRepository;
+  readonly workspaces: WorkspaceRepository;
+}
+
+/** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
+export type Repositories = TxRepositories;
+
+/** Inside a driver transaction a repository method that would go through Prisma Client fails loudly: Prisma
+ *  would run it on another connection, outside the transaction (and on SQLite, wait forever for the mutex). */
+const NO_PRISMA = (): never => {
+  throw new Error('Prisma Client is not part of a driver transaction; call this outside store.transaction()');
+};
+
+function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Prisma> = NO_PRISMA): TxRepositories {
+  return {
+    tasks: new TaskRepository(sql, dialect),
+    events: new EventRepository(sql, dialect),
+    releases: new ReleaseRepository(sql, dialect),
+    creation: new CreationRepository(sql, dialect),
+    workspaces: new WorkspaceRepository(sql, dialect, prisma),
+  };
+}
+
+/** @deprecated transitional (issue 13): repositories over a bare driver transaction, for modules not yet moved. */
+export function repositoriesFor(sql: Sql): TxRepositories {
+  return txRepositories(sql, sqlDialect(sql.dialect));
+}
+
+export class Store implements Repositories {
+  readonly dialect: Dialect;
+  readonly tasks: TaskRepository;
+  readonly events: EventRepository;
+  readonly releases: ReleaseRepository;
+  readonly creation: CreationRepository;
+  readonly workspaces: WorkspaceRepository;
+  private readonly sqlDialect: SqlDialect;
+  private prismaClient?: Promise<Prisma>;
+
+  /** `driver` is the connection pool (PostgreSQL) or the one connection (SQLite) this store owns. */
+  constructor(readonly driver: Db) {
+    this.dialect = driver.dialect;
+    this.sqlDialect = sqlDialect(driver.dialect);
+    const prisma = () => this.prisma();
+    const base = txRepositories(driver, this.sqlDialect, prisma);
+    const pg = driver instanceof PostgresDb;
+    this.tasks = pg ? new PostgresTaskRepository(driver) : base.tasks;
+    this.events = base.events;
+    this.releases = base.releases;
+    this.creation = base.creation;
+    this.workspaces = pg ? new PostgresWorkspaceRepository(driver, prisma) : base.workspaces;
+  }
+
+  /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */
+  transaction<T>(fn: (tx: TxRepositories) => Promise<T>): Promise<T> {
+    return this.driver.transaction((sql) => fn(txRepositories(sql, this.sqlDialect)));
+  }
+
+  /** Prisma Client over this store's connections, built on first use. */
+  prisma(): Promise<Prisma> {
+    this.prismaClient ??= createPrisma(this.driver);
+    return this.prismaClient;
+  }
+
+  /** A trivial round trip (health). */
+  async ping(): Promise<void> {
+    await this.driver.one('SELECT 1 AS ok');
+  }
+
+  private closing?: Promise<void>;
+
+  /** Idempotent: the server and a test may both close the same store. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const prisma = this.prismaClient;
+      if (prisma) await (await prisma).$disconnect().catch(() => {});
+      await this.driver.close();
+    })();
+    return this.closing;
+  }
+}
