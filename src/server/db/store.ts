@@ -7,11 +7,18 @@
 //   store.tasks.findByExternalId(ws, id)              one autocommit statement
 //   store.transaction(async (tx) => { … tx.tasks … }) one transaction; `tx` holds the transactional repositories
 import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { PostgresCreationStore } from './dialect/postgres/creation';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
 import { createPrisma, type Prisma } from './prisma';
+import { AgentProfileRepository } from './repositories/agent-profiles';
+import { AttachmentRepository } from './repositories/attachments';
+import { ContributionRepository } from './repositories/contributions';
 import { CreationRepository } from './repositories/creation';
+import { CreationStore } from './repositories/creation-store';
 import { EventRepository } from './repositories/events';
+import { GitRepositoryRepository } from './repositories/git-repositories';
+import { LaunchRepository } from './repositories/launches';
 import { ReleaseRepository } from './repositories/releases';
 import { TaskRepository } from './repositories/tasks';
 import { WorkspaceRepository } from './repositories/workspaces';
@@ -24,6 +31,11 @@ export interface TxRepositories {
   readonly releases: ReleaseRepository;
   readonly creation: CreationRepository;
   readonly workspaces: WorkspaceRepository;
+  readonly launches: LaunchRepository;
+  readonly attachments: AttachmentRepository;
+  readonly contributions: ContributionRepository;
+  readonly agentProfiles: AgentProfileRepository;
+  readonly gitRepositories: GitRepositoryRepository;
 }
 
 /** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
@@ -42,7 +54,18 @@ function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Pri
     releases: new ReleaseRepository(sql, dialect),
     creation: new CreationRepository(sql, dialect),
     workspaces: new WorkspaceRepository(sql, dialect, prisma),
+    launches: new LaunchRepository(sql, dialect),
+    attachments: new AttachmentRepository(sql, dialect, prisma),
+    contributions: new ContributionRepository(sql, dialect),
+    agentProfiles: new AgentProfileRepository(sql, dialect, prisma),
+    gitRepositories: new GitRepositoryRepository(sql, dialect, prisma),
   };
+}
+
+export interface StoreOptions {
+  /** PostgreSQL: send the creating request's Begin and Complete phases as one statement each (default true; the
+   *  transaction form otherwise — tests compare the two, the bench measures the difference). */
+  oneStatementCreate?: boolean;
 }
 
 /** @deprecated transitional (issue 13): repositories over a bare driver transaction, for modules not yet moved. */
@@ -55,13 +78,22 @@ export class Store implements Repositories {
   readonly tasks: TaskRepository;
   readonly events: EventRepository;
   readonly releases: ReleaseRepository;
-  readonly creation: CreationRepository;
+  /** The create protocol's transactions (SPEC §4, §6): PostgreSQL's one-statement form or the transaction form. */
+  readonly creation: CreationStore;
   readonly workspaces: WorkspaceRepository;
+  readonly launches: LaunchRepository;
+  readonly attachments: AttachmentRepository;
+  readonly contributions: ContributionRepository;
+  readonly agentProfiles: AgentProfileRepository;
+  readonly gitRepositories: GitRepositoryRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
   /** `driver` is the connection pool (PostgreSQL) or the one connection (SQLite) this store owns. */
-  constructor(readonly driver: Db) {
+  constructor(
+    readonly driver: Db,
+    options: StoreOptions = {},
+  ) {
     this.dialect = driver.dialect;
     this.sqlDialect = sqlDialect(driver.dialect);
     const prisma = () => this.prisma();
@@ -70,8 +102,17 @@ export class Store implements Repositories {
     this.tasks = pg ? new PostgresTaskRepository(driver) : base.tasks;
     this.events = base.events;
     this.releases = base.releases;
-    this.creation = base.creation;
+    const transaction = <T>(fn: (tx: TxRepositories) => Promise<T>) => this.transaction(fn);
+    this.creation =
+      pg && options.oneStatementCreate !== false
+        ? new PostgresCreationStore(driver, transaction)
+        : new CreationStore(driver, this.sqlDialect, transaction);
     this.workspaces = pg ? new PostgresWorkspaceRepository(driver, prisma) : base.workspaces;
+    this.launches = base.launches;
+    this.attachments = base.attachments;
+    this.contributions = base.contributions;
+    this.agentProfiles = base.agentProfiles;
+    this.gitRepositories = base.gitRepositories;
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */

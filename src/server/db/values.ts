@@ -31,3 +31,8 @@ export function nowIso(): string {
 export function jsonParam(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));
 }
+
+/** `$from, $from+1, …` — `n` placeholders for an `IN (…)` list. */
+export function placeholders(from: number, n: number): string {
+  return Array.from({ length: n }, (_, i) => `$${from + i}`).join(', ');
+}

@@ -1,12 +1,214 @@
-// Creation operations and their steps (SPEC §4, §5, §6).
+// Creation operations and their steps (SPEC §4, §5, §6): the statements of Begin, Complete, Abort, the fence and
+// recovery claims, on the driver (hot path). Each method is one statement; the transactions that compose them are
+// in creation-store.ts (and the PostgreSQL one-statement forms in dialect/postgres/creation.ts).
+import { LeaseLostError } from '../../domain/creation/errors';
+import type { OperationState } from '../../domain/creation/operation';
+import type { CreationPlan, PlannedStep, StepKind } from '../../domain/creation/plan';
+import type { Task } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
 import type { Sql } from '../types';
+import { json, num, str, strOrNull } from '../values';
+import { TASK_COLUMNS, toTask, type TaskRow } from './tasks';
+
+/** Who may write for an operation (SPEC §4.2): the creating request at generation 0, or the recovery claim since. */
+export interface Fence {
+  operationId: string;
+  generation: number;
+}
+
+export interface NewOperation {
+  id: string;
+  workspaceId: string;
+  taskId: string;
+  actorId: string;
+  externalId: string | null;
+  plan: CreationPlan;
+  tokenHash: string;
+  leaseOwner: string;
+  leaseExpiresAt: string;
+  at: string;
+}
+
+/** What Complete stores as its outcome (replayed by a second Complete with the same handle, SPEC §4.3). */
+export interface StoredOutcome {
+  kind: 'created' | 'created_identity_lost' | 'gone' | 'aborted';
+  event_id?: string;
+}
+
+export interface OperationRecord {
+  id: string;
+  state: OperationState;
+  outcome: StoredOutcome | null;
+  tokenHash: string;
+  error: string | null;
+}
+
+/** An operation a recovery worker has just claimed (SPEC §6), with the generation it now holds. */
+export interface ClaimedOperation extends Fence {
+  taskId: string;
+  workspaceId: string;
+  actorId: string;
+  externalId: string | null;
+  plan: CreationPlan;
+}
+
+export type StepState = 'planned' | 'running' | 'succeeded' | 'failed' | 'unknown';
+export type CompensationState = 'compensating' | 'compensated' | 'handed_to_cleanup';
+
+/** The stored progress of one planned step (creation_steps). */
+export interface StepRecord {
+  index: number;
+  kind: StepKind;
+  params: Record<string, unknown>;
+  state: StepState;
+  attempts: number;
+  evidence: Record<string, unknown> | null;
+  error: string | null;
+  compensationState: CompensationState | null;
+  leaseExpiresAt: string | null;
+}
+
+/** A change to a step row: an absent field stays as it is, `null` clears the column. */
+export interface StepChange {
+  state?: StepState;
+  /** Counts one more attempt. */
+  attempt?: true;
+  evidence?: Record<string, unknown>;
+  error?: string | null;
+  startedAt?: string;
+  finishedAt?: string | null;
+  leaseExpiresAt?: string | null;
+  compensationState?: CompensationState;
+}
+
+const STEP_COLUMNS: Record<Exclude<keyof StepChange, 'attempt'>, string> = {
+  state: 'state',
+  evidence: 'evidence',
+  error: 'error',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  leaseExpiresAt: 'lease_expires_at',
+  compensationState: 'compensation_state',
+};
+
+interface StepRow {
+  step_index: unknown;
+  kind: unknown;
+  params: unknown;
+  state: unknown;
+  attempts: unknown;
+  evidence: unknown;
+  error: unknown;
+  compensation_state: unknown;
+  lease_expires_at: unknown;
+}
+
+function toStep(r: StepRow): StepRecord {
+  return {
+    index: num(r.step_index),
+    kind: str(r.kind) as StepKind,
+    params: json<Record<string, unknown>>(r.params),
+    state: str(r.state) as StepState,
+    attempts: num(r.attempts),
+    evidence: r.evidence ? json<Record<string, unknown>>(r.evidence) : null,
+    error: strOrNull(r.error),
+    compensationState: strOrNull(r.compensation_state) as CompensationState | null,
+    leaseExpiresAt: strOrNull(r.lease_expires_at),
+  };
+}
 
 export class CreationRepository {
   constructor(
     protected readonly sql: Sql,
     protected readonly dialect: SqlDialect,
   ) {}
+
+  // ---- Begin (SPEC §4.1 step 7) ------------------------------------------------------------------------------
+
+  async insertOperation(op: NewOperation): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
+         identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'preparing', $6, $7, $8, 0, $9, $10, $11, $11)`,
+      [op.id, op.workspaceId, op.taskId, op.actorId, op.externalId, JSON.stringify(op.plan), op.tokenHash, false, op.leaseOwner, op.leaseExpiresAt, op.at],
+    );
+  }
+
+  async insertPlannedSteps(operationId: string, steps: readonly PlannedStep[]): Promise<void> {
+    for (const [index, step] of steps.entries()) {
+      await this.sql.run(
+        `INSERT INTO creation_steps (operation_id, step_index, kind, params, state, attempts) VALUES ($1, $2, $3, $4, 'planned', 0)`,
+        [operationId, index, step.kind, JSON.stringify(step.params)],
+      );
+    }
+  }
+
+  /** Draws the workspace's next task number, locking the workspace row until commit: creates in one workspace are
+   *  serialized, so WIP admission and numbering are exact and a rollback returns the number (gapless). */
+  async drawTaskNumber(workspaceId: string): Promise<{ number: number; prefix: string } | undefined> {
+    const row = await this.sql.one<{ task_sequence: unknown; prefix: unknown }>(
+      'UPDATE workspaces SET task_sequence = task_sequence + 1 WHERE id = $1 RETURNING task_sequence, prefix',
+      [workspaceId],
+    );
+    return row ? { number: num(row.task_sequence), prefix: str(row.prefix) } : undefined;
+  }
+
+  /** The step's WIP limit and, when it has one, its unarchived tasks, in one statement; undefined if no such step. */
+  async wipOccupancy(stepId: string): Promise<{ wipLimit: number | null; active: number } | undefined> {
+    const row = await this.sql.one<{ wip_limit: unknown; n: unknown }>(
+      `SELECT s.wip_limit, CASE WHEN s.wip_limit IS NULL THEN 0
+         ELSE (SELECT COUNT(*) FROM tasks t WHERE t.step_id = s.id AND t.archived_at IS NULL) END AS n
+       FROM workflow_steps s WHERE s.id = $1`,
+      [stepId],
+    );
+    if (!row) return undefined;
+    return { wipLimit: row.wip_limit === null || row.wip_limit === undefined ? null : num(row.wip_limit), active: num(row.n) };
+  }
+
+  // ---- the operation ------------------------------------------------------------------------------------------
+
+  async findOperation(operationId: string): Promise<OperationRecord | undefined> {
+    const row = await this.sql.one<{ id: unknown; state: unknown; outcome: unknown; token_hash: unknown; error: unknown }>(
+      'SELECT id, state, outcome, token_hash, error FROM creation_operations WHERE id = $1',
+      [operationId],
+    );
+    if (!row) return undefined;
+    return {
+      id: str(row.id),
+      state: str(row.state) as OperationState,
+      outcome: row.outcome ? json<StoredOutcome>(row.outcome) : null,
+      tokenHash: str(row.token_hash),
+      error: strOrNull(row.error),
+    };
+  }
+
+  /**
+   * SPEC §4.2 / §6, the fence: proves `fence` still owns its operation inside the current transaction. The proof is
+   * an UPDATE of the operation row: it holds the row lock until commit (a concurrent claim waits) and matches nothing
+   * once a claim has bumped the generation — so it throws LeaseLostError and a stale owner's transaction rolls back.
+   */
+  async assertOwner(fence: Fence): Promise<void> {
+    const n = await this.sql.run('UPDATE creation_operations SET updated_at = $3 WHERE id = $1 AND generation = $2', [
+      fence.operationId,
+      fence.generation,
+      new Date().toISOString(),
+    ]);
+    if (n === 0) throw new LeaseLostError(fence.operationId);
+  }
+
+  /** Extends an open operation's lease; false once a newer generation owns it (or it has ended). */
+  async extendLease(fence: Fence, until: string): Promise<boolean> {
+    const n = await this.sql.run(
+      `UPDATE creation_operations SET lease_expires_at = $3 WHERE id = $1 AND generation = $2
+         AND state IN ('preparing', 'completing', 'aborting')`,
+      [fence.operationId, fence.generation, until],
+    );
+    return n > 0;
+  }
+
+  async extendRunningStepLeases(operationId: string, until: string): Promise<void> {
+    await this.sql.run("UPDATE creation_steps SET lease_expires_at = $2 WHERE operation_id = $1 AND state = 'running'", [operationId, until]);
+  }
 
   /** SPEC §7, holder `preparing`: its operation's Complete will yield CreatedIdentityLost. False if not preparing. */
   async markIdentityReleased(taskId: string, at: string): Promise<boolean> {
@@ -15,5 +217,143 @@ export class CreationRepository {
       [taskId, true, at],
     );
     return n > 0;
+  }
+
+  // ---- Complete (SPEC §4.3) -----------------------------------------------------------------------------------
+
+  /** Phase A, the task row (taken first: the lock order of release and delete). False unless it was preparing. */
+  async markTaskCompleting(taskId: string): Promise<boolean> {
+    return (await this.sql.run("UPDATE tasks SET creation_state = 'completing' WHERE id = $1 AND creation_state = 'preparing'", [taskId])) > 0;
+  }
+
+  /** Phase A, the operation, fenced by the generation in the same statement: a stale owner's changes nothing. */
+  async markOperationCompleting(fence: Fence, at: string): Promise<boolean> {
+    const n = await this.sql.run(
+      "UPDATE creation_operations SET state = 'completing', updated_at = $3 WHERE id = $1 AND generation = $2 AND state IN ('preparing', 'completing')",
+      [fence.operationId, fence.generation, at],
+    );
+    return n > 0;
+  }
+
+  /** Phase B: stamps the settle only if the task still holds the normalized identity (SPEC §4.3: row count). */
+  async settleTask(taskId: string, externalId: string, at: string): Promise<Task | undefined> {
+    const row = await this.sql.one<TaskRow>(
+      `UPDATE tasks SET external_id_settled_at = $3, creation_state = 'completed', revision = 1, updated_at = $3
+       WHERE id = $1 AND external_id = $2 AND external_id_settled_at IS NULL RETURNING ${TASK_COLUMNS}`,
+      [taskId, externalId, at],
+    );
+    return row ? toTask(row) : undefined;
+  }
+
+  /** Phase B without a stamp (no identity, or it was released while preparing). Undefined when the task is gone. */
+  async completeTask(taskId: string, at: string): Promise<Task | undefined> {
+    const row = await this.sql.one<TaskRow>(
+      `UPDATE tasks SET creation_state = 'completed', revision = 1, updated_at = $2
+       WHERE id = $1 AND creation_state = 'completing' RETURNING ${TASK_COLUMNS}`,
+      [taskId, at],
+    );
+    return row ? toTask(row) : undefined;
+  }
+
+  /** The last write of phase B, fenced by the generation: false for a stale owner (its transaction must roll back). */
+  async finishCompleted(fence: Fence, outcome: StoredOutcome, at: string): Promise<boolean> {
+    const n = await this.sql.run(
+      `UPDATE creation_operations SET state = 'completed', outcome = $2, event_id = $3, error = NULL, lease_owner = NULL,
+         lease_expires_at = NULL, updated_at = $4, finished_at = $4 WHERE id = $1 AND generation = $5`,
+      [fence.operationId, JSON.stringify(outcome), outcome.event_id ?? null, at, fence.generation],
+    );
+    return n > 0;
+  }
+
+  // ---- Abort (SPEC §4.4) --------------------------------------------------------------------------------------
+
+  /** → `aborting`, keeping the first error recorded. */
+  async markAborting(operationId: string, error: string): Promise<void> {
+    await this.sql.run("UPDATE creation_operations SET state = 'aborting', error = COALESCE(error, $2) WHERE id = $1", [operationId, error]);
+  }
+
+  /** Steps whose outcome is unknown or still running (they block Abort and Complete). */
+  async countOpenSteps(operationId: string): Promise<number> {
+    const row = await this.sql.one<{ n: unknown }>(
+      "SELECT COUNT(*) AS n FROM creation_steps WHERE operation_id = $1 AND state IN ('unknown', 'running')",
+      [operationId],
+    );
+    return num(row?.n ?? 0);
+  }
+
+  /** Removes the task row of an aborting creation (freeing the identity); a task that got further is kept. */
+  async removePreparingTask(taskId: string): Promise<void> {
+    await this.sql.run("DELETE FROM tasks WHERE id = $1 AND creation_state = 'preparing'", [taskId]);
+  }
+
+  async markAborted(operationId: string, at: string): Promise<void> {
+    await this.sql.run(
+      `UPDATE creation_operations SET state = 'aborted', outcome = $2, lease_owner = NULL, lease_expires_at = NULL,
+         updated_at = $3, finished_at = $3 WHERE id = $1`,
+      [operationId, JSON.stringify({ kind: 'aborted' } satisfies StoredOutcome), at],
+    );
+  }
+
+  // ---- steps (SPEC §5) ----------------------------------------------------------------------------------------
+
+  async loadSteps(operationId: string): Promise<StepRecord[]> {
+    const rows = await this.sql.query<StepRow>(
+      `SELECT step_index, kind, params, state, attempts, evidence, error, compensation_state, lease_expires_at
+       FROM creation_steps WHERE operation_id = $1 ORDER BY step_index`,
+      [operationId],
+    );
+    return rows.map(toStep);
+  }
+
+  /** Applies `change` to one step, only while it is in state `expected` when given; the number of rows changed. */
+  async changeStep(operationId: string, index: number, change: StepChange, expected?: StepState): Promise<number> {
+    const params: unknown[] = [operationId, index];
+    const sets = change.attempt ? ['attempts = attempts + 1'] : [];
+    for (const [key, column] of Object.entries(STEP_COLUMNS) as Array<[keyof typeof STEP_COLUMNS, string]>) {
+      const value = change[key];
+      if (value === undefined) continue;
+      params.push(key === 'evidence' ? JSON.stringify(value) : value);
+      sets.push(`${column} = $${params.length}`);
+    }
+    if (sets.length === 0) throw new Error('changeStep: nothing to change');
+    let where = 'operation_id = $1 AND step_index = $2';
+    if (expected) {
+      params.push(expected);
+      where += ` AND state = $${params.length}`;
+    }
+    return this.sql.run(`UPDATE creation_steps SET ${sets.join(', ')} WHERE ${where}`, params);
+  }
+
+  // ---- recovery claims (SPEC §6) ------------------------------------------------------------------------------
+
+  /** Open operations whose lease ran out, oldest first; rows another claimer holds are skipped (PostgreSQL). */
+  async listExpired(now: string, limit: number): Promise<Fence[]> {
+    const rows = await this.sql.query<{ id: unknown; generation: unknown }>(
+      `SELECT id, generation FROM creation_operations
+       WHERE state IN ('preparing', 'completing', 'aborting') AND lease_expires_at < $1
+       ORDER BY lease_expires_at LIMIT ${Math.max(1, Math.floor(limit))}${this.dialect.skipLocked}`,
+      [now],
+    );
+    return rows.map((r) => ({ operationId: str(r.id), generation: num(r.generation) }));
+  }
+
+  /** Compare-and-set on the generation seen: of two claimers exactly one moves it, fencing out every older owner. */
+  async takeOver(seen: Fence, owner: string, until: string, now: string): Promise<ClaimedOperation | undefined> {
+    const op = await this.sql.one<Record<string, unknown>>(
+      `UPDATE creation_operations SET generation = generation + 1, lease_owner = $3, lease_expires_at = $4, updated_at = $5
+       WHERE id = $1 AND generation = $2 AND lease_expires_at < $5
+       RETURNING id, task_id, workspace_id, actor_id, external_id, plan, generation`,
+      [seen.operationId, seen.generation, owner, until, now],
+    );
+    if (!op) return undefined;
+    return {
+      operationId: str(op.id),
+      generation: num(op.generation),
+      taskId: str(op.task_id),
+      workspaceId: str(op.workspace_id),
+      actorId: str(op.actor_id),
+      externalId: strOrNull(op.external_id),
+      plan: json<CreationPlan>(op.plan),
+    };
   }
 }

@@ -4,7 +4,7 @@
 import type { CreationState, Task } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
 import type { Sql } from '../types';
-import { num, str, strOrNull } from '../values';
+import { num, placeholders, str, strOrNull } from '../values';
 
 export const TASK_COLUMNS =
   'id, workspace_id, number, identifier, title, description, step_id, parent_id, archived_at, created_at, updated_at, revision, creation_state, external_id, external_id_settled_at';
@@ -105,6 +105,13 @@ export class TaskRepository {
   /** Whether `taskId` is a task of `workspaceId` (parent validation, SPEC §4.1 step 6). */
   async existsInWorkspace(taskId: string, workspaceId: string): Promise<boolean> {
     return (await this.sql.one('SELECT id FROM tasks WHERE id = $1 AND workspace_id = $2', [taskId, workspaceId])) !== undefined;
+  }
+
+  /** How many of `ids` are tasks of `workspaceId` (blocker validation, SPEC §4.1 step 6). */
+  async countInWorkspace(workspaceId: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const rows = await this.sql.query(`SELECT id FROM tasks WHERE workspace_id = $1 AND id IN (${placeholders(2, ids.length)})`, [workspaceId, ...ids]);
+    return rows.length;
   }
 
   /** Unarchived tasks in a step (WIP admission counts them). */

@@ -1,0 +1,228 @@
+// The creation store: the transactions of the create protocol (SPEC §4.1 step 7, §4.3, §4.2 fence and lease, §6
+// claims), each composed of the one-statement methods of the repositories it touches. This is the form every
+// dialect has; PostgreSQL's store (dialect/postgres/creation.ts) extends it and sends Begin and both Complete phases
+// as one statement each when their guards hold, falling back to these methods for everything unusual. The Store
+// picks one when it is built; the domain only ever calls `store.creation.begin(…)`, `.enterCompleting(…)`, `.settle(…)`.
+//
+// A zero-step plan's Begin and Complete in one transaction (SPEC §4.3, last bullet) would be one more method here,
+// `createSettled(begin: BeginRecord, settle: …)`, made of the same statements as `begin` and `settle`.
+import { LeaseLostError, TASK_GONE } from '../../domain/creation/errors';
+import type { CreationPlan } from '../../domain/creation/plan';
+import { eventPayload } from '../../domain/events/outbox';
+import { toTaskBody, type Task } from '../../domain/tasks/task';
+import type { SqlDialect } from '../dialect';
+import type { TxRepositories } from '../store';
+import type { Sql } from '../types';
+import { CreationRepository, type ClaimedOperation, type Fence, type StepChange, type StepState, type StoredOutcome } from './creation';
+import type { DeferredIntent } from './launches';
+
+export type Transactor = <T>(fn: (tx: TxRepositories) => Promise<T>) => Promise<T>;
+
+/** Everything Begin writes (SPEC §4.1 step 7). */
+export interface BeginRecord {
+  operationId: string;
+  taskId: string;
+  /** The handle's token, hashed (SPEC §4.2: stored hashed, never the token). */
+  tokenHash: string;
+  actorId: string;
+  leaseOwner: string;
+  leaseExpiresAt: string;
+  at: string;
+  workspaceId: string;
+  stepId: string;
+  /** The step had a WIP limit when validated: admission counts the step's tasks under the workspace lock. */
+  wipLimited: boolean;
+  title: string;
+  description: string | null;
+  parentId: string | null;
+  externalId: string | null;
+  plan: CreationPlan;
+}
+
+export type BeginResult =
+  | { kind: 'begun'; task: Task }
+  | { kind: 'workspace_missing' }
+  | { kind: 'step_missing' }
+  | { kind: 'wip_full' };
+
+/** Phase A's subject: the operation (fenced) and its task. */
+export interface CompletingRecord extends Fence {
+  taskId: string;
+  /** The creating request's first attempt with its own handle: it knows the operation is still `preparing`. */
+  fresh: boolean;
+}
+
+/** Everything phase B writes (SPEC §4.3). */
+export interface SettleRecord extends CompletingRecord {
+  workspaceId: string;
+  externalId: string | null;
+  actorId: string;
+  eventId: string;
+  /** The task exactly as Begin wrote it, when the creating request still holds it (see the PostgreSQL form). */
+  begun?: Task;
+  /** SPEC §5 deferred start: the start-when-unblocked intent, written with the completion. */
+  deferred?: Omit<DeferredIntent, 'at'>;
+}
+
+export type SettleResult = { kind: 'created' | 'created_identity_lost'; task: Task } | { kind: 'gone' };
+
+/** Rolls a transaction back on purpose and carries the answer out of it. */
+class Rollback<T> extends Error {
+  constructor(readonly result: T) {
+    super('rollback');
+  }
+}
+
+async function orRolledBack<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof Rollback) return err.result as T;
+    throw err;
+  }
+}
+
+/** The task Begin inserts: `preparing`, revision 0, numbered by the workspace sequence. */
+export function begunTask(b: BeginRecord, number: number, identifier: string): Task {
+  return {
+    id: b.taskId,
+    workspaceId: b.workspaceId,
+    number,
+    identifier,
+    title: b.title,
+    description: b.description,
+    stepId: b.stepId,
+    parentId: b.parentId,
+    archivedAt: null,
+    createdAt: b.at,
+    updatedAt: b.at,
+    revision: 0,
+    creationState: 'preparing',
+    externalId: b.externalId,
+    externalIdSettledAt: null,
+  };
+}
+
+export class CreationStore extends CreationRepository {
+  constructor(
+    sql: Sql,
+    dialect: SqlDialect,
+    protected readonly transaction: Transactor,
+  ) {
+    super(sql, dialect);
+  }
+
+  /**
+   * SPEC §4.1 step 7, one transaction: the operation and its planned steps first (they need no number, so the
+   * workspace lock is held for as few statements as possible), then the number, WIP admission, the task in
+   * `preparing` and revision 0. A unique violation on uniq_tasks_external_id rolls the whole transaction back —
+   * the number included, so identifiers stay gapless — and is thrown for the caller to re-read.
+   */
+  begin(b: BeginRecord): Promise<BeginResult> {
+    return orRolledBack(() =>
+      this.transaction(async (tx) => {
+        await tx.creation.insertOperation({ ...b, id: b.operationId });
+        await tx.creation.insertPlannedSteps(b.operationId, b.plan.steps);
+        const drawn = await tx.creation.drawTaskNumber(b.workspaceId);
+        if (!drawn) throw new Rollback<BeginResult>({ kind: 'workspace_missing' });
+        const step = await tx.creation.wipOccupancy(b.stepId);
+        if (!step) throw new Rollback<BeginResult>({ kind: 'step_missing' });
+        if (step.wipLimit !== null && step.active >= step.wipLimit) throw new Rollback<BeginResult>({ kind: 'wip_full' });
+        const task = begunTask(b, drawn.number, `${drawn.prefix}-${drawn.number}`);
+        await tx.tasks.insert(task);
+        await tx.events.insertRevision(task, 'begin', b.actorId, toTaskBody(task), b.at);
+        return { kind: 'begun', task };
+      }),
+    );
+  }
+
+  /**
+   * SPEC §4.3 phase A, one transaction: task then operation (the lock order of release and delete) move
+   * `preparing → completing`, the operation fenced by its generation. `gone` when the task was deleted meanwhile
+   * (the operation is marked aborting, for Abort to compensate). Throws LeaseLostError for a stale owner.
+   */
+  enterCompleting(c: CompletingRecord): Promise<'completing' | 'gone'> {
+    return this.transaction(async (tx) => {
+      if (!(await tx.creation.markTaskCompleting(c.taskId))) {
+        await tx.creation.assertOwner(c);
+        const task = await tx.tasks.findById(c.taskId);
+        if (!task) {
+          await tx.creation.markAborting(c.operationId, TASK_GONE);
+          return 'gone';
+        }
+        if (task.creationState !== 'completing') throw new Error(`cannot complete a task in state ${task.creationState}`);
+      }
+      if (!(await tx.creation.markOperationCompleting(c, new Date().toISOString()))) {
+        await tx.creation.assertOwner(c);
+        throw new Error('creation operation is no longer preparing');
+      }
+      return 'completing';
+    });
+  }
+
+  /**
+   * SPEC §4.3 phase B, one transaction: settle the identity only if the task still holds it (else
+   * CreatedIdentityLost), mark the task completed, write revision 1 and exactly one `task.created` event copied from
+   * the committed row (and a deferred start's intent), and finish the operation — its last write, fenced, so a
+   * stale owner's whole transaction rolls back (LeaseLostError). `gone` when the task was deleted meanwhile.
+   */
+  settle(s: SettleRecord): Promise<SettleResult> {
+    return this.transaction(async (tx): Promise<SettleResult> => {
+      const at = new Date().toISOString();
+      let kind: 'created' | 'created_identity_lost' = 'created';
+      let task: Task | undefined;
+      if (s.externalId !== null) {
+        task = await tx.creation.settleTask(s.taskId, s.externalId, at);
+        if (!task) kind = 'created_identity_lost';
+      }
+      task ??= await tx.creation.completeTask(s.taskId, at);
+      if (!task) {
+        await tx.creation.assertOwner(s);
+        await tx.creation.markAborting(s.operationId, TASK_GONE);
+        return { kind: 'gone' };
+      }
+      await tx.events.insertRevision(task, 'create', s.actorId, toTaskBody(task), at);
+      await tx.events.insertEvent(eventPayload({ id: s.eventId, type: 'task.created', task, at }));
+      if (s.deferred) await tx.launches.insertDeferredIntent({ ...s.deferred, at });
+      const outcome: StoredOutcome = { kind, event_id: s.eventId };
+      if (!(await tx.creation.finishCompleted(s, outcome, at))) throw new LeaseLostError(s.operationId);
+      return { kind, task };
+    });
+  }
+
+  /** One transaction that first proves `fence` still owns its operation (SPEC §4.2); LeaseLostError otherwise. */
+  fenced<T>(fence: Fence, fn: (tx: TxRepositories) => Promise<T>): Promise<T> {
+    return this.transaction(async (tx) => {
+      await tx.creation.assertOwner(fence);
+      return fn(tx);
+    });
+  }
+
+  /** A fenced change of one step; the number of rows changed (0: it was not in state `expected`). */
+  recordStep(fence: Fence, index: number, change: StepChange, expected?: StepState): Promise<number> {
+    return this.fenced(fence, (tx) => tx.creation.changeStep(fence.operationId, index, change, expected));
+  }
+
+  /** Extends the operation's lease and those of its running steps; false once a newer generation owns it. */
+  renewLease(fence: Fence, until: string): Promise<boolean> {
+    return this.transaction(async (tx) => {
+      if (!(await tx.creation.extendLease(fence, until))) return false;
+      await tx.creation.extendRunningStepLeases(fence.operationId, until);
+      return true;
+    });
+  }
+
+  /** SPEC §6: claims up to `limit` operations whose lease expired for `owner`, each at a new generation. */
+  claimExpired(owner: string, leaseMs: number, limit: number): Promise<ClaimedOperation[]> {
+    const now = new Date();
+    const until = new Date(now.getTime() + leaseMs).toISOString();
+    return this.transaction(async (tx) => {
+      const claimed: ClaimedOperation[] = [];
+      for (const seen of await tx.creation.listExpired(now.toISOString(), limit)) {
+        const op = await tx.creation.takeOver(seen, owner, until, now.toISOString());
+        if (op) claimed.push(op);
+      }
+      return claimed;
+    });
+  }
+}
