@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../server/config';
 import { openDb } from '../server/db/dialect';
 import { schemaVersion } from '../server/db/migrate';
+import { Store } from '../server/db/store';
 import type { Db } from '../server/db/types';
 
 /** An error meant for the operator: printed as one line, exit code 1. */
@@ -12,6 +13,8 @@ export class CliError extends Error {}
 export interface CliContext {
   /** The database named by DATABASE_URL (default: the SQLite file under ./data), migrated unless `raw`. */
   db(opts?: { raw?: boolean }): Promise<Db>;
+  /** The data layer over `db()` (its repositories, Prisma Client for the cold paths). */
+  store(): Promise<Store>;
   /** Prints `data` as JSON under `--json`, otherwise the human-readable text. */
   print(data: unknown, human: string): void;
   /** Everything on stdin (for --password-stdin). */
@@ -21,6 +24,7 @@ export interface CliContext {
 
 export function createCliContext(program: Command): CliContext {
   let db: Db | undefined;
+  let store: Store | undefined;
   return {
     async db(opts = {}) {
       db ??= openDb(loadConfig().databaseUrl);
@@ -28,6 +32,11 @@ export function createCliContext(program: Command): CliContext {
       await db.one('SELECT 1 AS ok');
       if (!opts.raw && (await schemaVersion(db)) === 0) throw new CliError('the database has no schema yet; run `tether migrate` first');
       return db;
+    },
+    async store() {
+      const migrated = await this.db();
+      store ??= new Store(migrated);
+      return store;
     },
     print(data, human) {
       process.stdout.write(program.opts().json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
@@ -38,7 +47,9 @@ export function createCliContext(program: Command): CliContext {
       return Buffer.concat(chunks).toString('utf8');
     },
     async close() {
-      await db?.close();
+      // The store owns the driver once made: closing it disconnects Prisma Client and then the driver.
+      await (store ?? db)?.close();
+      store = undefined;
       db = undefined;
     },
   };

@@ -63,6 +63,7 @@ const ZEnv = z.object({
   TETHER_PG_POOL_SIZE: int(1),
   TETHER_PG_CONNECT_TIMEOUT_MS: int(1),
   TETHER_PG_QUERY_TIMEOUT_MS: int(1),
+  TETHER_PG_ONE_STATEMENT: flag,
   TETHER_TOKEN_CACHE_MS: int(0),
   TETHER_RATE_LIMIT_PER_SEC: int(0),
   TETHER_RATE_LIMIT_BURST: int(1),
@@ -92,7 +93,13 @@ export interface Config {
     /** Mark the session cookie Secure even behind a TLS-terminating proxy. */
     secureCookies: boolean;
   };
-  postgres: { poolSize: number; connectTimeoutMs: number; queryTimeoutMs: number };
+  postgres: {
+    poolSize: number;
+    connectTimeoutMs: number;
+    queryTimeoutMs: number;
+    /** The creating request's Begin and Complete phases as one statement each (db/dialect/postgres/creation.ts). */
+    oneStatementCreate: boolean;
+  };
   auth: {
     tokenCacheMs: number;
     /** Per-actor requests per second, per process; 0 disables. */
@@ -137,6 +144,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // Fail fast when the database is away (issue 9): no request hangs past these bounds.
       connectTimeoutMs: e.TETHER_PG_CONNECT_TIMEOUT_MS ?? 5_000,
       queryTimeoutMs: e.TETHER_PG_QUERY_TIMEOUT_MS ?? 30_000,
+      // Measured (docs/BENCHMARKS.md): off only to measure what it is worth.
+      oneStatementCreate: e.TETHER_PG_ONE_STATEMENT ?? true,
     },
     auth: {
       tokenCacheMs: Math.min(e.TETHER_TOKEN_CACHE_MS ?? MAX_TOKEN_CACHE_MS, MAX_TOKEN_CACHE_MS),

@@ -8,10 +8,13 @@ import { loadConfig, type Config } from './config';
 import { openDb } from './db/dialect';
 import { Store } from './db/store';
 import type { Db } from './db/types';
+import type { CreationDispatcher } from './domain/creation/operation';
 import { EventHub } from './domain/events/hub';
 import { TokenCache } from './domain/tokens/token-cache';
 import { Failpoints } from './failpoints';
 import { Readiness } from './readiness';
+import { AgentRunners } from './runtime/agent-runners';
+import { launchDispatcher } from './runtime/dispatcher';
 
 export interface Services {
   config: Config;
@@ -30,6 +33,10 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** The relay's in-process side: live streams wait on it (domain/events/hub.ts). */
   hub: EventHub;
+  /** The agent runners profiles can name (runtime/agent-runners.ts). */
+  agentRunners: AgentRunners;
+  /** SPEC §4.1 step 10: what starts after a successful Complete (runtime/dispatcher.ts). */
+  dispatcher: CreationDispatcher;
 }
 
 export interface ServiceOptions extends Partial<Omit<Services, 'store' | 'db'>> {
@@ -49,8 +56,9 @@ export function createServices(options: ServiceOptions = {}): Services {
           connectTimeoutMs: config.postgres.connectTimeoutMs,
           queryTimeoutMs: config.postgres.queryTimeoutMs,
         }),
+      { oneStatementCreate: config.postgres.oneStatementCreate },
     );
-  return {
+  const services: Services = {
     config,
     store,
     db: store.driver,
@@ -61,5 +69,8 @@ export function createServices(options: ServiceOptions = {}): Services {
     tokenCache: options.tokenCache ?? new TokenCache(config.auth.tokenCacheMs),
     rateLimiter: options.rateLimiter ?? new RateLimiter(config.auth.rateLimitPerSec, config.auth.rateLimitBurst),
     hub: options.hub ?? new EventHub(),
+    agentRunners: options.agentRunners ?? new AgentRunners(),
+    dispatcher: options.dispatcher ?? launchDispatcher(() => services),
   };
+  return services;
 }

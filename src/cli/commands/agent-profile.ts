@@ -30,7 +30,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--config <json>', 'runner settings as a JSON object', jsonObject)
     .action(async (opts: { workspace: string; name: string; runner: string; webhookUrl?: string; config?: Record<string, unknown> }) => {
       const config = { ...(opts.config ?? {}), ...(opts.webhookUrl ? { url: opts.webhookUrl } : {}) };
-      const p = await createAgentProfile(await ctx.db(), { workspaceId: opts.workspace, name: opts.name, runner: opts.runner, config });
+      const p = await createAgentProfile(await ctx.store(), { workspaceId: opts.workspace, name: opts.name, runner: opts.runner, config });
       ctx.print(toBody(p), `created agent profile ${p.name} ${p.id} (runner ${p.runner})`);
     });
 
@@ -39,7 +39,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description("list a workspace's agent profiles")
     .requiredOption('--workspace <id>', 'workspace id')
     .action(async (opts: { workspace: string }) => {
-      const profiles = await listAgentProfiles(await ctx.db(), opts.workspace);
+      const profiles = await listAgentProfiles(await ctx.store(), opts.workspace);
       ctx.print(profiles.map(toBody), table([['ID', 'NAME', 'RUNNER'], ...profiles.map((p) => [p.id, p.name, p.runner])]));
     });
 }

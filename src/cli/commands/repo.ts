@@ -18,7 +18,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--name <name>', 'display name (default: the folder name)')
     .option('--default-branch <branch>', 'branch fresh branches start from')
     .action(async (opts: { workspace: string; path: string; name?: string; defaultBranch?: string }) => {
-      const r = await addRepository(await ctx.db(), {
+      const r = await addRepository(await ctx.store(), {
         workspaceId: opts.workspace,
         path: opts.path,
         name: opts.name,
@@ -32,7 +32,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description("list a workspace's repositories")
     .requiredOption('--workspace <id>', 'workspace id')
     .action(async (opts: { workspace: string }) => {
-      const repos = await listRepositories(await ctx.db(), opts.workspace);
+      const repos = await listRepositories(await ctx.store(), opts.workspace);
       ctx.print(repos.map(toBody), table([['ID', 'NAME', 'BRANCH', 'PATH'], ...repos.map((r) => [r.id, r.name, r.defaultBranch, r.path])]));
     });
 }

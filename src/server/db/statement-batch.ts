@@ -9,19 +9,7 @@
 // again on its own: each caller then gets exactly the answer (or the error) its own statement gives, and one bad
 // item can never fail its neighbours.
 
-import type { Db } from './types';
-
 export type RunBatch<I, O> = (items: I[]) => Promise<O[]>;
-
-/** One value per database, made on first use: a batch belongs to the pool its statements go out on. */
-export function perDb<T>(make: (db: Db) => T): (db: Db) => T {
-  const made = new WeakMap<Db, T>();
-  return (db) => {
-    let value = made.get(db);
-    if (value === undefined) made.set(db, (value = make(db)));
-    return value;
-  };
-}
 
 interface Waiter<I, O> {
   item: I;

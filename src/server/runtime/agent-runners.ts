@@ -1,6 +1,7 @@
 // Pluggable agent runners (issue 5): what "launching a prepared session" means. The dispatcher records the launch
-// and marks the session running once the runner accepts it; a runner only has to hand the session over.
-import { json, str } from '../db/values';
+// and marks the session running once the runner accepts it; a runner only has to hand the session over. The
+// registry hangs on Services (`services.agentRunners`): each process (and each test) has its own.
+import type { LaunchProfile } from '../db/repositories/launches';
 
 export interface LaunchRequest {
   intentId: string;
@@ -9,7 +10,7 @@ export interface LaunchRequest {
   workspaceId: string;
   identifier: string;
   title: string;
-  profile: { id: string; name: string; runner: string; config: Record<string, unknown> } | null;
+  profile: LaunchProfile | null;
 }
 
 export interface AgentRunner {
@@ -52,23 +53,22 @@ export const webhookRunner: AgentRunner = {
   },
 };
 
-const runners = new Map<string, AgentRunner>([
-  [builtinRunner.name, builtinRunner],
-  [webhookRunner.name, webhookRunner],
-]);
+/** The runners profiles can name in their `runner` column. */
+export class AgentRunners {
+  private readonly runners = new Map<string, AgentRunner>([
+    [builtinRunner.name, builtinRunner],
+    [webhookRunner.name, webhookRunner],
+  ]);
 
-/** Adds (or replaces) a runner; profiles name it in their `runner` column. */
-export function registerAgentRunner(runner: AgentRunner): void {
-  runners.set(runner.name, runner);
-}
+  /** Adds (or replaces) a runner. */
+  register(runner: AgentRunner): void {
+    this.runners.set(runner.name, runner);
+  }
 
-export function runnerFor(name: string | null): AgentRunner {
-  const runner = runners.get(name ?? 'builtin');
-  if (!runner) throw new Error(`no agent runner named ${name}`);
-  return runner;
-}
-
-export function profileFromRow(r: Record<string, unknown> | undefined): LaunchRequest['profile'] {
-  if (!r) return null;
-  return { id: str(r.id), name: str(r.name), runner: str(r.runner), config: json<Record<string, unknown>>(r.config) };
+  /** The named runner (no name: the built-in one). */
+  get(name: string | null): AgentRunner {
+    const runner = this.runners.get(name ?? 'builtin');
+    if (!runner) throw new Error(`no agent runner named ${name}`);
+    return runner;
+  }
 }

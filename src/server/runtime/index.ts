@@ -6,9 +6,9 @@ import type { Services } from '../services';
 import { dispatchLaunches } from './dispatcher';
 import { recoverOnce } from './recovery';
 
-export { dispatchLaunches, dispatchAfterComplete, promoteDeferred } from './dispatcher';
+export { dispatchLaunches, launchDispatcher, promoteDeferred } from './dispatcher';
 export { claimExpired, driveRecovered, recoverOnce } from './recovery';
-export { registerAgentRunner, type AgentRunner, type LaunchRequest } from './agent-runners';
+export { AgentRunners, type AgentRunner, type LaunchRequest } from './agent-runners';
 
 export interface RecoveryRuntimeOptions {
   pollMs?: number;

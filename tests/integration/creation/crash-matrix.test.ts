@@ -39,7 +39,7 @@ let stop: StopRuntime;
 beforeAll(async () => {
   db = await freshDb();
   services = await testServices(db, { leaseMs: LEASE_MS, config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
-  w = await makeWorld(db);
+  w = await makeWorld(services);
   stop = startRecoveryRuntime(services, { pollMs: 100 });
 });
 afterAll(async () => {

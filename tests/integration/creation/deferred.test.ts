@@ -17,7 +17,7 @@ let w: World;
 beforeAll(async () => {
   db = await freshDb();
   services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
-  w = await makeWorld(db);
+  w = await makeWorld(services);
 });
 afterAll(async () => db.close());
 

@@ -6,7 +6,7 @@ import type { Db } from '../../../src/server/db/types';
 import { openDb } from '../../../src/server/db/dialect';
 import { complete } from '../../../src/server/domain/creation/complete';
 import { runPlannedSteps } from '../../../src/server/domain/creation/coordinator';
-import { LeaseLostError } from '../../../src/server/domain/creation/fence';
+import { LeaseLostError } from '../../../src/server/domain/creation/errors';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { claimExpired, driveRecovered } from '../../../src/server/runtime/recovery';
 import type { Services } from '../../../src/server/services';
@@ -28,7 +28,7 @@ beforeAll(async () => {
   const config = { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() };
   a = await testServices(db, { config, instanceId: 'worker-a' });
   b = await testServices(db2, { config, instanceId: 'worker-b' });
-  w = await makeWorld(db);
+  w = await makeWorld(a);
 });
 afterAll(async () => {
   if (db2 !== db) await db2?.close();

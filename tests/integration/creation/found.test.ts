@@ -19,7 +19,7 @@ let w: World;
 beforeAll(async () => {
   db = await freshDb();
   services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
-  w = await makeWorld(db);
+  w = await makeWorld(services);
 });
 afterAll(async () => db.close());
 
@@ -42,7 +42,7 @@ describe('Found has zero effects (SPEC §4.1)', () => {
     const first = await createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 'Original' });
     const before = await db.one('SELECT * FROM tasks WHERE id = $1', [first.task.id]);
     const otherRepo = makeGitRepo();
-    const repo = await addRepository(db, { workspaceId: w.ws.id, path: otherRepo.path });
+    const repo = await addRepository(services.store, { workspaceId: w.ws.id, path: otherRepo.path });
     const attachment = await upload(services, w);
     const counts = await totals();
 

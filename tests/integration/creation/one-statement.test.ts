@@ -1,16 +1,14 @@
 // Issue 4: on PostgreSQL the creating request sends Begin, Complete phase A and phase B as one statement each
-// (src/server/domain/creation/one-statement.ts). These tests hold that form to the general transaction form —
-// same rows, byte for byte — and prove its guards: a statement whose guard fails writes nothing at all.
+// (src/server/db/dialect/postgres/creation.ts, the PostgreSQL creation store). These tests hold that form to the
+// transaction form it extends (src/server/db/repositories/creation-store.ts) — same rows, byte for byte — and prove
+// its guards: a statement whose guard fails writes nothing at all. Each form is chosen the way a deployment
+// chooses it: through the configuration the services (and their store) are built with.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/server/config';
+import { PostgresCreationStore } from '../../../src/server/db/dialect/postgres/creation';
 import { TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';
 import { begin } from '../../../src/server/domain/creation/begin';
-import {
-  beginInOneStatement,
-  phaseAInOneStatement,
-  phaseBInOneStatement,
-  setOneStatementForTests,
-} from '../../../src/server/domain/creation/one-statement';
 import type { CreationHandle } from '../../../src/server/domain/creation/operation';
 import type { CreationPlan } from '../../../src/server/domain/creation/plan';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
@@ -24,17 +22,31 @@ const NO_STEPS: CreationPlan = { startPolicy: 'none', steps: [], blockedBy: [] }
 describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete (issue 4, PostgreSQL)', () => {
   let db: Db;
   let services: Services;
+  /** The same database, with the store built in the transaction form. */
+  let general: Services;
+  let pg: PostgresCreationStore;
   let w: World;
 
   beforeAll(async () => {
     db = await freshDb();
     services = await testServices(db);
-    w = await makeWorld(db);
+    const config = loadConfig();
+    general = await testServices(db, { config: { ...config, failpointsEnabled: true, postgres: { ...config.postgres, oneStatementCreate: false } } });
+    pg = services.store.creation as PostgresCreationStore;
+    w = await makeWorld(services);
   });
   afterAll(async () => {
-    setOneStatementForTests(true);
     await db?.close();
   });
+
+  it('the store is built in the form its configuration names', () => {
+    expect(services.store.creation).toBeInstanceOf(PostgresCreationStore);
+    expect(general.store.creation).not.toBeInstanceOf(PostgresCreationStore);
+  });
+
+  /** Phase B in one statement for the creating request's own handle. */
+  const settleOne = (h: CreationHandle) =>
+    pg.settleInOneStatement({ operationId: h.operationId, generation: h.generation, actorId: h.actor.id, eventId: crypto.randomUUID() }, h.begun!);
 
   /** Every row a create wrote, with its own ids, numbers and clock readings replaced by stable placeholders. */
   async function footprint(taskId: string): Promise<string> {
@@ -64,14 +76,12 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
 
   async function createBothWays(body: (ext: string) => Record<string, unknown>): Promise<[string, string]> {
     const prints: string[] = [];
-    for (const on of [true, false]) {
-      setOneStatementForTests(on);
+    for (const form of [services, general]) {
       const ext = uniq('both-');
-      const outcome = await createTask(services, w.actor, body(ext));
+      const outcome = await createTask(form, w.actor, body(ext));
       expect(outcome.kind).toBe('created');
       prints.push(await footprint(outcome.task.id));
     }
-    setOneStatementForTests(true);
     return [prints[0]!, prints[1]!];
   }
 
@@ -129,15 +139,17 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     const ops = await count(db, 'SELECT COUNT(*) AS n FROM creation_operations');
     const revisions = await count(db, 'SELECT COUNT(*) AS n FROM task_revisions');
     const at = new Date().toISOString();
-    const again = beginInOneStatement(db, w.actor, {
+    const again = pg.beginInOneStatement({
       operationId: crypto.randomUUID(),
       taskId: crypto.randomUUID(),
       tokenHash: 'x',
+      actorId: w.actor.id,
       leaseOwner: 'test',
       leaseExpiresAt: at,
       at,
       workspaceId: w.ws.id,
       stepId: w.ws.steps[0]!.id,
+      wipLimited: false,
       title: 'duplicate',
       description: null,
       parentId: null,
@@ -153,18 +165,18 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
   it('phase A whose fence no longer matches moves nothing (the task stays preparing)', async () => {
     const handle = await begun();
     await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [handle.operationId]);
-    expect(await phaseAInOneStatement(db, handle)).toBeUndefined();
+    expect(await pg.enterCompletingInOneStatement(handle)).toBeUndefined();
     expect((await stateOf(handle.taskId)).creation_state).toBe('preparing');
     const mine = await begun();
-    expect(await phaseAInOneStatement(db, mine)).toBe(true);
+    expect(await pg.enterCompletingInOneStatement(mine)).toBe(true);
     expect((await stateOf(mine.taskId)).creation_state).toBe('completing');
   });
 
   it('phase B whose fence no longer matches writes nothing: no settle, no revision 1, no event', async () => {
     const handle = await begun();
-    expect(await phaseAInOneStatement(db, handle)).toBe(true);
+    expect(await pg.enterCompletingInOneStatement(handle)).toBe(true);
     await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [handle.operationId]);
-    expect(await phaseBInOneStatement(db, handle, handle.begun!, crypto.randomUUID())).toBeUndefined();
+    expect(await settleOne(handle)).toBeUndefined();
     expect(await stateOf(handle.taskId)).toMatchObject({ creation_state: 'completing', revision: 0 });
     expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [handle.taskId])).toBe(0);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE task_id = $1', [handle.taskId])).toBe(1);
@@ -172,20 +184,20 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
 
   it('phase B for a task changed or released while preparing writes nothing (the general path decides)', async () => {
     const changed = await begun();
-    expect(await phaseAInOneStatement(db, changed)).toBe(true);
+    expect(await pg.enterCompletingInOneStatement(changed)).toBe(true);
     await db.run("UPDATE tasks SET title = 'edited', revision = revision + 1 WHERE id = $1", [changed.taskId]);
-    expect(await phaseBInOneStatement(db, changed, changed.begun!, crypto.randomUUID())).toBeUndefined();
+    expect(await settleOne(changed)).toBeUndefined();
     const released = await begun();
-    expect(await phaseAInOneStatement(db, released)).toBe(true);
+    expect(await pg.enterCompletingInOneStatement(released)).toBe(true);
     await db.run('UPDATE tasks SET external_id = NULL WHERE id = $1', [released.taskId]);
-    expect(await phaseBInOneStatement(db, released, released.begun!, crypto.randomUUID())).toBeUndefined();
+    expect(await settleOne(released)).toBeUndefined();
     for (const h of [changed, released]) {
       expect((await stateOf(h.taskId)).creation_state).toBe('completing');
       expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [h.taskId])).toBe(0);
     }
     const fine = await begun();
-    expect(await phaseAInOneStatement(db, fine)).toBe(true);
-    expect(await phaseBInOneStatement(db, fine, fine.begun!, crypto.randomUUID())).toMatchObject({ creationState: 'completed', revision: 1 });
+    expect(await pg.enterCompletingInOneStatement(fine)).toBe(true);
+    expect(await settleOne(fine)).toMatchObject({ creationState: 'completed', revision: 1 });
   });
 
   describe('creates reaching the same step together share one statement', () => {
@@ -230,15 +242,15 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     it('phase A for three handles at once, one of them fenced out: the other two move, it does not', async () => {
       const hs = [await begun(), await begun(), await begun()];
       await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [hs[1]!.operationId]);
-      expect(await Promise.all(hs.map((h) => phaseAInOneStatement(db, h)))).toEqual([true, undefined, true]);
+      expect(await Promise.all(hs.map((h) => pg.enterCompletingInOneStatement(h)))).toEqual([true, undefined, true]);
       expect((await Promise.all(hs.map((h) => stateOf(h.taskId)))).map((s) => s.creation_state)).toEqual(['completing', 'preparing', 'completing']);
     });
 
     it('phase B for three handles at once, one of them fenced out: the other two settle with one event each, it writes nothing', async () => {
       const hs = [await begun(), await begun(), await begun()];
-      for (const h of hs) expect(await phaseAInOneStatement(db, h)).toBe(true);
+      for (const h of hs) expect(await pg.enterCompletingInOneStatement(h)).toBe(true);
       await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [hs[1]!.operationId]);
-      const out = await Promise.all(hs.map((h) => phaseBInOneStatement(db, h, h.begun!, crypto.randomUUID())));
+      const out = await Promise.all(hs.map((h) => settleOne(h)));
       expect(out.map((t) => t?.creationState)).toEqual(['completed', undefined, 'completed']);
       const events = await Promise.all(hs.map((h) => count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [h.taskId])));
       expect(events).toEqual([1, 0, 1]);

@@ -4,7 +4,7 @@ import { loadConfig } from '../../../src/server/config';
 import type { Db } from '../../../src/server/db/types';
 import { abortOperation } from '../../../src/server/domain/creation/abort';
 import { complete } from '../../../src/server/domain/creation/complete';
-import { UnknownStepError } from '../../../src/server/domain/creation/fence';
+import { UnknownStepError } from '../../../src/server/domain/creation/errors';
 import { DomainError } from '../../../src/server/domain/errors/domain-error';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { dispatchLaunches } from '../../../src/server/runtime/dispatcher';
@@ -22,7 +22,7 @@ let w: World;
 beforeAll(async () => {
   db = await freshDb();
   services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
-  w = await makeWorld(db);
+  w = await makeWorld(services);
 });
 afterAll(async () => db.close());
 

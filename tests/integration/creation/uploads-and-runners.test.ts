@@ -28,7 +28,7 @@ function listen(s: Server): Promise<string> {
 beforeAll(async () => {
   db = await freshDb();
   services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
-  w = await makeWorld(db);
+  w = await makeWorld(services);
   token = (await createApiToken(db, { name: 'uploader', workspaceIds: [w.ws.id], scopes: ['tasks:write'] })).token;
   server = createServer((req, res) => void handleAttachments(req, res, services));
   base = await listen(server);
@@ -98,7 +98,7 @@ describe('webhook agent runner', () => {
     });
     const url = await listen(hook);
     try {
-      const profile = await createAgentProfile(db, { workspaceId: w.ws.id, name: uniq('hook'), runner: 'webhook', config: { url: `${url}/launch` } });
+      const profile = await createAgentProfile(services.store, { workspaceId: w.ws.id, name: uniq('hook'), runner: 'webhook', config: { url: `${url}/launch` } });
       const out = await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'agent task', start_agent: true, agent_profile_id: profile.id });
       await until(() => received.length > 0, 10_000, 'webhook call');
       await until(async () => (await count(db, "SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1 AND runner = 'webhook'", [out.task.id])) === 1);

@@ -43,12 +43,12 @@ export interface World {
   actor: Actor;
 }
 
-export async function makeWorld(db: Db, opts: { runner?: string; config?: Record<string, unknown> } = {}): Promise<World> {
+export async function makeWorld(services: Services, opts: { runner?: string; config?: Record<string, unknown> } = {}): Promise<World> {
   const root = mkdtempSync(join(tmpdir(), 'tether-root-'));
-  const ws = await makeWorkspace(db, { rootPath: root });
+  const ws = await makeWorkspace(services.store.driver, { rootPath: root });
   const git = makeGitRepo();
-  const repo = await addRepository(db, { workspaceId: ws.id, path: git.path });
-  const profile = await createAgentProfile(db, { workspaceId: ws.id, name: uniq('agent'), runner: opts.runner, config: opts.config });
+  const repo = await addRepository(services.store, { workspaceId: ws.id, path: git.path });
+  const profile = await createAgentProfile(services.store, { workspaceId: ws.id, name: uniq('agent'), runner: opts.runner, config: opts.config });
   return { ws, root, repo: { id: repo.id, path: git.path, head: git.head }, profileId: profile.id, actor: tokenActor([ws.id]) };
 }
 

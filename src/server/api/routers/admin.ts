@@ -97,10 +97,10 @@ export const adminRouter = router({
   }),
 
   repositories: adminProcedure.query(async ({ ctx, input }) =>
-    (await listRepositories(ctx.services.db, input.workspace_id)).map((r) => ({ id: r.id, name: r.name, path: r.path, default_branch: r.defaultBranch })),
+    (await listRepositories(ctx.services.store, input.workspace_id)).map((r) => ({ id: r.id, name: r.name, path: r.path, default_branch: r.defaultBranch })),
   ),
 
   agentProfiles: adminProcedure.query(async ({ ctx, input }) =>
-    (await listAgentProfiles(ctx.services.db, input.workspace_id)).map((p) => ({ id: p.id, name: p.name, runner: p.runner })),
+    (await listAgentProfiles(ctx.services.store, input.workspace_id)).map((p) => ({ id: p.id, name: p.name, runner: p.runner })),
   ),
 });

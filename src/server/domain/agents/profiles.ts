@@ -1,22 +1,15 @@
 // Agent profiles (SPEC §1): what an immediate or deferred start launches, and through which runner
-// (`builtin`, `webhook` with `config.url`, or one registered with registerAgentRunner).
+// (`builtin`, `webhook` with `config.url`, or one registered on `services.agentRunners`).
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db/types';
 import { dbErrorInfo } from '../../db/dialect';
-import { json, str } from '../../db/values';
+import type { AgentProfile } from '../../db/repositories/agent-profiles';
+import type { Store } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 
-export interface AgentProfile {
-  id: string;
-  workspaceId: string;
-  name: string;
-  runner: string;
-  config: Record<string, unknown>;
-  createdAt: string;
-}
+export type { AgentProfile };
 
 export async function createAgentProfile(
-  db: Db,
+  store: Store,
   input: { workspaceId: string; name: string; runner?: string; config?: Record<string, unknown> },
 ): Promise<AgentProfile> {
   const runner = input.runner ?? 'builtin';
@@ -26,8 +19,7 @@ export async function createAgentProfile(
     const url = config.url;
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new DomainError('validation_failed', 'a webhook profile needs an http(s) url');
   }
-  const ws = await db.one('SELECT id FROM workspaces WHERE id = $1', [input.workspaceId]);
-  if (!ws) throw new DomainError('validation_failed', 'workspace not found');
+  if (!(await store.workspaces.exists(input.workspaceId))) throw new DomainError('validation_failed', 'workspace not found');
   const profile: AgentProfile = {
     id: randomUUID(),
     workspaceId: input.workspaceId,
@@ -37,14 +29,7 @@ export async function createAgentProfile(
     createdAt: new Date().toISOString(),
   };
   try {
-    await db.run('INSERT INTO agent_profiles (id, workspace_id, name, runner, config, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-      profile.id,
-      profile.workspaceId,
-      profile.name,
-      profile.runner,
-      JSON.stringify(profile.config),
-      profile.createdAt,
-    ]);
+    await store.agentProfiles.insert(profile);
   } catch (err) {
     if (dbErrorInfo(err)?.uniqueViolation) throw new DomainError('conflict', `agent profile ${profile.name} already exists`);
     throw err;
@@ -52,14 +37,6 @@ export async function createAgentProfile(
   return profile;
 }
 
-export async function listAgentProfiles(db: Db, workspaceId: string): Promise<AgentProfile[]> {
-  const rows = await db.query<Record<string, unknown>>('SELECT * FROM agent_profiles WHERE workspace_id = $1 ORDER BY name', [workspaceId]);
-  return rows.map((r) => ({
-    id: str(r.id),
-    workspaceId: str(r.workspace_id),
-    name: str(r.name),
-    runner: str(r.runner),
-    config: json<Record<string, unknown>>(r.config),
-    createdAt: str(r.created_at),
-  }));
+export function listAgentProfiles(store: Store, workspaceId: string): Promise<AgentProfile[]> {
+  return store.agentProfiles.list(workspaceId);
 }

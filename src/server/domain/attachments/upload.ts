@@ -36,8 +36,7 @@ export async function uploadAttachment(
   // Unauthorized gets the same 404 whether or not the workspace exists (SPEC §11).
   if (!can(actor, input.workspaceId, 'write')) throw new DomainError('not_found');
   if (input.data.byteLength > services.config.http.attachmentMaxBytes) throw new DomainError('payload_too_large');
-  const ws = await services.db.one('SELECT id FROM workspaces WHERE id = $1', [input.workspaceId]);
-  if (!ws) throw new DomainError('not_found');
+  if (!(await services.store.workspaces.exists(input.workspaceId))) throw new DomainError('not_found');
 
   const id = randomUUID();
   const dir = join(services.config.dataDir, 'attachments');
@@ -56,11 +55,17 @@ export async function uploadAttachment(
     created_at: new Date().toISOString(),
   };
   try {
-    await services.db.run(
-      `INSERT INTO attachments (id, workspace_id, filename, content_type, size_bytes, sha256, storage_path, uploaded_by, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [id, body.workspace_id, body.filename, body.content_type, body.size_bytes, body.sha256, storagePath, actor.id, body.created_at],
-    );
+    await services.store.attachments.insert({
+      id,
+      workspaceId: body.workspace_id,
+      filename: body.filename,
+      contentType: body.content_type,
+      sizeBytes: body.size_bytes,
+      sha256: body.sha256,
+      storagePath,
+      uploadedBy: actor.id,
+      createdAt: body.created_at,
+    });
   } catch (err) {
     await rm(storagePath, { force: true });
     throw err;

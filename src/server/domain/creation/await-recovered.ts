@@ -1,7 +1,5 @@
 // A creating request that stalled past its lease lost the operation to the recovery runtime (SPEC §4.2, §6).
 // It does not fight for it: it waits (bounded) for the runtime's decision and reports that.
-import { findTaskById } from '../../db/repositories/tasks';
-import { json, str } from '../../db/values';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import type { CreateOutcome, CreationHandle } from './operation';
@@ -10,20 +8,16 @@ import { loadError } from './steps/records';
 export async function awaitRecoveredOutcome(services: Services, handle: CreationHandle): Promise<CreateOutcome> {
   const deadline = Date.now() + Math.max(10_000, services.leaseMs * 3);
   for (;;) {
-    const op = await services.db.one<{ state: unknown; outcome: unknown; error: unknown }>(
-      'SELECT state, outcome, error FROM creation_operations WHERE id = $1',
-      [handle.operationId],
-    );
-    const task = await findTaskById(services.db, handle.taskId);
+    const op = await services.store.creation.findOperation(handle.operationId);
+    const task = await services.store.tasks.findById(handle.taskId);
     if (!op) throw new DomainError('task_not_created');
-    const state = str(op.state);
-    if (state === 'completed') {
-      const outcome = op.outcome ? json<{ kind: string }>(op.outcome) : { kind: 'gone' };
+    if (op.state === 'completed') {
+      const outcome = op.outcome ?? { kind: 'gone' };
       if (!task || outcome.kind === 'gone') throw new DomainError('task_not_created');
       return { kind: outcome.kind === 'created_identity_lost' ? 'created_identity_lost' : 'created', task };
     }
-    if (state === 'aborted') {
-      throw op.error ? loadError(typeof op.error === 'string' ? op.error : null, 'workspace_attachment') : new DomainError('task_not_created');
+    if (op.state === 'aborted') {
+      throw op.error ? loadError(op.error, 'workspace_attachment') : new DomainError('task_not_created');
     }
     // Still running under recovery: the honest answer is the unsettled holder (SPEC §3, FoundUnsettled).
     if (Date.now() > deadline) {

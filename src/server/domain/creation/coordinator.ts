@@ -1,21 +1,23 @@
 // SPEC §4.1 step 9: run the planned steps for a handle, recording each step's state (planned → running →
 // succeeded | failed), attempts, timings, evidence and error, and renewing the operation lease while working.
 // A permanent failure aborts (SPEC §4.4) and the caller gets that step's error. Found never reaches this code.
+import type { StepRecord } from '../../db/repositories/creation';
 import type { Services } from '../../services';
 import type { DomainError } from '../errors/domain-error';
 import { abortOperation } from './abort';
-import { LeaseLostError, UnknownStepError, withLease } from './fence';
+import { LeaseLostError, UnknownStepError } from './errors';
+import { withLease } from './fence';
 import type { CreationHandle } from './operation';
 import { STEP_KINDS } from './steps';
-import { loadError, loadSteps, stepContext, storeError, toStepError, updateStep, type StepRecord } from './steps/records';
+import { loadError, stepContext, storeError, toStepError } from './steps/records';
 
 export async function runPlannedSteps(services: Services, handle: CreationHandle): Promise<void> {
   if (handle.plan.steps.length === 0) return;
-  await withLease(services.db, handle, services.leaseMs, () => driveSteps(services, handle));
+  await withLease(services, handle, () => driveSteps(services, handle));
 }
 
 async function driveSteps(services: Services, handle: CreationHandle): Promise<void> {
-  for (const step of await loadSteps(services.db, handle.operationId)) {
+  for (const step of await services.store.creation.loadSteps(handle.operationId)) {
     if (step.state === 'succeeded') continue;
     // A failure recorded before a crash: finish what that attempt started.
     if (step.state === 'failed') return failWith(services, handle, loadError(step.error, step.kind));
@@ -36,16 +38,14 @@ async function failWith(services: Services, handle: CreationHandle, error: Domai
 }
 
 async function runStep(services: Services, handle: CreationHandle, step: StepRecord): Promise<DomainError | undefined> {
-  const { failpoints, leaseMs } = services;
+  const { failpoints, leaseMs, store } = services;
   const key = `${handle.externalId ?? handle.taskId}#${step.index}`;
   const now = new Date();
-  const started = await updateStep(
-    services,
+  const started = await store.creation.recordStep(
     handle,
     step.index,
-    "state = 'running', attempts = attempts + 1, started_at = $3, finished_at = NULL, lease_expires_at = $4, error = NULL",
-    [now.toISOString(), new Date(now.getTime() + leaseMs).toISOString()],
-    "state = 'planned'",
+    { state: 'running', attempt: true, startedAt: now.toISOString(), finishedAt: null, leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString(), error: null },
+    'planned',
   );
   if (started === 0) throw new UnknownStepError(handle.operationId);
 
@@ -58,22 +58,14 @@ async function runStep(services: Services, handle: CreationHandle, step: StepRec
     if (err instanceof LeaseLostError) throw err;
     const error = toStepError(err, step.kind);
     if (error.code === 'creation_step_failed') console.error(`creation step ${step.kind} failed:`, (err as Error).message);
-    await updateStep(services, handle, step.index, "state = 'failed', error = $3, finished_at = $4, lease_expires_at = NULL", [
-      storeError(error),
-      new Date().toISOString(),
-    ]);
+    const at = new Date().toISOString();
+    await store.creation.recordStep(handle, step.index, { state: 'failed', error: storeError(error), finishedAt: at, leaseExpiresAt: null });
     return error;
   }
   await failpoints.hit('step_after_effect', key);
   await failpoints.hit('step_before_record', key);
-  const recorded = await updateStep(
-    services,
-    handle,
-    step.index,
-    "state = 'succeeded', evidence = $3, finished_at = $4, lease_expires_at = NULL",
-    [JSON.stringify(evidence), new Date().toISOString()],
-    "state = 'running'",
-  );
+  const at = new Date().toISOString();
+  const recorded = await store.creation.recordStep(handle, step.index, { state: 'succeeded', evidence, finishedAt: at, leaseExpiresAt: null }, 'running');
   if (recorded === 0) throw new UnknownStepError(handle.operationId);
   await failpoints.hit('step_after_record', key);
   return undefined;

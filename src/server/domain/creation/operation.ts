@@ -25,6 +25,14 @@ export interface CreationHandle {
   readonly begun?: Task;
 }
 
+/**
+ * SPEC §4.1 step 10: asynchronous work (the agent launch) starts only after Complete succeeded. The runtime provides
+ * it through Services (runtime/dispatcher.ts), so the domain never imports the runtime.
+ */
+export interface CreationDispatcher {
+  afterComplete(plan: Pick<CreationPlan, 'startPolicy'>): void;
+}
+
 /** SPEC §3 / STYLE habit 9: outcomes are types. */
 export type CreateOutcome =
   | { kind: 'created'; task: Task }

@@ -5,11 +5,11 @@ import type { Services } from '../../services';
 import { begin } from '../creation/begin';
 import { complete, type CompleteResult } from '../creation/complete';
 import { awaitRecoveredOutcome } from '../creation/await-recovered';
-import { LeaseLostError, withLease } from '../creation/fence';
+import { LeaseLostError } from '../creation/errors';
+import { withLease } from '../creation/fence';
 import { runPlannedSteps } from '../creation/coordinator';
 import type { CreateOutcome } from '../creation/operation';
 import { buildPlan } from '../creation/build-plan';
-import { dispatchAfterComplete } from '../../runtime/dispatcher';
 import { DomainError } from '../errors/domain-error';
 import { normalizeExternalId } from '../identity/normalize';
 import { parseEnvelope, parseFields } from './create-input';
@@ -82,7 +82,7 @@ export async function createTask(
   const { handle } = created;
   let result: CompleteResult;
   try {
-    result = await withLease(services.db, handle, services.leaseMs, async () => {
+    result = await withLease(services, handle, async () => {
       await services.failpoints.hit('after_begin', handle.externalId ?? created.task.title);
       // Step 9: run the planned steps; step 10: Complete.
       await runPlannedSteps(services, handle);
@@ -95,7 +95,7 @@ export async function createTask(
   }
   if (result.kind === 'gone') throw new DomainError('task_not_created');
   // Only now may asynchronous work start (CreatedIdentityLost included): the agent launch (issue 5).
-  dispatchAfterComplete(services, handle.plan);
+  services.dispatcher.afterComplete(handle.plan);
   return { kind: result.kind, task: result.task };
 }
 

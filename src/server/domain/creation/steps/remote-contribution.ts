@@ -32,27 +32,18 @@ export const remoteContribution: StepKindImpl = {
     const { operationId, taskId, workspaceId } = ctx.handle;
     const id = stableId(operationId, ctx.index, 'contribution');
     await ctx.tx(async (tx) => {
-      await tx.run(
-        `INSERT INTO remote_contributions (id, workspace_id, url, task_id, operation_id, step_index, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-        [id, workspaceId, url, taskId, operationId, ctx.index, new Date().toISOString()],
-      );
+      await tx.contributions.associate({ id, workspaceId, url, taskId, operationId, stepIndex: ctx.index, at: new Date().toISOString() });
       // The unique index decides (STYLE habit 8): whoever holds the URL now, it must be this step's own row.
-      const holder = await tx.one<{ id: unknown }>('SELECT id FROM remote_contributions WHERE workspace_id = $1 AND url = $2', [workspaceId, url]);
-      if (str(holder?.id) !== id) throw new DomainError('contribution_already_associated', url);
+      if ((await tx.contributions.holderOf(workspaceId, url)) !== id) throw new DomainError('contribution_already_associated', url);
     });
     return { id, url };
   },
 
   async verify(ctx) {
-    const row = await ctx.services.db.one<{ id: unknown; url: unknown }>(
-      'SELECT id, url FROM remote_contributions WHERE operation_id = $1 AND step_index = $2 AND task_id = $3',
-      [ctx.handle.operationId, ctx.index, ctx.handle.taskId],
-    );
-    return row ? { id: str(row.id), url: str(row.url) } : null;
+    return (await ctx.services.store.contributions.findByStep(ctx.handle.operationId, ctx.index, ctx.handle.taskId)) ?? null;
   },
 
   async compensate(ctx) {
-    await ctx.tx((tx) => tx.run('DELETE FROM remote_contributions WHERE operation_id = $1 AND step_index = $2', [ctx.handle.operationId, ctx.index]));
+    await ctx.tx((tx) => tx.contributions.removeByStep(ctx.handle.operationId, ctx.index));
   },
 };

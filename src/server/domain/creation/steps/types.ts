@@ -1,6 +1,6 @@
 // SPEC §5: what every step kind provides. Each is idempotent under (operation id, step index): running it again
 // after a crash finds its own effect instead of making a second one.
-import type { Sql } from '../../../db/types';
+import type { TxRepositories } from '../../../db/store';
 import type { Services } from '../../../services';
 import type { CreationHandle } from '../operation';
 
@@ -18,7 +18,7 @@ export interface StepContext {
   /** Records evidence before the effect, so a crash mid-effect can still be verified and compensated. */
   note(evidence: Evidence): Promise<void>;
   /** A fenced transaction: database effects of a stale owner roll back whole. */
-  tx<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  tx<T>(fn: (tx: TxRepositories) => Promise<T>): Promise<T>;
 }
 
 export interface StepKindImpl {
