@@ -13,7 +13,7 @@ import { httpLoad, type HttpTarget } from './lib/http-load';
 import { closedLoop, randomInt, sequentialLatency, type LoadResult } from './lib/measure';
 import { parseOptions } from './lib/options';
 import { race } from './lib/race';
-import { toMarkdown, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
+import { toMarkdown, TRANSACTION_FORM, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
 import { bulkLoad, seed, type Seeded } from './lib/seed';
 import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
 import { countStatements, inProcess } from './lib/tether';
@@ -69,7 +69,16 @@ async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuPro
   }
 }
 
-function plansFor(services: Services, seeded: Seeded, raw: Baseline, app: AppProcess, surfaces: Array<'rest' | 'trpc'>): Plan[] {
+/** `transactionForm`: a server whose creation store is the transaction form (TETHER_PG_ONE_STATEMENT=0), so the
+ *  one-statement create's own share of Created is measured in the same run (issue 13). */
+function plansFor(
+  services: Services,
+  seeded: Seeded,
+  raw: Baseline,
+  app: AppProcess,
+  surfaces: Array<'rest' | 'trpc'>,
+  transactionForm?: AppProcess,
+): Plan[] {
   const held = opts.smallTasks;
   const c = opts.concurrency;
   const tether = inProcess(services, seeded.actor, seeded.main.id, held);
@@ -88,6 +97,14 @@ function plansFor(services: Services, seeded: Seeded, raw: Baseline, app: AppPro
       { name: `${label} Created`, baseline: 'raw insert', run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }) },
       { name: `${label} lookup`, baseline: 'raw lookup', run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
     );
+    if (transactionForm) {
+      const other: HttpTarget = { ...target, url: transactionForm.url };
+      plans.push({
+        name: `${label} ${TRANSACTION_FORM}`,
+        baseline: 'raw insert',
+        run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }),
+      });
+    }
   }
   return plans.filter((p) => p.name.startsWith('raw') || !opts.series || opts.series.some((x) => p.name.includes(x)));
 }
@@ -150,8 +167,16 @@ async function postgresPhase(): Promise<void> {
 
     report.counts.postgres = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
     if (opts.phases.has('matrix')) {
-      const probe = cpuProbe(() => apps.map((a) => a.pid), Number(new URL(url).port));
-      await matrix('postgres', plansFor(services, seeded, raw, app, ['rest', 'trpc']), probe);
+      log('starting a third server with the transaction-form creation store (TETHER_PG_ONE_STATEMENT=0)');
+      const transactionForm = await startApp(url, { env: { TETHER_PG_ONE_STATEMENT: '0' } });
+      cleanups.add(transactionForm.kill);
+      try {
+        const probe = cpuProbe(() => [...apps.map((a) => a.pid), transactionForm.pid], Number(new URL(url).port));
+        await matrix('postgres', plansFor(services, seeded, raw, app, ['rest', 'trpc'], transactionForm), probe);
+      } finally {
+        await transactionForm.stop();
+        cleanups.delete(transactionForm.kill);
+      }
       report.peakRssMb = app.peakRssMb();
     }
     if (opts.phases.has('race')) await racePhase(services, seeded, apps);

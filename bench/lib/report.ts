@@ -37,6 +37,9 @@ export interface Report {
 
 export const medianOf = (s: Series, key: keyof LoadResult) => median(s.runs.map((r) => Number(r[key] ?? 0)));
 
+/** The Created series of a server whose creation store is the transaction form (run.ts). */
+export const TRANSACTION_FORM = 'Created (transaction form)';
+
 function find(report: Report, dialect: string, name: string): Series | undefined {
   return report.series.find((s) => s.dialect === dialect && s.name === name);
 }
@@ -64,6 +67,14 @@ function targets(report: Report): string[][] {
   ratioRow('Found in-process / raw lookup', 'in-process Found', 0.8);
   ratioRow('Created over HTTP (REST) / raw insert', 'REST Created', 0.35);
   ratioRow('Created over HTTP (tRPC) / raw insert', 'tRPC Created', 0.35);
+  // Issue 13: the PostgreSQL one-statement create is kept only while it earns its place, measured here.
+  for (const label of ['REST', 'tRPC']) {
+    const fast = find(report, 'postgres', `${label} Created`);
+    const slow = find(report, 'postgres', `${label} ${TRANSACTION_FORM}`);
+    if (!fast || !slow) continue;
+    const v = medianOf(fast, 'opsPerSec') / medianOf(slow, 'opsPerSec');
+    rows.push([`One-statement create's own gain (${label} Created / transaction form)`, '> 1 ×', `${f(v, 2)} ×`, mark(v > 1)]);
+  }
   const c = report.counts.postgres;
   if (c) {
     rows.push(['SQL statements per Found after authentication', '= 1', f(c.found.statements, 2), mark(c.found.statements === 1)]);
@@ -133,7 +144,7 @@ export function toMarkdown(report: Report): string {
   );
   out.push('');
   out.push(
-    'The bench process runs the raw loops, in-process Tether, and the load generator (autocannon) for the HTTP series; "servers" are the two Tether processes; SQLite runs inside whichever process calls it. Linux /proc ticks (10 ms), so short quick-mode rounds are coarse.',
+    'The bench process runs the raw loops, in-process Tether, and the load generator (autocannon) for the HTTP series; "servers" are the Tether processes (two, and a third for the transaction-form Created series); SQLite runs inside whichever process calls it. Linux /proc ticks (10 ms), so short quick-mode rounds are coarse.',
   );
   out.push('');
   out.push('## SQL per request (in-process, db.stats counters)');

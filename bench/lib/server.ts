@@ -25,7 +25,7 @@ export interface AppProcess {
   kill(): void;
 }
 
-export async function startApp(databaseUrl: string, opts: { profileDir?: string } = {}): Promise<AppProcess> {
+export async function startApp(databaseUrl: string, opts: { profileDir?: string; env?: Record<string, string> } = {}): Promise<AppProcess> {
   const port = await freePort();
   const flags = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
   if (opts.profileDir) mkdirSync(opts.profileDir, { recursive: true });
@@ -41,6 +41,7 @@ export async function startApp(databaseUrl: string, opts: { profileDir?: string 
       // One bench token sends thousands of requests a second: the per-actor limiter (default 1000/s) would
       // turn the measurement into a measurement of 429s. Everything else is the production configuration.
       TETHER_RATE_LIMIT_PER_SEC: '0',
+      ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
