@@ -2,7 +2,7 @@
 // and the database to each other (SPEC §12). PostgreSQL from pg_catalog / information_schema (the columns Prisma's
 // own describer reads); SQLite from its pragmas, with collations and predicates parsed from sqlite_master as the
 // attestation does (db/dialect/sqlite-attest.ts).
-import { declaredCollation, indexPredicate, splitTableDefinition } from '../../../src/server/db/dialect/sqlite-attest';
+import { declaredCollation, indexPredicate, splitTableDefinition } from '../../../src/server/db/dialect/sqlite/attest';
 import { normalizePredicate } from '../../../src/server/db/attest';
 import type { Sql } from '../../../src/server/db/types';
 
