@@ -1,5 +1,7 @@
-// Workspaces and their workflow steps (SPEC §1). The create path's one read of them is here on the driver
-// (PostgreSQL batches it: dialect/postgres/workspaces.ts); the rest are cold paths on Prisma Client.
+// Workspaces and their workflow steps (SPEC §1). The create path's reads of them are here on the driver
+// (PostgreSQL batches one: dialect/postgres/workspaces.ts); creating, listing and step admin are cold paths on
+// Prisma Client.
+import type { WorkflowStep, Workspace } from '../../domain/workspaces/workspace';
 import type { SqlDialect } from '../dialect';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
@@ -22,6 +24,22 @@ export interface TargetRow {
 
 export function toTarget(r: TargetRow): CreateTarget {
   return { stepId: strOrNull(r.step_id), wipLimit: numOrNull(r.wip_limit), rootPath: strOrNull(r.root_path) };
+}
+
+const WORKSPACE_SELECT = { id: true, name: true, prefix: true, taskSequence: true, rootPath: true, createdAt: true, updatedAt: true } as const;
+const STEP_SELECT = { id: true, workspaceId: true, name: true, position: true, wipLimit: true, isDone: true, createdAt: true } as const;
+
+function toWorkspace(w: { id: string; name: string; prefix: string; taskSequence: number; rootPath: string | null; createdAt: Date; updatedAt: Date }): Workspace {
+  return { ...w, createdAt: w.createdAt.toISOString(), updatedAt: w.updatedAt.toISOString() };
+}
+
+function toStep(s: { id: string; workspaceId: string; name: string; position: number; wipLimit: number | null; isDone: boolean; createdAt: Date }): WorkflowStep {
+  return { ...s, createdAt: s.createdAt.toISOString() };
+}
+
+/** What a step row holds when it is written (its workspace and position included). */
+function stepData(s: WorkflowStep) {
+  return { ...s, createdAt: new Date(s.createdAt) };
 }
 
 export class WorkspaceRepository {
@@ -67,5 +85,57 @@ export class WorkspaceRepository {
     const prisma = await this.prisma();
     return prisma.workspace.findMany({ select: { id: true, name: true, prefix: true }, orderBy: { name: 'asc' } });
   }
-}
 
+  // ---- admin (Prisma Client) -----------------------------------------------------------------------------------
+
+  /** By prefix. */
+  async list(): Promise<Workspace[]> {
+    const prisma = await this.prisma();
+    return (await prisma.workspace.findMany({ select: WORKSPACE_SELECT, orderBy: { prefix: 'asc' } })).map(toWorkspace);
+  }
+
+  async find(id: string): Promise<Workspace | undefined> {
+    const prisma = await this.prisma();
+    const row = await prisma.workspace.findUnique({ where: { id }, select: WORKSPACE_SELECT });
+    return row ? toWorkspace(row) : undefined;
+  }
+
+  /** The workspace and its steps, all or nothing. A taken prefix fails on uniq_workspaces_prefix (the caller's). */
+  async insertWithSteps(workspace: Workspace, steps: WorkflowStep[]): Promise<void> {
+    const prisma = await this.prisma();
+    await prisma.$transaction([
+      prisma.workspace.create({
+        data: { ...workspace, createdAt: new Date(workspace.createdAt), updatedAt: new Date(workspace.updatedAt) },
+        select: { id: true },
+      }),
+      prisma.workflowStep.createMany({ data: steps.map(stepData) }),
+    ]);
+  }
+
+  /** In position order. */
+  async listSteps(workspaceId: string): Promise<WorkflowStep[]> {
+    const prisma = await this.prisma();
+    return (await prisma.workflowStep.findMany({ where: { workspaceId }, select: STEP_SELECT, orderBy: { position: 'asc' } })).map(toStep);
+  }
+
+  /**
+   * Appends `step` after the workspace's last one (its `position` is ignored); undefined when the workspace does not
+   * exist. Two concurrent appends can pick the same position: uniq_workflow_steps_position refuses the second, and
+   * the caller decides whether to try again.
+   */
+  async appendStep(step: Omit<WorkflowStep, 'position'>): Promise<WorkflowStep | undefined> {
+    const prisma = await this.prisma();
+    return prisma.$transaction(async (tx) => {
+      if (!(await tx.workspace.findUnique({ where: { id: step.workspaceId }, select: { id: true } }))) return undefined;
+      const last = await tx.workflowStep.aggregate({ where: { workspaceId: step.workspaceId }, _max: { position: true } });
+      const position = last._max.position === null ? 0 : last._max.position + 1;
+      return toStep(await tx.workflowStep.create({ data: stepData({ ...step, position }), select: STEP_SELECT }));
+    });
+  }
+
+  /** A step's WIP limit (null: unlimited); false when the step is not the workspace's. */
+  async setWipLimit(workspaceId: string, stepId: string, wipLimit: number | null): Promise<boolean> {
+    const prisma = await this.prisma();
+    return (await prisma.workflowStep.updateMany({ where: { id: stepId, workspaceId }, data: { wipLimit } })).count > 0;
+  }
+}
