@@ -19,11 +19,11 @@ export function register(program: Command, ctx: CliContext): void {
     .description('delete a workspace: its tasks (final events), in-flight creations abort; history and release records stay')
     .requiredOption('--confirm <prefix>', "the workspace's identifier prefix, typed out to confirm")
     .action(async (id: string, opts: { confirm: string }) => {
-      const db = await ctx.db();
-      const ws = await getWorkspace(new Store(db), id);
+      const store = new Store(await ctx.db());
+      const ws = await getWorkspace(store, id);
       if (!ws) throw new CliError(`no workspace ${id}`);
       if (ws.prefix !== opts.confirm) throw new CliError(`--confirm must be the workspace prefix (${ws.prefix})`);
-      const result = await deleteWorkspace({ db }, SYSTEM_ACTOR, id);
+      const result = await deleteWorkspace({ store }, SYSTEM_ACTOR, id);
       ctx.print(result, `deleted workspace ${id}: ${result.deleted_tasks} tasks; ${result.aborting_operations} creations aborting`);
     });
 

@@ -1,11 +1,12 @@
 // Workspaces and their workflow steps (SPEC §1). The create path's reads of them are here on the driver
-// (PostgreSQL batches one: dialect/postgres/workspaces.ts); creating, listing and step admin are cold paths on
+// (PostgreSQL batches one: dialect/postgres/workspaces.ts), and so is workspace deletion, which is one driver
+// transaction with the task aggregate's deletes (SPEC §8); creating, listing and step admin are cold paths on
 // Prisma Client.
 import type { WorkflowStep, Workspace } from '../../domain/workspaces/workspace';
 import type { SqlDialect } from '../dialect';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
-import { numOrNull, str, strOrNull } from '../values';
+import { num, numOrNull, str, strOrNull } from '../values';
 
 /** What a create needs to know about its workspace and target step (SPEC §4.1 step 6). */
 export interface CreateTarget {
@@ -137,5 +138,45 @@ export class WorkspaceRepository {
   async setWipLimit(workspaceId: string, stepId: string, wipLimit: number | null): Promise<boolean> {
     const prisma = await this.prisma();
     return (await prisma.workflowStep.updateMany({ where: { id: stepId, workspaceId }, data: { wipLimit } })).count > 0;
+  }
+
+  // ---- deletion (driver; inside the deletion's transaction, SPEC §8) ---------------------------------------------
+
+  /** Locks the workspace row until commit (a concurrent Begin, which bumps task_sequence, waits and then finds no
+   *  workspace); false when there is none. */
+  async lockForDeletion(workspaceId: string): Promise<boolean> {
+    return (await this.sql.one(`SELECT id FROM workspaces WHERE id = $1${this.dialect.forUpdate}`, [workspaceId])) !== undefined;
+  }
+
+  /** The workspace's task ids in number order (the order deletion writes their final events in). */
+  async listTaskIds(workspaceId: string): Promise<string[]> {
+    const rows = await this.sql.query<{ id: unknown }>('SELECT id FROM tasks WHERE workspace_id = $1 ORDER BY number', [workspaceId]);
+    return rows.map((r) => str(r.id));
+  }
+
+  /** Creation operations of the workspace still in flight (preparing, completing or aborting). */
+  async countOpenCreations(workspaceId: string): Promise<number> {
+    const row = await this.sql.one<{ n: unknown }>(
+      "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state IN ('preparing', 'completing', 'aborting')",
+      [workspaceId],
+    );
+    return num(row?.n ?? 0);
+  }
+
+  /** Moves to `aborting` (with `reason`) the workspace's `preparing` operations whose owner's lease has expired
+   *  and none of whose steps is running or of unknown outcome. */
+  async abortOrphanedCreations(workspaceId: string, reason: string, at: string): Promise<void> {
+    await this.sql.run(
+      `UPDATE creation_operations SET state = 'aborting', error = COALESCE(error, $2), updated_at = $3,
+            lease_expires_at = COALESCE(lease_expires_at, $3)
+        WHERE workspace_id = $1 AND state = 'preparing' AND (lease_expires_at IS NULL OR lease_expires_at < $3)
+          AND NOT EXISTS (SELECT 1 FROM creation_steps s WHERE s.operation_id = creation_operations.id AND s.state IN ('running', 'unknown'))`,
+      [workspaceId, reason, at],
+    );
+  }
+
+  /** The row goes; its steps, memberships, grants, repositories and profiles with it (ON DELETE CASCADE). */
+  async delete(workspaceId: string): Promise<void> {
+    await this.sql.run('DELETE FROM workspaces WHERE id = $1', [workspaceId]);
   }
 }
