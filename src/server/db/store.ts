@@ -6,7 +6,8 @@
 //
 //   store.tasks.findByExternalId(ws, id)              one autocommit statement
 //   store.transaction(async (tx) => { … tx.tasks … }) one transaction; `tx` holds the transactional repositories
-import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { POSTGRES, PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { PostgresEventRepository } from './dialect/postgres/events';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
 import { createPrisma, type Prisma } from './prisma';
@@ -14,6 +15,7 @@ import { CreationRepository } from './repositories/creation';
 import { EventRepository } from './repositories/events';
 import { ReleaseRepository } from './repositories/releases';
 import { TaskRepository } from './repositories/tasks';
+import { WebhookRepository } from './repositories/webhooks';
 import { WorkspaceRepository } from './repositories/workspaces';
 import type { Db, Dialect, Sql } from './types';
 
@@ -24,6 +26,7 @@ export interface TxRepositories {
   readonly releases: ReleaseRepository;
   readonly creation: CreationRepository;
   readonly workspaces: WorkspaceRepository;
+  readonly webhooks: WebhookRepository;
 }
 
 /** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
@@ -38,10 +41,12 @@ const NO_PRISMA = (): never => {
 function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Prisma> = NO_PRISMA): TxRepositories {
   return {
     tasks: new TaskRepository(sql, dialect),
-    events: new EventRepository(sql, dialect),
+    // The horizon sample has only a dialect form (not a faster one), so transactions get PostgreSQL's too.
+    events: dialect === POSTGRES ? new PostgresEventRepository(sql) : new EventRepository(sql, dialect),
     releases: new ReleaseRepository(sql, dialect),
     creation: new CreationRepository(sql, dialect),
     workspaces: new WorkspaceRepository(sql, dialect, prisma),
+    webhooks: new WebhookRepository(sql, dialect, prisma),
   };
 }
 
@@ -57,6 +62,7 @@ export class Store implements Repositories {
   readonly releases: ReleaseRepository;
   readonly creation: CreationRepository;
   readonly workspaces: WorkspaceRepository;
+  readonly webhooks: WebhookRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
@@ -72,6 +78,7 @@ export class Store implements Repositories {
     this.releases = base.releases;
     this.creation = base.creation;
     this.workspaces = pg ? new PostgresWorkspaceRepository(driver, prisma) : base.workspaces;
+    this.webhooks = base.webhooks;
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */
