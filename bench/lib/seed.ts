@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { authenticate } from '../../src/server/auth/authenticate';
 import type { Actor } from '../../src/server/auth/actor';
+import { Store } from '../../src/server/db/store';
 import type { Db } from '../../src/server/db/types';
 import { createApiToken } from '../../src/server/domain/tokens/api-tokens';
 import { createWorkspace } from '../../src/server/domain/workspaces/create-workspace';
@@ -23,17 +24,18 @@ export interface Seeded {
   actor: Actor;
 }
 
-async function workspace(db: Db, name: string, prefix: string) {
-  const ws = await createWorkspace(db, { name, prefix });
+async function workspace(store: Store, name: string, prefix: string) {
+  const ws = await createWorkspace(store, { name, prefix });
   return { id: ws.id, stepId: ws.steps[0]!.id, prefix };
 }
 
 export async function seed(db: Db): Promise<Seeded> {
-  const main = await workspace(db, 'Bench main', 'BENCH');
-  const baseline = await workspace(db, 'Bench baseline', 'BASE');
-  const race = await workspace(db, 'Bench race', 'RACE');
-  const small = await workspace(db, 'Bench small', 'SMALL');
-  const scale = await workspace(db, 'Bench scale', 'SCALE');
+  const store = new Store(db); // over the caller's connections; closing `db` is the caller's
+  const main = await workspace(store, 'Bench main', 'BENCH');
+  const baseline = await workspace(store, 'Bench baseline', 'BASE');
+  const race = await workspace(store, 'Bench race', 'RACE');
+  const small = await workspace(store, 'Bench small', 'SMALL');
+  const scale = await workspace(store, 'Bench scale', 'SCALE');
   const { token } = await createApiToken(db, {
     name: 'bench',
     workspaceIds: [main.id, baseline.id, race.id, small.id, scale.id],

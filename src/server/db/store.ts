@@ -6,8 +6,9 @@
 //
 //   store.tasks.findByExternalId(ws, id)              one autocommit statement
 //   store.transaction(async (tx) => { … tx.tasks … }) one transaction; `tx` holds the transactional repositories
-import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { POSTGRES, PostgresDb, sqlDialect, type SqlDialect } from './dialect';
 import { PostgresCreationStore } from './dialect/postgres/creation';
+import { PostgresEventRepository } from './dialect/postgres/events';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
 import { createPrisma, type Prisma } from './prisma';
@@ -21,6 +22,7 @@ import { GitRepositoryRepository } from './repositories/git-repositories';
 import { LaunchRepository } from './repositories/launches';
 import { ReleaseRepository } from './repositories/releases';
 import { TaskRepository } from './repositories/tasks';
+import { WebhookRepository } from './repositories/webhooks';
 import { WorkspaceRepository } from './repositories/workspaces';
 import type { Db, Dialect, Sql } from './types';
 
@@ -36,6 +38,7 @@ export interface TxRepositories {
   readonly contributions: ContributionRepository;
   readonly agentProfiles: AgentProfileRepository;
   readonly gitRepositories: GitRepositoryRepository;
+  readonly webhooks: WebhookRepository;
 }
 
 /** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
@@ -50,7 +53,8 @@ const NO_PRISMA = (): never => {
 function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Prisma> = NO_PRISMA): TxRepositories {
   return {
     tasks: new TaskRepository(sql, dialect),
-    events: new EventRepository(sql, dialect),
+    // The horizon sample has only a dialect form (not a faster one), so transactions get PostgreSQL's too.
+    events: dialect === POSTGRES ? new PostgresEventRepository(sql) : new EventRepository(sql, dialect),
     releases: new ReleaseRepository(sql, dialect),
     creation: new CreationRepository(sql, dialect),
     workspaces: new WorkspaceRepository(sql, dialect, prisma),
@@ -59,6 +63,7 @@ function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Pri
     contributions: new ContributionRepository(sql, dialect),
     agentProfiles: new AgentProfileRepository(sql, dialect, prisma),
     gitRepositories: new GitRepositoryRepository(sql, dialect, prisma),
+    webhooks: new WebhookRepository(sql, dialect, prisma),
   };
 }
 
@@ -86,6 +91,7 @@ export class Store implements Repositories {
   readonly contributions: ContributionRepository;
   readonly agentProfiles: AgentProfileRepository;
   readonly gitRepositories: GitRepositoryRepository;
+  readonly webhooks: WebhookRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
@@ -113,6 +119,7 @@ export class Store implements Repositories {
     this.contributions = base.contributions;
     this.agentProfiles = base.agentProfiles;
     this.gitRepositories = base.gitRepositories;
+    this.webhooks = base.webhooks;
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */
