@@ -74,12 +74,6 @@ export class WorkspaceRepository {
     return row ? { id: str(row.id), wipLimit: numOrNull(row.wip_limit) } : undefined;
   }
 
-  /** Whether the workspace exists (cold paths: registering a repository or profile, recording an upload). */
-  async exists(workspaceId: string): Promise<boolean> {
-    const prisma = await this.prisma();
-    return (await prisma.workspace.findUnique({ where: { id: workspaceId }, select: { id: true } })) !== null;
-  }
-
   /** Up to `limit` workspace ids (MCP's single-workspace fallback for a global actor, SPEC §4.1 step 2). */
   async listIds(limit: number): Promise<string[]> {
     const prisma = await this.prisma();

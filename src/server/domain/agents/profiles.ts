@@ -19,7 +19,7 @@ export async function createAgentProfile(
     const url = config.url;
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new DomainError('validation_failed', 'a webhook profile needs an http(s) url');
   }
-  if (!(await store.workspaces.exists(input.workspaceId))) throw new DomainError('validation_failed', 'workspace not found');
+  if (!(await store.workspaces.find(input.workspaceId))) throw new DomainError('validation_failed', 'workspace not found');
   const profile: AgentProfile = {
     id: randomUUID(),
     workspaceId: input.workspaceId,

@@ -36,7 +36,7 @@ export async function uploadAttachment(
   // Unauthorized gets the same 404 whether or not the workspace exists (SPEC §11).
   if (!can(actor, input.workspaceId, 'write')) throw new DomainError('not_found');
   if (input.data.byteLength > services.config.http.attachmentMaxBytes) throw new DomainError('payload_too_large');
-  if (!(await services.store.workspaces.exists(input.workspaceId))) throw new DomainError('not_found');
+  if (!(await services.store.workspaces.find(input.workspaceId))) throw new DomainError('not_found');
 
   const id = randomUUID();
   const dir = join(services.config.dataDir, 'attachments');

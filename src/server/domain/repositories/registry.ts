@@ -15,7 +15,7 @@ export async function addRepository(
   input: { workspaceId: string; path: string; name?: string; defaultBranch?: string },
 ): Promise<Repository> {
   const path = resolve(input.path);
-  if (!(await store.workspaces.exists(input.workspaceId))) throw new DomainError('validation_failed', 'workspace not found');
+  if (!(await store.workspaces.find(input.workspaceId))) throw new DomainError('validation_failed', 'workspace not found');
   // A real repository, with the default branch resolved now (its HEAD, unless one is named) and holding a commit.
   const inside = await git(path, ['rev-parse', '--is-inside-work-tree']).catch(() => git(path, ['rev-parse', '--is-bare-repository']).catch(() => ''));
   if (inside !== 'true') throw new DomainError('validation_failed', `${path} is not a git repository`);
