@@ -54,6 +54,12 @@ describe('loadConfig', () => {
     expect((err as Error).message).not.toContain('\n');
   });
 
+  it("picks PostgreSQL's creation store: one-statement unless TETHER_PG_ONE_STATEMENT=0", () => {
+    expect(loadConfig({}).postgres.oneStatementCreate).toBe(true);
+    expect(loadConfig({ TETHER_PG_ONE_STATEMENT: '0' }).postgres.oneStatementCreate).toBe(false);
+    expect(() => loadConfig({ TETHER_PG_ONE_STATEMENT: 'fast' })).toThrow(/^TETHER_PG_ONE_STATEMENT: /);
+  });
+
   it('never enables failpoints in production', () => {
     expect(loadConfig({ TETHER_FAILPOINTS: '1' }).failpointsEnabled).toBe(true);
     expect(loadConfig({ TETHER_FAILPOINTS: '1', NODE_ENV: 'production' }).failpointsEnabled).toBe(false);

@@ -111,3 +111,33 @@ describe('webhook agent runner', () => {
     }
   });
 });
+
+describe('runners and dispatch belong to the services they were built with (issue 13: no module state)', () => {
+  it('a runner registered on one Services launches its profiles there and is unknown to another', async () => {
+    const own = await testServices(db, { config: services.config });
+    const launched: string[] = [];
+    own.agentRunners.register({
+      name: 'custom',
+      async launch(req) {
+        launched.push(req.taskId);
+        return { ok: true };
+      },
+    });
+    const profile = await createAgentProfile(own.store, { workspaceId: w.ws.id, name: uniq('custom'), runner: 'custom' });
+    const out = await createTask(own, w.actor, { workspace_id: w.ws.id, title: 'custom runner', start_agent: true, agent_profile_id: profile.id });
+    // The launch is recorded once the runner accepted it.
+    await until(async () => (await count(db, "SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1 AND runner = 'custom'", [out.task.id])) === 1);
+    expect(launched).toEqual([out.task.id]);
+    expect(() => services.agentRunners.get('custom')).toThrow(/no agent runner named custom/);
+  });
+
+  it('the dispatcher the services were built with runs once after Complete, and never for Found', async () => {
+    const plans: string[] = [];
+    const own = await testServices(db, { config: services.config, dispatcher: { afterComplete: (plan) => plans.push(plan.startPolicy) } });
+    const body = { workspace_id: w.ws.id, external_id: uniq('dispatch-'), title: 't', start_agent: true, agent_profile_id: w.profileId };
+    expect((await createTask(own, w.actor, body)).kind).toBe('created');
+    expect(plans).toEqual(['immediate']);
+    expect((await createTask(own, w.actor, body)).kind).toBe('found_settled');
+    expect(plans).toEqual(['immediate']);
+  });
+});
