@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { authenticate } from '../../src/server/auth/authenticate';
 import type { Actor } from '../../src/server/auth/actor';
+import { Store } from '../../src/server/db/store';
 import type { Db } from '../../src/server/db/types';
 import { createApiToken } from '../../src/server/domain/tokens/api-tokens';
 import { createWorkspace } from '../../src/server/domain/workspaces/create-workspace';
@@ -34,12 +35,13 @@ export async function seed(db: Db): Promise<Seeded> {
   const race = await workspace(db, 'Bench race', 'RACE');
   const small = await workspace(db, 'Bench small', 'SMALL');
   const scale = await workspace(db, 'Bench scale', 'SCALE');
-  const { token } = await createApiToken(db, {
+  const store = new Store(db); // over the caller's database, which the caller closes
+  const { token } = await createApiToken(store, {
     name: 'bench',
     workspaceIds: [main.id, baseline.id, race.id, small.id, scale.id],
     scopes: ['tasks:read', 'tasks:write'],
   });
-  const auth = await authenticate({ db, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
+  const auth = await authenticate({ store, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
   if (!auth) throw new Error('the bench token does not authenticate');
   return { main, baseline, race, small, scale, token, actor: auth.actor };
 }

@@ -13,7 +13,11 @@ import { createPrisma, type Prisma } from './prisma';
 import { CreationRepository } from './repositories/creation';
 import { EventRepository } from './repositories/events';
 import { ReleaseRepository } from './repositories/releases';
+import { SessionRepository } from './repositories/sessions';
+import { SetupTokenRepository } from './repositories/setup-tokens';
 import { TaskRepository } from './repositories/tasks';
+import { TokenRepository } from './repositories/tokens';
+import { UserRepository } from './repositories/users';
 import { WorkspaceRepository } from './repositories/workspaces';
 import type { Db, Dialect, Sql } from './types';
 
@@ -27,7 +31,12 @@ export interface TxRepositories {
 }
 
 /** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
-export type Repositories = TxRepositories;
+export interface Repositories extends TxRepositories {
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly tokens: TokenRepository;
+  readonly setupTokens: SetupTokenRepository;
+}
 
 /** Inside a driver transaction a repository method that would go through Prisma Client fails loudly: Prisma
  *  would run it on another connection, outside the transaction (and on SQLite, wait forever for the mutex). */
@@ -57,6 +66,10 @@ export class Store implements Repositories {
   readonly releases: ReleaseRepository;
   readonly creation: CreationRepository;
   readonly workspaces: WorkspaceRepository;
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly tokens: TokenRepository;
+  readonly setupTokens: SetupTokenRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
@@ -72,6 +85,10 @@ export class Store implements Repositories {
     this.releases = base.releases;
     this.creation = base.creation;
     this.workspaces = pg ? new PostgresWorkspaceRepository(driver, prisma) : base.workspaces;
+    this.users = new UserRepository(prisma);
+    this.sessions = new SessionRepository(driver, prisma);
+    this.tokens = new TokenRepository(driver, prisma);
+    this.setupTokens = new SetupTokenRepository(prisma);
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */
