@@ -10,6 +10,7 @@ import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
 import { createPrisma, type Prisma } from './prisma';
+import { ConsoleRepository } from './repositories/console';
 import { CreationRepository } from './repositories/creation';
 import { EventRepository } from './repositories/events';
 import { ReleaseRepository } from './repositories/releases';
@@ -36,6 +37,7 @@ export interface Repositories extends TxRepositories {
   readonly sessions: SessionRepository;
   readonly tokens: TokenRepository;
   readonly setupTokens: SetupTokenRepository;
+  readonly console: ConsoleRepository;
 }
 
 /** Inside a driver transaction a repository method that would go through Prisma Client fails loudly: Prisma
@@ -48,7 +50,7 @@ function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Pri
   return {
     tasks: new TaskRepository(sql, dialect),
     events: new EventRepository(sql, dialect),
-    releases: new ReleaseRepository(sql, dialect),
+    releases: new ReleaseRepository(sql, dialect, prisma),
     creation: new CreationRepository(sql, dialect),
     workspaces: new WorkspaceRepository(sql, dialect, prisma),
   };
@@ -70,6 +72,7 @@ export class Store implements Repositories {
   readonly sessions: SessionRepository;
   readonly tokens: TokenRepository;
   readonly setupTokens: SetupTokenRepository;
+  readonly console: ConsoleRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
@@ -89,6 +92,7 @@ export class Store implements Repositories {
     this.sessions = new SessionRepository(driver, prisma);
     this.tokens = new TokenRepository(driver, prisma);
     this.setupTokens = new SetupTokenRepository(prisma);
+    this.console = new ConsoleRepository(driver, prisma);
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */
