@@ -12,4 +12,16 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  {
+    // Pages, components and the tRPC client glue end up in browser bundles: they may import the server's TYPES
+    // (AppRouter) but never its modules. (`server-only` cannot guard those modules: the custom server loads them
+    // in plain Node, where that package throws on import.)
+    files: ['src/app/**', 'src/components/**', 'src/trpc/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/server/**', '@/server/**'], allowTypeImports: true, message: 'browser code may import only types from src/server' }] },
+      ],
+    },
+  },
 );

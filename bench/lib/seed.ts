@@ -24,18 +24,18 @@ export interface Seeded {
   actor: Actor;
 }
 
-async function workspace(db: Db, name: string, prefix: string) {
-  const ws = await createWorkspace(db, { name, prefix });
+async function workspace(store: Store, name: string, prefix: string) {
+  const ws = await createWorkspace(store, { name, prefix });
   return { id: ws.id, stepId: ws.steps[0]!.id, prefix };
 }
 
 export async function seed(db: Db): Promise<Seeded> {
-  const main = await workspace(db, 'Bench main', 'BENCH');
-  const baseline = await workspace(db, 'Bench baseline', 'BASE');
-  const race = await workspace(db, 'Bench race', 'RACE');
-  const small = await workspace(db, 'Bench small', 'SMALL');
-  const scale = await workspace(db, 'Bench scale', 'SCALE');
-  const store = new Store(db); // over the caller's database, which the caller closes
+  const store = new Store(db); // over the caller's connections; closing `db` is the caller's
+  const main = await workspace(store, 'Bench main', 'BENCH');
+  const baseline = await workspace(store, 'Bench baseline', 'BASE');
+  const race = await workspace(store, 'Bench race', 'RACE');
+  const small = await workspace(store, 'Bench small', 'SMALL');
+  const scale = await workspace(store, 'Bench scale', 'SCALE');
   const { token } = await createApiToken(store, {
     name: 'bench',
     workspaceIds: [main.id, baseline.id, race.id, small.id, scale.id],

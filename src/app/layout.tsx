@@ -8,6 +8,8 @@ import './globals.css';
 export const metadata: Metadata = {
   title: 'Tether',
   description: 'The same external thing always lands on the same task.',
+  // public/favicon.svg (public/favicon.ico for browsers that ask for it by name).
+  icons: { icon: [{ url: '/favicon.svg', type: 'image/svg+xml' }], shortcut: '/favicon.ico' },
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

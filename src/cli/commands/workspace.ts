@@ -1,10 +1,12 @@
-// `tether workspace create|list`.
+// `tether workspace create|list|delete`. Each command builds a Store over the CLI's database (closed by main; the
+// Store holds no connection of its own).
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { SYSTEM_ACTOR } from '../../server/auth/actor';
+import { Store } from '../../server/db/store';
 import { createWorkspace } from '../../server/domain/workspaces/create-workspace';
 import { deleteWorkspace } from '../../server/domain/workspaces/delete-workspace';
-import { listWorkspaces } from '../../server/domain/workspaces/list-workspaces';
+import { getWorkspace, listWorkspaces } from '../../server/domain/workspaces/list-workspaces';
 import { toStepBody, toWorkspaceBody } from '../../server/domain/workspaces/workspace';
 import { CliError, table, type CliContext } from '../context';
 
@@ -17,11 +19,11 @@ export function register(program: Command, ctx: CliContext): void {
     .description('delete a workspace: its tasks (final events), in-flight creations abort; history and release records stay')
     .requiredOption('--confirm <prefix>', "the workspace's identifier prefix, typed out to confirm")
     .action(async (id: string, opts: { confirm: string }) => {
-      const db = await ctx.db();
-      const ws = await db.one<{ prefix: unknown }>('SELECT prefix FROM workspaces WHERE id = $1', [id]);
+      const store = new Store(await ctx.db());
+      const ws = await getWorkspace(store, id);
       if (!ws) throw new CliError(`no workspace ${id}`);
-      if (String(ws.prefix) !== opts.confirm) throw new CliError(`--confirm must be the workspace prefix (${String(ws.prefix)})`);
-      const result = await deleteWorkspace({ db }, SYSTEM_ACTOR, id);
+      if (ws.prefix !== opts.confirm) throw new CliError(`--confirm must be the workspace prefix (${ws.prefix})`);
+      const result = await deleteWorkspace({ store }, SYSTEM_ACTOR, id);
       ctx.print(result, `deleted workspace ${id}: ${result.deleted_tasks} tasks; ${result.aborting_operations} creations aborting`);
     });
 
@@ -32,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--prefix <prefix>', 'task identifier prefix, 1-10 characters A-Z 0-9 (OPS → OPS-1)')
     .option('--root <dir>', 'working-folder root for task folders')
     .action(async (opts: { name: string; prefix: string; root?: string }) => {
-      const created = await createWorkspace(await ctx.db(), {
+      const created = await createWorkspace(new Store(await ctx.db()), {
         name: opts.name,
         prefix: opts.prefix,
         rootPath: opts.root === undefined ? null : resolve(opts.root),
@@ -47,7 +49,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('list')
     .description('list workspaces')
     .action(async () => {
-      const all = await listWorkspaces(await ctx.db());
+      const all = await listWorkspaces(new Store(await ctx.db()));
       ctx.print(all.map(toWorkspaceBody), all.length ? table([['ID', 'PREFIX', 'NAME'], ...all.map((w) => [w.id, w.prefix, w.name])]) : 'no workspaces');
     });
 }

@@ -1,21 +1,37 @@
-// SPEC §12: our own migration runner. Numbered SQL files per dialect, each applied in its own
-// transaction, recorded with a checksum, guarded against two processes migrating at once.
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+// SPEC §12: Tether's migration runner, for where the Prisma CLI cannot run. It reads Prisma Migrate's layout
+// (prisma/<dialect>/migrations/<YYYYMMDDHHMMSS>_<name>/migration.sql) and records each applied migration in
+// `_prisma_migrations` as Prisma does (db/migration-history.ts). Each migration is applied in its own
+// transaction together with its history row, so a failure leaves neither; two processes are kept apart (a
+// PostgreSQL advisory lock, SQLite's BEGIN IMMEDIATE); a re-run is a no-op; an edited applied migration is refused.
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Db } from './types';
+import type pg from 'pg';
+import type { Db, Dialect, Sql } from './types';
 import { PostgresDb, SqliteDb } from './dialect';
 import { needsSqliteRebuild, rebuildSqliteTasksTable, type RebuildResult } from './sqlite-rebuild';
+import {
+  appliedCount,
+  carryLegacyHistory,
+  HISTORY_DDL,
+  historyTimestamp,
+  LEGACY_TABLE,
+  lockfileProvider,
+  MigrationError,
+  pendingMigrations,
+  providerOf,
+  renderChecksum,
+  SELECT_HISTORY,
+  type HistoryRow,
+  type LegacyRow,
+  type MigrationFile,
+} from './migration-history';
 
-export interface MigrationFile {
-  version: number;
-  name: string;
-  sql: string;
-  checksum: string;
-}
+export { MigrationError, type MigrationFile } from './migration-history';
 
 export interface MigrationResult {
   applied: string[];
+  /** The number of applied migrations (a database migrated by the old numbered runner says 4). */
   version: number;
   /**
    * SQLite only: set when `tasks` failed attestation for a collation reason and was rebuilt (SPEC §12).
@@ -24,42 +40,35 @@ export interface MigrationResult {
   rebuild?: { ok: true; result: RebuildResult } | { ok: false; error: string };
 }
 
-export class MigrationError extends Error {}
+/** The folder holding `<dialect>/schema.prisma` and `<dialect>/migrations/`. */
+export const PRISMA_DIR = resolve(import.meta.dirname, '../../../prisma');
 
-export const MIGRATIONS_DIR = resolve(import.meta.dirname, '../../../migrations');
-const LOCK_KEY = 0x7e7e_0001; // pg_advisory_lock key for "tether migrations"
+// `prisma migrate deploy` takes pg_advisory_lock(72707369): taking the same key keeps Tether and the Prisma CLI
+// from migrating one database at once. The old runner's key is taken too, so a process of the previous
+// version starting during an upgrade waits instead of racing.
+const PRISMA_LOCK_KEY = 72707369;
+const LEGACY_LOCK_KEY = 0x7e7e_0001;
 
-export function readMigrations(dialect: Db['dialect'], dir = MIGRATIONS_DIR): MigrationFile[] {
-  const folder = join(dir, dialect);
-  return readdirSync(folder)
-    .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
-    .sort()
-    .map((name) => {
-      const sql = readFileSync(join(folder, name), 'utf8');
-      return { version: Number(name.slice(0, 4)), name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
-    });
-}
-
-const HISTORY = `CREATE TABLE IF NOT EXISTS schema_migrations (
-  version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at text NOT NULL)`;
-
-interface Applied {
-  version: number;
-  name: string;
-  checksum: string;
-}
-
-function check(applied: Applied[], files: MigrationFile[]): void {
-  const byVersion = new Map(files.map((f) => [f.version, f]));
-  for (const a of applied) {
-    const f = byVersion.get(Number(a.version));
-    if (!f) throw new MigrationError(`migration ${a.name} is recorded as applied but its file is missing`);
-    if (f.checksum !== a.checksum) {
-      throw new MigrationError(
-        `migration ${a.name} was edited after it was applied (recorded checksum ${a.checksum.slice(0, 12)}, file ${f.checksum.slice(0, 12)}); add a new migration instead`,
-      );
+/** Every migration folder, in Prisma's order (`localeCompare` of the folder names, i.e. by timestamp). */
+export function readMigrations(dialect: Dialect, root = PRISMA_DIR): MigrationFile[] {
+  const folder = join(root, dialect, 'migrations');
+  const lock = join(folder, 'migration_lock.toml');
+  if (existsSync(lock)) {
+    const provider = lockfileProvider(readFileSync(lock, 'utf8'));
+    if (provider !== providerOf(dialect)) {
+      throw new MigrationError(`${lock} is for provider ${provider ?? '<none>'}, not ${providerOf(dialect)}; these migrations belong to another database`);
     }
   }
+  return readdirSync(folder, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort((a, b) => a.localeCompare(b))
+    .map((name) => {
+      const file = join(folder, name, 'migration.sql');
+      if (!existsSync(file)) throw new MigrationError(`migration folder ${name} has no migration.sql`);
+      const sql = readFileSync(file, 'utf8');
+      return { name, sql, checksum: renderChecksum(sql) };
+    });
 }
 
 /** Applies every pending migration. Safe to run concurrently and repeatedly (a re-run is a no-op). */
@@ -67,34 +76,93 @@ export async function migrate(db: Db, files = readMigrations(db.dialect)): Promi
   return db instanceof PostgresDb ? migratePostgres(db, files) : migrateSqlite(db as SqliteDb, files);
 }
 
-async function migrateSqlite(db: SqliteDb, files: MigrationFile[]): Promise<MigrationResult> {
-  await db.exec(HISTORY);
-  const applied: string[] = [];
-  for (const file of files) {
-    // BEGIN IMMEDIATE takes SQLite's write lock: a second process waits, then sees the row and skips.
-    const done = await db.transaction(async (tx) => {
-      const rows = await tx.query<Applied>('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
-      check(rows, files);
-      if (rows.some((r) => Number(r.version) === file.version)) return false;
-      try {
-        db.raw.exec(file.sql);
-      } catch (err) {
-        // Thrown inside the transaction: every statement of the file rolls back with it.
-        throw new MigrationError(`migration ${file.name} failed: ${(err as Error).message}`);
-      }
-      await tx.run('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES ($1, $2, $3, $4)', [
-        file.version,
-        file.name,
-        file.checksum,
-        new Date().toISOString(),
-      ]);
-      return true;
-    });
-    if (done) applied.push(file.name);
+async function tableExists(db: Sql, name: string): Promise<boolean> {
+  const sql =
+    db.dialect === 'postgres'
+      ? 'SELECT to_regclass($1) IS NOT NULL AS e'
+      : `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1) AS e`;
+  return Boolean((await db.one<{ e: unknown }>(sql, [name]))?.e);
+}
+
+async function readHistory(db: Sql): Promise<HistoryRow[]> {
+  return db.query<HistoryRow>(SELECT_HISTORY);
+}
+
+/**
+ * Inside one transaction: creates `_prisma_migrations` with Prisma's DDL when missing, and carries a database
+ * migrated by the old runner over (its `schema_migrations` rows become `_prisma_migrations` rows, then the old
+ * table is dropped), so the upgrade is all or nothing.
+ */
+async function prepareHistory(tx: Sql, files: MigrationFile[]): Promise<void> {
+  if (!(await tableExists(tx, '_prisma_migrations'))) await tx.run(HISTORY_DDL[tx.dialect]);
+  if (!(await tableExists(tx, LEGACY_TABLE))) return;
+  const legacy = await tx.query<LegacyRow>(`SELECT version, name, checksum, applied_at FROM ${LEGACY_TABLE}`);
+  for (const row of carryLegacyHistory(legacy, await readHistory(tx), files)) {
+    const at = historyTimestamp(tx.dialect, row.at);
+    await tx.run(
+      `INSERT INTO _prisma_migrations (id, checksum, started_at, finished_at, migration_name, applied_steps_count)
+       VALUES ($1, $2, $3, $4, $5, 1)`,
+      [randomUUID(), row.checksum, at, at, row.name],
+    );
   }
-  const rows = await db.query<Applied>('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
-  check(rows, files);
-  return { applied, version: currentVersion(rows), ...(await repairSqliteCollation(db)) };
+  await tx.run(`DROP TABLE ${LEGACY_TABLE}`);
+}
+
+/**
+ * What `prisma migrate deploy` writes for one migration, in its order: the started row (application clock),
+ * the script, applied_steps_count + 1, finished_at. Here all of it is one transaction (see the file header).
+ */
+async function applyOne(tx: Sql, file: MigrationFile, runScript: () => Promise<void>): Promise<void> {
+  const id = randomUUID();
+  await tx.run('INSERT INTO _prisma_migrations (id, checksum, started_at, migration_name) VALUES ($1, $2, $3, $4)', [
+    id,
+    file.checksum,
+    historyTimestamp(tx.dialect, new Date()),
+    file.name,
+  ]);
+  try {
+    await runScript();
+  } catch (err) {
+    throw new MigrationError(`migration ${file.name} failed: ${(err as Error).message}`);
+  }
+  await tx.run('UPDATE _prisma_migrations SET applied_steps_count = applied_steps_count + 1 WHERE id = $1', [id]);
+  await tx.run('UPDATE _prisma_migrations SET finished_at = $1 WHERE id = $2', [historyTimestamp(tx.dialect, new Date()), id]);
+}
+
+async function migrateSqlite(db: SqliteDb, files: MigrationFile[]): Promise<MigrationResult> {
+  // BEGIN IMMEDIATE takes SQLite's write lock: a second process waits, then sees the rows and skips.
+  await db.transaction((tx) => prepareHistory(tx, files));
+  const applied: string[] = [];
+  for (;;) {
+    const next = await applySqliteNext(db, files);
+    if (!next) break;
+    applied.push(next);
+  }
+  return { applied, version: appliedCount(await readHistory(db)), ...(await repairSqliteCollation(db)) };
+}
+
+/**
+ * Applies the first pending migration in its own transaction; undefined when none is left. Foreign keys are off
+ * while it runs (the pragma is a no-op inside a transaction, so it brackets it) and checked before the commit:
+ * SQLite changes a table's shape by copying it and dropping the original (Prisma's generated migrations do so),
+ * and with foreign keys on, that DROP would delete the children of every row through ON DELETE CASCADE.
+ */
+async function applySqliteNext(db: SqliteDb, files: MigrationFile[]): Promise<string | undefined> {
+  await db.exec('PRAGMA foreign_keys = OFF');
+  try {
+    return await db.transaction(async (tx) => {
+      const [file] = pendingMigrations(await readHistory(tx), files);
+      if (!file) return undefined;
+      await applyOne(tx, file, async () => {
+        db.raw.exec(file.sql);
+        const violations = await tx.query('SELECT * FROM pragma_foreign_key_check');
+        if (violations.length > 0) throw new Error(`it leaves ${violations.length} foreign key violation(s)`);
+      });
+      return file.name;
+    });
+  } finally {
+    await db.exec('PRAGMA foreign_keys = ON');
+  }
 }
 
 /** SPEC §12: a `tasks` table with the wrong collation (e.g. from an old build) is rebuilt, all or nothing. */
@@ -107,51 +175,56 @@ async function repairSqliteCollation(db: SqliteDb): Promise<Pick<MigrationResult
   }
 }
 
+/** One pooled connection as `Sql`, for running the shared steps on the connection that holds the lock. */
+function clientSql(client: pg.PoolClient): Sql {
+  return {
+    dialect: 'postgres',
+    query: async <T>(text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rows as T[],
+    one: async <T>(text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rows[0] as T | undefined,
+    run: async (text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rowCount ?? 0,
+  };
+}
+
+async function inTransaction(client: pg.PoolClient, fn: () => Promise<void>): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await fn();
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw err;
+  }
+}
+
 async function migratePostgres(db: PostgresDb, files: MigrationFile[]): Promise<MigrationResult> {
   const client = await db.pool.connect();
+  const sql = clientSql(client);
   const applied: string[] = [];
   try {
-    // Session-level advisory lock: a second process blocks here until the first has finished.
-    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
-    await client.query(HISTORY);
-    const rows = (await client.query<Applied>('SELECT version, name, checksum FROM schema_migrations ORDER BY version')).rows;
-    check(rows, files);
-    const done = new Set(rows.map((r) => Number(r.version)));
-    for (const file of files) {
-      if (done.has(file.version)) continue;
-      await client.query('BEGIN');
-      try {
-        await client.query(file.sql);
-        await client.query('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES ($1, $2, $3, $4)', [
-          file.version,
-          file.name,
-          file.checksum,
-          new Date().toISOString(),
-        ]);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw new MigrationError(`migration ${file.name} failed: ${(err as Error).message}`);
-      }
+    // Session-level advisory locks: a second process blocks here until the first has finished.
+    await client.query('SELECT pg_advisory_lock($1), pg_advisory_lock($2)', [PRISMA_LOCK_KEY, LEGACY_LOCK_KEY]);
+    await inTransaction(client, () => prepareHistory(sql, files));
+    for (const file of pendingMigrations(await readHistory(sql), files)) {
+      // The script goes as one simple-protocol query (no parameters), as Prisma sends it: several statements.
+      await inTransaction(client, () => applyOne(sql, file, async () => void (await client.query(file.sql))));
       applied.push(file.name);
-      rows.push(file);
     }
-    return { applied, version: currentVersion(rows) };
+    return { applied, version: appliedCount(await readHistory(sql)) };
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
+    await client.query('SELECT pg_advisory_unlock($1), pg_advisory_unlock($2)', [LEGACY_LOCK_KEY, PRISMA_LOCK_KEY]).catch(() => {});
     client.release();
   }
 }
 
-function currentVersion(rows: Applied[]): number {
-  return rows.reduce((max, r) => Math.max(max, Number(r.version)), 0);
-}
-
-/** The highest applied version, or 0 before the first migration. */
+/**
+ * The number of applied migrations, or 0 before the first one. A database the old runner migrated and this
+ * version has not yet upgraded counts its `schema_migrations` rows (the same number).
+ */
 export async function schemaVersion(db: Db): Promise<number> {
   try {
-    const row = await db.one<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations');
-    return Number(row?.v ?? 0);
+    if (await tableExists(db, '_prisma_migrations')) return appliedCount(await readHistory(db));
+    if (await tableExists(db, LEGACY_TABLE)) return Number((await db.one<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${LEGACY_TABLE}`))?.n ?? 0);
+    return 0;
   } catch {
     return 0;
   }

@@ -24,7 +24,7 @@ export interface RebuildResult {
 export class RebuildError extends Error {}
 
 const TEMP = 'tasks_rebuild';
-// SPEC §2.2, spelled exactly as migrations/sqlite/0001_init.sql does.
+// SPEC §2.2, spelled exactly as prisma/sqlite/migrations/20261130000001_init/migration.sql does.
 const CANONICAL_COLUMNS: Record<string, string> = {
   external_id: 'external_id text COLLATE BINARY',
   external_id_settled_at: 'external_id_settled_at text',

@@ -6,7 +6,8 @@
 //
 //   store.tasks.findByExternalId(ws, id)              one autocommit statement
 //   store.transaction(async (tx) => { … tx.tasks … }) one transaction; `tx` holds the transactional repositories
-import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { POSTGRES, PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { PostgresEventRepository } from './dialect/postgres/events';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
 import { createPrisma, type Prisma } from './prisma';
@@ -19,6 +20,7 @@ import { SetupTokenRepository } from './repositories/setup-tokens';
 import { TaskRepository } from './repositories/tasks';
 import { TokenRepository } from './repositories/tokens';
 import { UserRepository } from './repositories/users';
+import { WebhookRepository } from './repositories/webhooks';
 import { WorkspaceRepository } from './repositories/workspaces';
 import type { Db, Dialect, Sql } from './types';
 
@@ -29,6 +31,7 @@ export interface TxRepositories {
   readonly releases: ReleaseRepository;
   readonly creation: CreationRepository;
   readonly workspaces: WorkspaceRepository;
+  readonly webhooks: WebhookRepository;
 }
 
 /** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
@@ -49,10 +52,12 @@ const NO_PRISMA = (): never => {
 function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Prisma> = NO_PRISMA): TxRepositories {
   return {
     tasks: new TaskRepository(sql, dialect),
-    events: new EventRepository(sql, dialect),
+    // The horizon sample has only a dialect form (not a faster one), so transactions get PostgreSQL's too.
+    events: dialect === POSTGRES ? new PostgresEventRepository(sql) : new EventRepository(sql, dialect),
     releases: new ReleaseRepository(sql, dialect, prisma),
     creation: new CreationRepository(sql, dialect),
     workspaces: new WorkspaceRepository(sql, dialect, prisma),
+    webhooks: new WebhookRepository(sql, dialect, prisma),
   };
 }
 
@@ -68,6 +73,7 @@ export class Store implements Repositories {
   readonly releases: ReleaseRepository;
   readonly creation: CreationRepository;
   readonly workspaces: WorkspaceRepository;
+  readonly webhooks: WebhookRepository;
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
   readonly tokens: TokenRepository;
@@ -88,6 +94,7 @@ export class Store implements Repositories {
     this.releases = base.releases;
     this.creation = base.creation;
     this.workspaces = pg ? new PostgresWorkspaceRepository(driver, prisma) : base.workspaces;
+    this.webhooks = base.webhooks;
     this.users = new UserRepository(prisma);
     this.sessions = new SessionRepository(driver, prisma);
     this.tokens = new TokenRepository(driver, prisma);

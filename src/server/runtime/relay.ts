@@ -3,7 +3,7 @@
 // delivers to webhooks (runtime/webhooks.ts), so a slow webhook never delays live subscribers.
 // Settings (config.ts): TETHER_RELAY_POLL_MS (default 250) for both loops, plus the TETHER_WEBHOOK_* settings.
 import { MAX_PAGE, readEvents } from '../domain/events/history';
-import { isSettled, sampleHorizon, type HorizonSample } from '../domain/events/horizon';
+import { isSettled, type HorizonSample } from '../domain/events/horizon';
 import type { Services } from '../services';
 import { webhookPass, type WebhookSettings } from './webhooks';
 
@@ -27,7 +27,7 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
 
   /** One horizon step: returns the newly proven bound, if any. */
   const prove = async (): Promise<number | undefined> => {
-    const now = await sampleHorizon(services.db);
+    const now = await services.store.events.sampleHorizon();
     if (isSettled(now, now)) {
       candidate = undefined;
       return now.maxSeq;
@@ -49,7 +49,7 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
     if (hub.safe === undefined) return hub.start(bound); // everything before the first bound is history
     while (hub.safe < bound && !stopped) {
       const from: number = hub.safe;
-      const events = await readEvents(services.db, { after: from, upTo: bound, limit: MAX_PAGE });
+      const events = await readEvents(services, { after: from, upTo: bound, limit: MAX_PAGE });
       const to = events.length === MAX_PAGE ? events.at(-1)!.seq : bound;
       hub.advance({ from, to, events });
     }

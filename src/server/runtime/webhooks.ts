@@ -10,10 +10,9 @@
 // process that dies mid-request leaves a `sending` attempt; after its lease expires another process re-sends the
 // same event (same event id) — the documented at-least-once duplicate.
 import { randomUUID } from 'node:crypto';
-import type { Row, Sql } from '../db/types';
-import { num, numOrNull, str } from '../db/values';
+import type { AttemptResult, ClaimedWebhook } from '../db/repositories/webhooks';
+import type { TxRepositories } from '../db/store';
 import { SIGNATURE_HEADER, signBody } from '../domain/events/sign';
-import { toEventRecord } from '../domain/events/outbox';
 import type { Config } from '../config';
 import type { Services } from '../services';
 
@@ -27,42 +26,19 @@ export function backoffDelay(settings: WebhookSettings, attempts: number): numbe
   return Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** Math.min(30, Math.max(0, attempts - 1)));
 }
 
-interface ClaimedWebhook {
-  id: string;
-  workspaceId: string;
-  url: string;
-  secret: string;
-  cursorSeq: number;
-  finalSeq: number | null;
-}
-
 const CLAIM_BATCH = 20;
+const PLAN_PAGE = 200;
 
 /** Webhooks with something to plan (cursor behind `safe`) or a due pending delivery, leased to this process. */
 export async function claimWebhooks(services: Services, safe: number, settings: WebhookSettings): Promise<ClaimedWebhook[]> {
   const now = new Date();
-  const until = new Date(now.getTime() + settings.leaseMs).toISOString();
-  const skipLocked = services.db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-  const rows = await services.db.query<Row>(
-    `UPDATE webhooks SET lease_owner = $1, lease_expires_at = $2
-      WHERE id IN (SELECT w.id FROM webhooks w
-                    WHERE w.disabled_at IS NULL AND (w.lease_expires_at IS NULL OR w.lease_expires_at < $3)
-                      AND ((w.cursor_seq < $4 AND (w.final_seq IS NULL OR w.cursor_seq < w.final_seq))
-                           OR EXISTS (SELECT 1 FROM webhook_deliveries d
-                                       WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= $3))
-                    ORDER BY w.id LIMIT ${CLAIM_BATCH}${skipLocked})
-        AND (lease_expires_at IS NULL OR lease_expires_at < $3)
-      RETURNING id, workspace_id, url, secret, cursor_seq, final_seq`,
-    [services.instanceId, until, now.toISOString(), safe],
-  );
-  return rows.map((r) => ({
-    id: str(r.id),
-    workspaceId: str(r.workspace_id),
-    url: str(r.url),
-    secret: str(r.secret),
-    cursorSeq: num(r.cursor_seq),
-    finalSeq: numOrNull(r.final_seq),
-  }));
+  return services.store.webhooks.claim({
+    owner: services.instanceId,
+    now: now.toISOString(),
+    leaseUntil: new Date(now.getTime() + settings.leaseMs).toISOString(),
+    safe,
+    limit: CLAIM_BATCH,
+  });
 }
 
 class LeaseLost extends Error {}
@@ -71,70 +47,29 @@ class LeaseLost extends Error {}
 async function plan(services: Services, hook: ClaimedWebhook, safe: number): Promise<void> {
   const upTo = hook.finalSeq === null ? safe : Math.min(safe, hook.finalSeq);
   while (hook.cursorSeq < upTo) {
-    await services.db.transaction(async (tx) => {
-      const events = await tx.query<{ seq: unknown; id: unknown }>(
-        'SELECT seq, id FROM outbox_events WHERE workspace_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT 200',
-        [hook.workspaceId, hook.cursorSeq, upTo],
-      );
-      const reached = events.length === 200 ? num(events.at(-1)!.seq) : upTo;
-      const at = new Date().toISOString();
-      if (events.length > 0) {
-        const params: unknown[] = [hook.id, at];
-        const values = events.map((e) => {
-          params.push(randomUUID(), num(e.seq), str(e.id));
-          const n = params.length;
-          return `($${n - 2}, $1, $${n - 1}, $${n}, 'pending', 0, $2, $2)`;
-        });
-        await tx.run(
-          `INSERT INTO webhook_deliveries (id, webhook_id, event_seq, event_id, state, attempts, next_attempt_at, created_at)
-           VALUES ${values.join(', ')} ON CONFLICT DO NOTHING`,
-          params,
-        );
-      }
-      // Fenced compare-and-set: only the lease holder, only from the cursor it read.
-      const moved = await tx.run('UPDATE webhooks SET cursor_seq = $2 WHERE id = $1 AND lease_owner = $3 AND cursor_seq = $4', [
-        hook.id,
-        reached,
-        services.instanceId,
-        hook.cursorSeq,
-      ]);
-      if (moved === 0) throw new LeaseLost();
+    await services.store.transaction(async (tx) => {
+      const events = await tx.events.listEventKeys({ workspaceId: hook.workspaceId, after: hook.cursorSeq, upTo, limit: PLAN_PAGE });
+      const reached = events.length === PLAN_PAGE ? events.at(-1)!.seq : upTo;
+      const deliveries = events.map((e) => ({ id: randomUUID(), eventSeq: e.seq, eventId: e.id }));
+      await tx.webhooks.insertDeliveries(hook.id, deliveries, new Date().toISOString());
+      if (!(await tx.webhooks.moveCursor(hook.id, services.instanceId, hook.cursorSeq, reached))) throw new LeaseLost();
       hook.cursorSeq = reached;
     });
   }
 }
 
 /** Renews and proves the lease, counts the attempt and records it as `sending` — before the request leaves. */
-async function beginAttempt(tx: Sql, services: Services, hook: ClaimedWebhook, deliveryId: string, settings: WebhookSettings): Promise<number | null> {
+async function beginAttempt(tx: TxRepositories, services: Services, hook: ClaimedWebhook, deliveryId: string, settings: WebhookSettings): Promise<number | null> {
   const now = new Date();
-  const renewed = await tx.run('UPDATE webhooks SET lease_expires_at = $3 WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $4', [
-    hook.id,
-    services.instanceId,
-    new Date(now.getTime() + settings.leaseMs).toISOString(),
-    now.toISOString(),
-  ]);
-  if (renewed === 0) return null;
-  const row = await tx.one<{ attempts: unknown }>(
-    "UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = $1 AND state = 'pending' RETURNING attempts",
-    [deliveryId],
-  );
-  if (!row) return null;
-  const attempt = num(row.attempts);
-  await tx.run(
-    `INSERT INTO webhook_attempts (delivery_id, attempt, webhook_id, instance_id, outcome, started_at) VALUES ($1, $2, $3, $4, 'sending', $5)`,
-    [deliveryId, attempt, hook.id, services.instanceId, now.toISOString()],
-  );
+  const until = new Date(now.getTime() + settings.leaseMs).toISOString();
+  if (!(await tx.webhooks.renewLease(hook.id, services.instanceId, now.toISOString(), until))) return null;
+  const attempt = await tx.webhooks.countAttempt(deliveryId);
+  if (attempt === undefined) return null;
+  await tx.webhooks.insertAttempt({ deliveryId, attempt, webhookId: hook.id, instanceId: services.instanceId, startedAt: now.toISOString() });
   return attempt;
 }
 
-interface SendResult {
-  ok: boolean;
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-}
-
-async function send(hook: ClaimedWebhook, body: string, event: { id: string; type: string; seq: number }, deliveryId: string, timeoutMs: number): Promise<SendResult> {
+async function send(hook: ClaimedWebhook, body: string, event: { id: string; type: string; seq: number }, deliveryId: string, timeoutMs: number): Promise<AttemptResult> {
   const started = Date.now();
   try {
     const res = await fetch(hook.url, {
@@ -164,50 +99,24 @@ async function send(hook: ClaimedWebhook, body: string, event: { id: string; typ
 
 /** Sends pending deliveries oldest first until one fails, none is due, or the lease is lost. */
 async function deliver(services: Services, hook: ClaimedWebhook, settings: WebhookSettings, stopped: () => boolean): Promise<void> {
-  const { db } = services;
+  const { store } = services;
   while (!stopped()) {
-    const d = await db.one<Row>(
-      `SELECT d.id, d.event_seq, d.next_attempt_at, e.payload FROM webhook_deliveries d JOIN outbox_events e ON e.seq = d.event_seq
-        WHERE d.webhook_id = $1 AND d.state = 'pending' ORDER BY d.event_seq LIMIT 1`,
-      [hook.id],
-    );
-    if (!d || str(d.next_attempt_at) > new Date().toISOString()) return;
-    const deliveryId = str(d.id);
-    const attempt = await db.transaction((tx) => beginAttempt(tx, services, hook, deliveryId, settings));
+    const d = await store.webhooks.nextPendingDelivery(hook.id);
+    if (!d || d.nextAttemptAt > new Date().toISOString()) return;
+    const attempt = await store.transaction((tx) => beginAttempt(tx, services, hook, d.id, settings));
     if (attempt === null) return;
-    const event = toEventRecord({ seq: d.event_seq, payload: d.payload });
     // The same bytes on every attempt: the stored payload plus its seq (SPEC §9: immutable).
-    const body = JSON.stringify(event);
-    await services.failpoints.hit('webhook_before_send', event.id);
-    const result = await send(hook, body, event, deliveryId, settings.timeoutMs);
+    const body = JSON.stringify(d.event);
+    await services.failpoints.hit('webhook_before_send', d.event.id);
+    const result = await send(hook, body, d.event, d.id, settings.timeoutMs);
     const at = new Date().toISOString();
-    await db.transaction(async (tx) => {
-      await tx.run(
-        'UPDATE webhook_attempts SET outcome = $3, status = $4, error = $5, duration_ms = $6, finished_at = $7 WHERE delivery_id = $1 AND attempt = $2',
-        [deliveryId, attempt, result.ok ? 'succeeded' : 'failed', result.status, result.error, result.durationMs, at],
-      );
-      if (result.ok) {
-        await tx.run("UPDATE webhook_deliveries SET state = 'delivered', delivered_at = $2, last_status = $3, last_error = NULL WHERE id = $1", [
-          deliveryId,
-          at,
-          result.status,
-        ]);
-      } else {
-        const next = new Date(Date.now() + backoffDelay(settings, attempt)).toISOString();
-        await tx.run('UPDATE webhook_deliveries SET next_attempt_at = $2, last_status = $3, last_error = $4 WHERE id = $1', [
-          deliveryId,
-          next,
-          result.status,
-          result.error,
-        ]);
-      }
+    await store.transaction(async (tx) => {
+      await tx.webhooks.finishAttempt(d.id, attempt, result, at);
+      if (result.ok) await tx.webhooks.markDelivered(d.id, result.status, at);
+      else await tx.webhooks.scheduleRetry(d.id, new Date(Date.now() + backoffDelay(settings, attempt)).toISOString(), result.status, result.error);
     });
     if (!result.ok) return;
   }
-}
-
-async function release(services: Services, hookId: string): Promise<void> {
-  await services.db.run('UPDATE webhooks SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2', [hookId, services.instanceId]);
 }
 
 /** One pass: claim, then plan and send for each claimed webhook concurrently (a slow one holds back only itself). */
@@ -221,7 +130,7 @@ export async function webhookPass(services: Services, safe: number, settings: We
       } catch (err) {
         if (!(err instanceof LeaseLost)) console.error(`webhook ${hook.id} pass failed:`, (err as Error).message);
       } finally {
-        await release(services, hook.id).catch(() => {});
+        await services.store.webhooks.releaseLease(hook.id, services.instanceId).catch(() => {});
       }
     }),
   );

@@ -1,6 +1,6 @@
 // The admin domain behind the CLI: workspaces with default steps (SPEC §1), step append, users and roles (SPEC §11).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../../src/server/db/store';
+import { Store } from '../../../src/server/db/store';
 import type { Db } from '../../../src/server/db/types';
 import { checkUserPassword } from '../../../src/server/domain/users/check-password';
 import { createUser } from '../../../src/server/domain/users/create-user';
@@ -8,55 +8,57 @@ import { listMembers, setMembership } from '../../../src/server/domain/users/mem
 import { createWorkspace } from '../../../src/server/domain/workspaces/create-workspace';
 import { listWorkspaces } from '../../../src/server/domain/workspaces/list-workspaces';
 import { createStep, listSteps } from '../../../src/server/domain/workspaces/steps';
-import { freshDb, storeFor } from '../../support/db';
+import { freshDb } from '../../support/db';
 import { count, uniq } from '../../support/fixtures';
 
 const prefix = () => uniq('P').toUpperCase().slice(0, 9);
 
 describe('workspaces and steps (SPEC §1)', () => {
   let db: Db;
+  let store: Store;
   beforeAll(async () => {
     db = await freshDb();
+    store = new Store(db);
   });
-  afterAll(async () => db?.close());
+  afterAll(async () => store?.close());
 
   it('creates a workspace with Todo, Doing and Done (done) steps', async () => {
-    const w = await createWorkspace(db, { name: 'Ops', prefix: prefix() });
-    expect((await listSteps(db, w.id)).map((s) => [s.name, s.position, s.isDone])).toEqual([
+    const w = await createWorkspace(store, { name: 'Ops', prefix: prefix() });
+    expect((await listSteps(store, w.id)).map((s) => [s.name, s.position, s.isDone])).toEqual([
       ['Todo', 0, false],
       ['Doing', 1, false],
       ['Done', 2, true],
     ]);
-    expect((await listWorkspaces(db)).map((x) => x.id)).toContain(w.id);
+    expect((await listWorkspaces(store)).map((x) => x.id)).toContain(w.id);
   });
 
   it('refuses a prefix that is taken, leaving no partial workspace behind', async () => {
     const p = prefix();
-    await createWorkspace(db, { name: 'One', prefix: p });
-    await expect(createWorkspace(db, { name: 'Two', prefix: p })).rejects.toThrow(`workspace prefix ${p} is already in use`);
+    await createWorkspace(store, { name: 'One', prefix: p });
+    await expect(createWorkspace(store, { name: 'Two', prefix: p })).rejects.toThrow(`workspace prefix ${p} is already in use`);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM workspaces WHERE prefix = $1', [p])).toBe(1);
   });
 
   it('refuses malformed prefixes', async () => {
     for (const bad of ['', 'ops', 'OPS-1', 'ABCDEFGHIJK', 'ÖPS']) {
-      await expect(createWorkspace(db, { name: 'X', prefix: bad })).rejects.toThrow(/prefix must be/);
+      await expect(createWorkspace(store, { name: 'X', prefix: bad })).rejects.toThrow(/prefix must be/);
     }
   });
 
   it('appends steps at the next position with their WIP limit', async () => {
-    const w = await createWorkspace(db, { name: 'Ops', prefix: prefix() });
-    const s = await createStep(db, { workspaceId: w.id, name: 'Review', wipLimit: 2 });
+    const w = await createWorkspace(store, { name: 'Ops', prefix: prefix() });
+    const s = await createStep(store, { workspaceId: w.id, name: 'Review', wipLimit: 2 });
     expect([s.position, s.wipLimit, s.isDone]).toEqual([3, 2, false]);
   });
 
   it('gives concurrent appends distinct positions', async () => {
-    const w = await createWorkspace(db, { name: 'Ops', prefix: prefix() });
-    await Promise.all(['A', 'B', 'C', 'D'].map((name) => createStep(db, { workspaceId: w.id, name })));
-    expect((await listSteps(db, w.id)).map((s) => s.position)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    const w = await createWorkspace(store, { name: 'Ops', prefix: prefix() });
+    await Promise.all(['A', 'B', 'C', 'D'].map((name) => createStep(store, { workspaceId: w.id, name })));
+    expect((await listSteps(store, w.id)).map((s) => s.position)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
   it('refuses a step for a missing workspace', async () => {
-    await expect(createStep(db, { workspaceId: 'missing', name: 'X' })).rejects.toThrow(/not found/);
+    await expect(createStep(store, { workspaceId: 'missing', name: 'X' })).rejects.toThrow(/not found/);
   });
 });
 
@@ -66,10 +68,10 @@ describe('users (SPEC §11)', () => {
   let ws: string;
   beforeAll(async () => {
     db = await freshDb();
-    store = storeFor(db);
-    ws = (await createWorkspace(db, { name: 'Ops', prefix: prefix() })).id;
+    store = new Store(db);
+    ws = (await createWorkspace(store, { name: 'Ops', prefix: prefix() })).id;
   });
-  afterAll(async () => db?.close());
+  afterAll(async () => store?.close());
 
   it('makes an admin without workspaces an instance-wide admin', async () => {
     const u = await createUser(store, { email: `${uniq()}@example.com`, role: 'admin' });

@@ -49,7 +49,7 @@ describe('tether CLI (issue 2 item 6)', () => {
 
   it('migrates a fresh database and reports the version', async () => {
     const out = json<{ applied: string[]; version: number; ready: boolean }>(await tether(['migrate', '--json']));
-    expect(out.applied[0]).toBe('0001_init.sql');
+    expect(out.applied[0]).toBe('20261130000001_init');
     expect(out.version).toBeGreaterThanOrEqual(1);
     expect(out.ready).toBe(true);
   });

@@ -1,4 +1,4 @@
-// The Prisma schemas (prisma/<dialect>/schema.prisma) must describe the tables our SQL migrations make: every
+// The Prisma schemas (prisma/<dialect>/schema.prisma) must describe the tables the migrations make: every
 // model reads a seeded row of its table on a migrated database, so a wrong column name or type fails here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prisma } from '../../../src/generated/prisma-postgres/client';
@@ -52,7 +52,7 @@ describe('Prisma schema matches the migrated tables', () => {
     db = await freshDb();
     const cols = await columns(db);
     const edges = (await references(db)).filter((e) => e.child !== e.parent);
-    const tables = [...new Set(cols.map((c) => c.table))].filter((t) => t !== 'schema_migrations');
+    const tables = [...new Set(cols.map((c) => c.table))].filter((t) => t !== '_prisma_migrations');
     const done = new Set<string>();
     const now = new Date().toISOString();
     while (done.size < tables.length) {

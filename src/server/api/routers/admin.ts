@@ -74,11 +74,11 @@ export const adminRouter = router({
     return { ok: true };
   }),
 
-  steps: adminProcedure.query(async ({ ctx, input }) => (await listSteps(ctx.services.db, input.workspace_id)).map(toStepBody)),
+  steps: adminProcedure.query(async ({ ctx, input }) => (await listSteps(ctx.services.store, input.workspace_id)).map(toStepBody)),
 
   createStep: adminProcedure
     .input(z.object({ name: z.string().min(1).max(100), wip_limit: ZWip }))
-    .mutation(async ({ ctx, input }) => toStepBody(await createStep(ctx.services.db, { workspaceId: input.workspace_id, name: input.name, wipLimit: input.wip_limit }))),
+    .mutation(async ({ ctx, input }) => toStepBody(await createStep(ctx.services.store, { workspaceId: input.workspace_id, name: input.name, wipLimit: input.wip_limit }))),
 
   /** WIP limits apply to later creates only (SPEC §4.1 step 7); tasks already in the step stay. */
   setWipLimit: adminProcedure.input(z.object({ step_id: ZId, wip_limit: ZWip })).mutation(async ({ ctx, input }) => {

@@ -17,8 +17,7 @@ export const workspaceRouter = router({
 
   steps: protectedProcedure.input(z.object({ workspace_id: z.string().min(1).max(200) })).query(async ({ ctx, input }) => {
     if (!can(ctx.actor, input.workspace_id, 'read')) throw new DomainError('not_found');
-    // Transitional (issue 13): listSteps still takes the driver until the workspaces area moves onto the store.
-    const steps = await listSteps(ctx.services.db, input.workspace_id);
+    const steps = await listSteps(ctx.services.store, input.workspace_id);
     return steps.map((s) => ({ id: s.id, name: s.name, position: s.position, wip_limit: s.wipLimit, is_done: s.isDone }));
   }),
 });

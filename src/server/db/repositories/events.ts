@@ -1,9 +1,52 @@
-// Revisions and the transactional outbox (SPEC §9): written in the same transaction as the change they record.
-import type { EventPayload } from '../../domain/events/outbox';
-import type { Task } from '../../domain/tasks/task';
+// Revisions and the transactional outbox (SPEC §9): written in the same transaction as the change they record;
+// read back as history pages, by the relay, and when webhook deliveries are planned. All on the driver (hot paths).
+import type { RevisionBody } from '../../domain/events/history';
+import type { HorizonSample } from '../../domain/events/horizon';
+import type { EventPayload, EventRecord } from '../../domain/events/outbox';
+import type { Task, TaskBody } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
 import type { Sql } from '../types';
-import { str } from '../values';
+import { json, num, str, strOrNull } from '../values';
+
+export interface EventRow {
+  seq: unknown;
+  payload: unknown;
+}
+
+/** The stored payload plus its position in the outbox. */
+export function toEventRecord(row: EventRow): EventRecord {
+  return { seq: num(row.seq), ...json<EventPayload>(row.payload) };
+}
+
+/** Events with after < seq <= upTo, optionally of one workspace, at most `limit` (a whole number ≥ 1). */
+export interface EventRange {
+  workspaceId?: string;
+  after: number;
+  upTo: number;
+  limit: number;
+}
+
+interface RevisionRow {
+  task_id: unknown;
+  revision: unknown;
+  workspace_id: unknown;
+  change: unknown;
+  actor_id: unknown;
+  snapshot: unknown;
+  created_at: unknown;
+}
+
+function toRevisionBody(r: RevisionRow): RevisionBody {
+  return {
+    task_id: str(r.task_id),
+    workspace_id: str(r.workspace_id),
+    revision: num(r.revision),
+    change: str(r.change),
+    actor_id: strOrNull(r.actor_id),
+    created_at: str(r.created_at),
+    task: json<TaskBody>(r.snapshot),
+  };
+}
 
 export class EventRepository {
   constructor(
@@ -37,5 +80,45 @@ export class EventRepository {
       taskId,
     ]);
     return row ? str(row.workspace_id) : undefined;
+  }
+
+  /** A task's revisions in order (kept after delete); empty when it never existed. */
+  async listRevisions(taskId: string): Promise<RevisionBody[]> {
+    const rows = await this.sql.query<RevisionRow>(
+      'SELECT task_id, revision, workspace_id, change, actor_id, snapshot, created_at FROM task_revisions WHERE task_id = $1 ORDER BY revision',
+      [taskId],
+    );
+    return rows.map(toRevisionBody);
+  }
+
+  /** A page of the outbox in seq order (history, live streams catching up, the relay's advances). */
+  async listEvents(q: EventRange): Promise<EventRecord[]> {
+    const params: unknown[] = [q.after, q.upTo, q.limit];
+    if (q.workspaceId !== undefined) params.push(q.workspaceId);
+    const rows = await this.sql.query<EventRow>(
+      `SELECT seq, payload FROM outbox_events WHERE ${q.workspaceId !== undefined ? 'workspace_id = $4 AND ' : ''}seq > $1 AND seq <= $2
+        ORDER BY seq LIMIT $3`,
+      params,
+    );
+    return rows.map(toEventRecord);
+  }
+
+  /** Seq and id only, of one workspace's events in a range (webhook delivery planning). */
+  async listEventKeys(q: Required<EventRange>): Promise<Array<{ seq: number; id: string }>> {
+    const rows = await this.sql.query<{ seq: unknown; id: unknown }>(
+      'SELECT seq, id FROM outbox_events WHERE workspace_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4',
+      [q.workspaceId, q.after, q.upTo, q.limit],
+    );
+    return rows.map((r) => ({ seq: num(r.seq), id: str(r.id) }));
+  }
+
+  /**
+   * One horizon sample (domain/events/horizon.ts). This form is right where every visible max(seq) is final:
+   * SQLite has one writer at a time (BEGIN IMMEDIATE) and AUTOINCREMENT rolls back with its transaction, so there
+   * are no transaction ids to wait for. PostgreSQL's form is dialect/postgres/events.ts.
+   */
+  async sampleHorizon(): Promise<HorizonSample> {
+    const row = await this.sql.one<{ m: unknown }>('SELECT COALESCE(MAX(seq), 0) AS m FROM outbox_events');
+    return { maxSeq: num(row?.m ?? 0), xmin: 0n, xmax: 0n };
   }
 }

@@ -1,33 +1,21 @@
 // SPEC §9: event history (cursor pagination over the outbox `seq`) and each task's revision history.
 import { can, type Actor } from '../../auth/actor';
-import type { Sql } from '../../db/types';
-import { json, num, str, strOrNull } from '../../db/values';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { settledHighWater } from './horizon';
 import { runningHub } from './hub';
-import { EVENT_COLUMNS, toEventRecord, type EventRecord } from './outbox';
+import type { EventRecord } from './outbox';
 import type { TaskBody } from '../tasks/task';
 
 export const MAX_PAGE = 500;
 
-/** Events with after < seq <= upTo (optionally of one workspace), in seq order. */
+/** Events with after < seq <= upTo (optionally of one workspace), in seq order, at most MAX_PAGE. */
 export async function readEvents(
-  sql: Sql,
+  services: Pick<Services, 'store'>,
   q: { workspaceId?: string; after: number; upTo: number; limit: number },
 ): Promise<EventRecord[]> {
   if (q.upTo <= q.after) return [];
-  const limit = Math.max(1, Math.min(MAX_PAGE, Math.floor(q.limit)));
-  const rows = q.workspaceId
-    ? await sql.query<{ seq: unknown; payload: unknown }>(
-        `SELECT ${EVENT_COLUMNS} FROM outbox_events WHERE workspace_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT ${limit}`,
-        [q.workspaceId, q.after, q.upTo],
-      )
-    : await sql.query<{ seq: unknown; payload: unknown }>(
-        `SELECT ${EVENT_COLUMNS} FROM outbox_events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT ${limit}`,
-        [q.after, q.upTo],
-      );
-  return rows.map(toEventRecord);
+  return services.store.events.listEvents({ ...q, limit: Math.max(1, Math.min(MAX_PAGE, Math.floor(q.limit))) });
 }
 
 /**
@@ -36,7 +24,7 @@ export async function readEvents(
  */
 export async function finalSeq(services: Services): Promise<number> {
   const relay = runningHub(services)?.safe ?? 0;
-  return Math.max(relay, await settledHighWater(services.db));
+  return Math.max(relay, await settledHighWater(services.store.events));
 }
 
 export interface EventPage {
@@ -55,7 +43,7 @@ export async function listEvents(
   const after = input.after ?? 0;
   const upTo = await finalSeq(services);
   const limit = input.limit ?? 100;
-  const events = await readEvents(services.db, { workspaceId: input.workspaceId, after, upTo, limit });
+  const events = await readEvents(services, { workspaceId: input.workspaceId, after, upTo, limit });
   // A full page continues after its last event; a short page has seen everything up to the final bound.
   const next = events.length >= Math.min(limit, MAX_PAGE) ? events.at(-1)!.seq : Math.max(after, upTo);
   return { events, next_after: next };
@@ -73,18 +61,7 @@ export interface RevisionBody {
 
 /** `task.revisions` (via `event.revisions`) and `GET /tasks/:id/revisions`: retained also after delete. */
 export async function listRevisions(services: Services, actor: Actor, taskId: string): Promise<RevisionBody[]> {
-  const rows = await services.db.query<Record<string, unknown>>(
-    'SELECT task_id, revision, workspace_id, change, actor_id, snapshot, created_at FROM task_revisions WHERE task_id = $1 ORDER BY revision',
-    [taskId],
-  );
-  if (rows.length === 0 || !can(actor, str(rows[0]!.workspace_id), 'read')) throw new DomainError('task_not_found');
-  return rows.map((r) => ({
-    task_id: str(r.task_id),
-    workspace_id: str(r.workspace_id),
-    revision: num(r.revision),
-    change: str(r.change),
-    actor_id: strOrNull(r.actor_id),
-    created_at: str(r.created_at),
-    task: json<TaskBody>(r.snapshot),
-  }));
+  const revisions = await services.store.events.listRevisions(taskId);
+  if (revisions.length === 0 || !can(actor, revisions[0]!.workspace_id, 'read')) throw new DomainError('task_not_found');
+  return revisions;
 }

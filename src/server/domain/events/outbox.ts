@@ -1,5 +1,7 @@
 // SPEC §9: the transactional outbox. Each event row is immutable, carries the revision and the task as
 // committed (with `external_id` only when held), and is written in the same transaction as the change.
+import { sqlDialect } from '../../db/dialect';
+import { EventRepository } from '../../db/repositories/events';
 import type { Sql } from '../../db/types';
 import { toTaskBody, type Task, type TaskBody } from '../tasks/task';
 
@@ -31,20 +33,10 @@ export function eventPayload(e: { id: string; type: EventType; task: Task; at: s
 /** @deprecated transitional (issue 13): use `tx.events.insertEvent(eventPayload(…))`. */
 export async function insertOutboxEvent(tx: Sql, e: { id: string; type: EventType; task: Task; at: string }): Promise<EventPayload> {
   const payload = eventPayload(e);
-  await tx.run(
-    'INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-    [e.id, e.task.workspaceId, e.task.id, e.task.revision, e.type, JSON.stringify(payload), e.at],
-  );
+  await new EventRepository(tx, sqlDialect(tx.dialect)).insertEvent(payload);
   return payload;
 }
 
 /** An event as every surface delivers it (history, SSE, tRPC subscription, webhook body): the immutable payload
  *  plus its position in the outbox, which is also the SSE event id (`Last-Event-ID`). */
 export type EventRecord = EventPayload & { seq: number };
-
-export const EVENT_COLUMNS = 'seq, payload';
-
-export function toEventRecord(row: { seq: unknown; payload: unknown }): EventRecord {
-  const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as EventPayload;
-  return { seq: Number(row.seq), ...payload };
-}

@@ -40,7 +40,7 @@ async function* streamEvents(services: Services, workspaceId: string, after: num
       events = last.events.filter((e) => e.workspace_id === workspaceId);
       reached = safe;
     } else {
-      events = await readEvents(services.db, { workspaceId, after: pos, upTo: safe, limit: MAX_PAGE });
+      events = await readEvents(services, { workspaceId, after: pos, upTo: safe, limit: MAX_PAGE });
       reached = events.length === MAX_PAGE ? events.at(-1)!.seq : safe;
     }
     for (const e of events) {

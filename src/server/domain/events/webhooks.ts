@@ -4,8 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { can, type Actor } from '../../auth/actor';
 import { randomSecret } from '../../auth/secrets';
-import type { Row } from '../../db/types';
-import { num, numOrNull, str, strOrNull } from '../../db/values';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { validationError } from '../tasks/create-input';
@@ -30,23 +28,9 @@ export interface WebhookBody {
   disabled_at: string | null;
 }
 
-const WEBHOOK_COLUMNS = 'id, workspace_id, url, description, created_at, disabled_at';
-
-function toWebhookBody(r: Row): WebhookBody {
-  return {
-    id: str(r.id),
-    workspace_id: str(r.workspace_id),
-    url: str(r.url),
-    description: strOrNull(r.description),
-    created_at: str(r.created_at),
-    disabled_at: strOrNull(r.disabled_at),
-  };
-}
-
 async function requireAdmin(services: Services, actor: Actor, workspaceId: string): Promise<void> {
   if (!can(actor, workspaceId, 'admin')) throw new DomainError('not_found');
-  const ws = await services.db.one('SELECT id FROM workspaces WHERE id = $1', [workspaceId]);
-  if (!ws) throw new DomainError('not_found');
+  if (!(await services.store.workspaces.find(workspaceId))) throw new DomainError('not_found');
 }
 
 export async function createWebhook(
@@ -59,34 +43,29 @@ export async function createWebhook(
   const parsed = ZCreateWebhookInput.safeParse(body);
   if (!parsed.success) throw validationError(parsed.error);
   const secret = parsed.data.secret ?? randomSecret();
-  const id = randomUUID();
-  const at = new Date().toISOString();
-  // A new webhook gets the events that happen after it exists: its cursor starts at the outbox's current end.
-  const row = await services.db.one<Row>(
-    `INSERT INTO webhooks (id, workspace_id, url, secret, description, cursor_seq, created_at)
-     VALUES ($1, $2, $3, $4, $5, (SELECT COALESCE(MAX(seq), 0) FROM outbox_events), $6) RETURNING ${WEBHOOK_COLUMNS}`,
-    [id, workspaceId, parsed.data.url, secret, parsed.data.description ?? null, at],
-  );
-  return { webhook: toWebhookBody(row!), secret };
+  // A new webhook gets the events that happen after it exists (the repository starts its cursor at the outbox's end).
+  const webhook = await services.store.webhooks.create({
+    id: randomUUID(),
+    workspaceId,
+    url: parsed.data.url,
+    secret,
+    description: parsed.data.description ?? null,
+    createdAt: new Date().toISOString(),
+  });
+  return { webhook, secret };
 }
 
 export async function listWebhooks(services: Services, actor: Actor, workspaceId: string): Promise<WebhookBody[]> {
   await requireAdmin(services, actor, workspaceId);
-  const rows = await services.db.query<Row>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE workspace_id = $1 ORDER BY created_at, id`, [
-    workspaceId,
-  ]);
-  return rows.map(toWebhookBody);
+  return services.store.webhooks.list(workspaceId);
 }
 
 /** Stops planning and sending; its delivery history stays visible. */
 export async function disableWebhook(services: Services, actor: Actor, workspaceId: string, webhookId: string): Promise<WebhookBody> {
   await requireAdmin(services, actor, workspaceId);
-  const row = await services.db.one<Row>(
-    `UPDATE webhooks SET disabled_at = COALESCE(disabled_at, $3) WHERE id = $1 AND workspace_id = $2 RETURNING ${WEBHOOK_COLUMNS}`,
-    [webhookId, workspaceId, new Date().toISOString()],
-  );
-  if (!row) throw new DomainError('not_found');
-  return toWebhookBody(row);
+  const webhook = await services.store.webhooks.disable(workspaceId, webhookId, new Date().toISOString());
+  if (!webhook) throw new DomainError('not_found');
+  return webhook;
 }
 
 export interface AttemptBody {
@@ -122,44 +101,7 @@ export async function listDeliveries(
   input: { workspaceId: string; webhookId: string; after?: number; limit?: number },
 ): Promise<DeliveryBody[]> {
   await requireAdmin(services, actor, input.workspaceId);
-  const hook = await services.db.one('SELECT id FROM webhooks WHERE id = $1 AND workspace_id = $2', [input.webhookId, input.workspaceId]);
-  if (!hook) throw new DomainError('not_found');
+  if (!(await services.store.webhooks.exists(input.workspaceId, input.webhookId))) throw new DomainError('not_found');
   const limit = Math.max(1, Math.min(500, Math.floor(input.limit ?? 100)));
-  const rows = await services.db.query<Row>(
-    `SELECT id, webhook_id, event_seq, event_id, state, attempts, next_attempt_at, last_status, last_error, created_at, delivered_at
-       FROM webhook_deliveries WHERE webhook_id = $1 AND event_seq > $2 ORDER BY event_seq LIMIT ${limit}`,
-    [input.webhookId, input.after ?? 0],
-  );
-  if (rows.length === 0) return [];
-  const attempts = await services.db.query<Row>(
-    `SELECT delivery_id, attempt, instance_id, outcome, status, error, duration_ms, started_at, finished_at
-       FROM webhook_attempts WHERE webhook_id = $1 AND delivery_id IN (${rows.map((_, i) => `$${i + 2}`).join(', ')})
-       ORDER BY attempt`,
-    [input.webhookId, ...rows.map((r) => str(r.id))],
-  );
-  return rows.map((r) => ({
-    id: str(r.id),
-    webhook_id: str(r.webhook_id),
-    event_seq: num(r.event_seq),
-    event_id: str(r.event_id),
-    state: str(r.state),
-    attempts: num(r.attempts),
-    next_attempt_at: str(r.next_attempt_at),
-    last_status: numOrNull(r.last_status),
-    last_error: strOrNull(r.last_error),
-    created_at: str(r.created_at),
-    delivered_at: strOrNull(r.delivered_at),
-    attempt_log: attempts
-      .filter((a) => str(a.delivery_id) === str(r.id))
-      .map((a) => ({
-        attempt: num(a.attempt),
-        instance_id: str(a.instance_id),
-        outcome: str(a.outcome),
-        status: numOrNull(a.status),
-        error: strOrNull(a.error),
-        duration_ms: numOrNull(a.duration_ms),
-        started_at: str(a.started_at),
-        finished_at: strOrNull(a.finished_at),
-      })),
-  }));
+  return services.store.webhooks.listDeliveries(input.webhookId, input.after ?? 0, limit);
 }

@@ -2,7 +2,7 @@
 // without step_id lands in the first).
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, normalize } from 'node:path';
-import type { Db } from '../../db/types';
+import type { Store } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { isUniqueViolationOf } from './unique-violation';
 import type { WorkflowStep, Workspace } from './workspace';
@@ -22,7 +22,7 @@ const DEFAULT_STEPS = [
   { name: 'Done', isDone: true },
 ] as const;
 
-export async function createWorkspace(db: Db, input: CreateWorkspaceInput): Promise<Workspace & { steps: WorkflowStep[] }> {
+export async function createWorkspace(store: Store, input: CreateWorkspaceInput): Promise<Workspace & { steps: WorkflowStep[] }> {
   const name = input.name.trim();
   if (!name || name.length > 200) throw new DomainError('validation_failed', 'workspace name must be 1-200 characters');
   if (!PREFIX.test(input.prefix)) throw new DomainError('validation_failed', 'prefix must be 1-10 characters, uppercase A-Z or 0-9');
@@ -41,18 +41,7 @@ export async function createWorkspace(db: Db, input: CreateWorkspaceInput): Prom
     createdAt: now,
   }));
   try {
-    await db.transaction(async (tx) => {
-      await tx.run(
-        'INSERT INTO workspaces (id, name, prefix, task_sequence, root_path, created_at, updated_at) VALUES ($1, $2, $3, 0, $4, $5, $5)',
-        [workspace.id, name, workspace.prefix, rootPath, now],
-      );
-      for (const s of steps) {
-        await tx.run(
-          'INSERT INTO workflow_steps (id, workspace_id, name, position, wip_limit, is_done, created_at) VALUES ($1, $2, $3, $4, NULL, $5, $6)',
-          [s.id, s.workspaceId, s.name, s.position, s.isDone, now],
-        );
-      }
-    });
+    await store.workspaces.insertWithSteps(workspace, steps);
   } catch (err) {
     if (isUniqueViolationOf(err, 'uniq_workspaces_prefix', 'workspaces.prefix')) {
       throw new DomainError('conflict', `workspace prefix ${workspace.prefix} is already in use`);

@@ -1,7 +1,5 @@
 // Workspaces and their workflow steps (SPEC §1) as the domain sees them, and the snake_case bodies that
 // leave the server (CLI --json, API reads), mirroring tasks/task.ts.
-import type { Row } from '../../db/types';
-import { bool, num, numOrNull, str, strOrNull } from '../../db/values';
 
 export interface Workspace {
   id: string;
@@ -21,33 +19,6 @@ export interface WorkflowStep {
   wipLimit: number | null;
   isDone: boolean;
   createdAt: string;
-}
-
-export const WORKSPACE_COLUMNS = 'id, name, prefix, task_sequence, root_path, created_at, updated_at';
-export const STEP_COLUMNS = 'id, workspace_id, name, position, wip_limit, is_done, created_at';
-
-export function rowToWorkspace(r: Row): Workspace {
-  return {
-    id: str(r.id),
-    name: str(r.name),
-    prefix: str(r.prefix),
-    taskSequence: num(r.task_sequence),
-    rootPath: strOrNull(r.root_path),
-    createdAt: str(r.created_at),
-    updatedAt: str(r.updated_at),
-  };
-}
-
-export function rowToStep(r: Row): WorkflowStep {
-  return {
-    id: str(r.id),
-    workspaceId: str(r.workspace_id),
-    name: str(r.name),
-    position: num(r.position),
-    wipLimit: numOrNull(r.wip_limit),
-    isDone: bool(r.is_done),
-    createdAt: str(r.created_at),
-  };
 }
 
 export function toWorkspaceBody(w: Workspace) {

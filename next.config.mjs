@@ -1,7 +1,6 @@
 // Next serves only the console pages; the API is answered by the custom server (src/server/http/server.ts)
 // before a request ever reaches Next.
-import type { NextConfig } from 'next';
-import { PHASE_DEVELOPMENT_SERVER } from 'next/constants';
+import { PHASE_DEVELOPMENT_SERVER } from 'next/constants.js';
 
 // Tether sends nothing anywhere unasked: no Next telemetry from `next build` or the server. Next reads the
 // variable after loading this file, so setting it here is enough.
@@ -10,8 +9,9 @@ process.env.NEXT_TELEMETRY_DISABLED ??= '1';
 /**
  * Security headers for HTML pages. Next's App Router streams inline scripts, hence 'unsafe-inline' for
  * scripts; the development server additionally needs eval and a websocket for hot reload.
+ * @param {boolean} dev
  */
-function pageHeaders(dev: boolean) {
+function pageHeaders(dev) {
   const csp = [
     "default-src 'self'",
     `script-src 'self' 'unsafe-inline'${dev ? " 'unsafe-eval'" : ''}`,
@@ -32,14 +32,15 @@ function pageHeaders(dev: boolean) {
   ];
 }
 
-export default function config(phase: string): NextConfig {
+/**
+ * @param {string} phase
+ * @returns {import('next').NextConfig}
+ */
+export default function config(phase) {
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
   return {
     reactStrictMode: true,
     poweredByHeader: false,
-    // `npm test` typechecks the whole repository (tsc --noEmit) as its first stage; repeating it inside
-    // `next build` would double the slowest step of `npm start` and let a type error in a test block serving.
-    typescript: { ignoreBuildErrors: true },
     // Native and server-only packages stay out of any page bundle even if something imports them by mistake.
     serverExternalPackages: ['better-sqlite3', 'pg', '@prisma/client', '@prisma/adapter-better-sqlite3', '@prisma/adapter-pg'],
     async headers() {

@@ -1,0 +1,184 @@
+// SPEC §12: a database migrated by the runner before Prisma Migrate's layout (schema v4, `schema_migrations`)
+// upgrades in place with nothing lost: its history is carried into `_prisma_migrations` with the checksums it
+// was recorded with, then any new migration applies; a second run changes nothing.
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { attest } from '../../../src/server/db/attest';
+import { openDb, type SqliteDb } from '../../../src/server/db/dialect';
+import { migrate, PRISMA_DIR, readMigrations, schemaVersion } from '../../../src/server/db/migrate';
+import { LEGACY_MIGRATIONS, renderChecksum } from '../../../src/server/db/migration-history';
+import type { Db } from '../../../src/server/db/types';
+import { freshDatabaseUrl, testDialect } from '../../support/db';
+import { readCatalog } from './catalog';
+import { migrateToV4, V4_CHECKSUMS, v4File } from './legacy-v4';
+import { writeMigration } from './migration-folders';
+import { diagnoseHistory } from './prisma-engines';
+import { makeSqliteTasksNocase } from './schema-edits';
+
+const dialect = testDialect();
+
+/** Three rows in every table. Row i's text columns all hold `v<i>`, so every foreign key finds its parent row. */
+async function populate(db: Db): Promise<void> {
+  const catalog = await readCatalog(db);
+  const done = new Set<string>(['schema_migrations']);
+  const tables = [...catalog.keys()].filter((t) => !done.has(t));
+  while (done.size <= tables.length) {
+    const ready = tables.filter((t) => !done.has(t) && catalog.get(t)!.foreignKeys.every((f) => f.table === t || done.has(f.table)));
+    if (ready.length === 0) break;
+    for (const name of ready) {
+      const table = catalog.get(name)!;
+      const columns = table.columns.filter((c) => !c.autoincrement);
+      for (const i of [1, 2, 3]) {
+        const values = columns.map((c) => valueFor(name, c.name, c.type, i));
+        const list = columns.map((c) => `"${c.name}"`).join(', ');
+        await db.run(`INSERT INTO "${name}" (${list}) VALUES (${columns.map((_c, k) => `$${k + 1}`).join(', ')})`, values);
+      }
+      done.add(name);
+    }
+  }
+}
+
+function valueFor(table: string, column: string, type: string, i: number): unknown {
+  // SPEC §2.2: identities that differ only by case are different identities; one task holds none.
+  if (table === 'tasks' && column === 'external_id') return [null, 'Case-7', 'case-7'][i - 1];
+  if (type.includes('timestamp') || /_at$/.test(column)) return new Date(Date.UTC(2026, 0, i, 12, 0, 0, 123)).toISOString();
+  if (type.includes('bool')) return i % 2 === 1;
+  if (type.includes('int')) return i;
+  return `v${i}`;
+}
+
+/** Every row of every table but the bookkeeping, in a stable order: what "nothing lost" compares. */
+async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
+  const catalog = await readCatalog(db);
+  const out: Record<string, unknown[]> = {};
+  for (const [name, table] of catalog) {
+    if (name === 'schema_migrations' || name === '_prisma_migrations') continue;
+    out[name] = await db.query(`SELECT * FROM "${name}" ORDER BY ${table.columns.map((c) => `"${c.name}"`).join(', ')}`);
+  }
+  return out;
+}
+
+const historyRows = (db: Db) =>
+  db.query<{ migration_name: string; checksum: string; started_at: unknown; finished_at: unknown; logs: unknown; rolled_back_at: unknown; applied_steps_count: number }>(
+    'SELECT migration_name, checksum, started_at, finished_at, logs, rolled_back_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
+  );
+const ms = (v: unknown) => (typeof v === 'number' ? v : Date.parse(String(v)));
+
+async function tableExists(db: Db, name: string): Promise<boolean> {
+  const sql =
+    dialect === 'postgres'
+      ? 'SELECT to_regclass($1) IS NOT NULL AS e'
+      : `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1) AS e`;
+  return Boolean((await db.one<{ e: unknown }>(sql, [name]))?.e);
+}
+
+describe('upgrading a schema v4 database in place (SPEC §12)', () => {
+  const opened: Db[] = [];
+  const openV4 = async () => {
+    const url = await freshDatabaseUrl();
+    const db = openDb(url);
+    opened.push(db);
+    const appliedAt = await migrateToV4(db);
+    return { db, url, appliedAt };
+  };
+  afterEach(async () => {
+    for (const db of opened.splice(0)) await db.close();
+  });
+
+  it('moved each numbered file byte for byte, so the checksums v4 databases recorded still hold', () => {
+    for (const [name, checksum] of Object.entries(V4_CHECKSUMS[dialect])) expect(renderChecksum(v4File(dialect, name)), name).toBe(checksum);
+  });
+
+  it('carries the history over, keeps every row and the identity index, and a second run changes nothing', async () => {
+    const { db, url, appliedAt } = await openV4();
+    await populate(db);
+    const before = await snapshot(db);
+    expect(Object.values(before).every((rows) => rows.length === 3)).toBe(true);
+    expect(await schemaVersion(db)).toBe(4);
+
+    const result = await migrate(db);
+    expect(result).toMatchObject({ applied: [], version: 4 });
+    expect(result.rebuild).toBeUndefined();
+    expect(await snapshot(db)).toEqual(before);
+    expect(await tableExists(db, 'schema_migrations')).toBe(false);
+    expect(await historyRows(db)).toEqual(
+      Object.entries(LEGACY_MIGRATIONS).map(([old, name]) => ({
+        migration_name: name,
+        checksum: V4_CHECKSUMS[dialect][old],
+        started_at: expect.anything(),
+        finished_at: expect.anything(),
+        logs: null,
+        rolled_back_at: null,
+        applied_steps_count: 1,
+      })),
+    );
+    for (const row of await historyRows(db)) {
+      const old = Object.keys(LEGACY_MIGRATIONS).find((k) => LEGACY_MIGRATIONS[k] === row.migration_name)!;
+      expect([ms(row.started_at), ms(row.finished_at)]).toEqual([Date.parse(appliedAt[old]!), Date.parse(appliedAt[old]!)]);
+    }
+
+    // The identity index still settles identity: attested, and a second holder of a held identity is refused.
+    expect(await attest(db)).toMatchObject({ ready: true, reasons: [] });
+    const duplicate = db.run(
+      `INSERT INTO tasks (id, workspace_id, number, identifier, title, step_id, created_at, updated_at, creation_state, external_id)
+       VALUES ('dup', 'v2', 99, 'X-99', 't', 'v2', $1, $1, 'created', 'Case-7')`,
+      [new Date().toISOString()],
+    );
+    await expect(duplicate).rejects.toThrow(/uniq_tasks_external_id|UNIQUE constraint failed: tasks\.workspace_id, tasks\.external_id/);
+
+    const history = await historyRows(db);
+    expect(await migrate(db)).toMatchObject({ applied: [], version: 4 });
+    expect(await historyRows(db)).toEqual(history);
+    expect(await snapshot(db)).toEqual(before);
+    await db.close();
+    expect(await diagnoseHistory(url, dialect, readMigrations(dialect))).toEqual({
+      editedMigrationNames: [],
+      failedMigrationNames: [],
+      hasMigrationsTable: true,
+      history: null,
+    });
+  });
+
+  it('applies a new migration after carrying the history over', async () => {
+    const { db } = await openV4();
+    await populate(db);
+    const before = await snapshot(db);
+    const root = mkdtempSync(join(tmpdir(), 'tether-prisma-'));
+    cpSync(join(PRISMA_DIR, dialect, 'migrations'), join(root, dialect, 'migrations'), { recursive: true });
+    writeMigration(root, '20270101000000_task_note', 'ALTER TABLE tasks ADD COLUMN note text;\n');
+    const result = await migrate(db, readMigrations(dialect, root));
+    expect(result).toMatchObject({ applied: ['20270101000000_task_note'], version: 5 });
+    const after = await snapshot(db);
+    expect(after.tasks).toEqual((before.tasks as Array<Record<string, unknown>>).map((t) => ({ ...t, note: null })));
+    expect({ ...after, tasks: [] }).toEqual({ ...before, tasks: [] });
+  });
+
+  it('refuses, changing nothing, when a v4 file was edited after it was applied', async () => {
+    const { db } = await openV4();
+    await db.run(`UPDATE schema_migrations SET checksum = $1 WHERE name = '0002_events.sql'`, ['0'.repeat(64)]);
+    await expect(migrate(db)).rejects.toThrow(/migration 0002_events\.sql \(now 20261130000002_events\) was edited after it was applied.*nothing was changed/);
+    expect(await tableExists(db, '_prisma_migrations')).toBe(false);
+    expect(await db.query('SELECT version FROM schema_migrations ORDER BY version')).toEqual([1, 2, 3, 4].map((version) => ({ version })));
+  });
+
+  it('refuses, changing nothing, a v4 history recording a file this version does not have', async () => {
+    const { db } = await openV4();
+    await db.run(`INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (5, '0005_branch.sql', 'x', $1)`, [new Date().toISOString()]);
+    await expect(migrate(db)).rejects.toThrow('schema_migrations records 0005_branch.sql, which has no migration folder in this version; nothing was changed');
+    expect(await tableExists(db, '_prisma_migrations')).toBe(false);
+  });
+
+  it.runIf(dialect === 'sqlite')('still rebuilds a v4 tasks table an old build made case-insensitive, keeping every row', async () => {
+    const { db } = await openV4();
+    makeSqliteTasksNocase(db as SqliteDb);
+    await populate(db);
+    const before = await snapshot(db);
+    expect((await attest(db)).ready).toBe(false);
+    const result = await migrate(db);
+    expect(result.rebuild).toMatchObject({ ok: true, result: { rows: 3 } });
+    expect(await snapshot(db)).toEqual(before);
+    expect(await attest(db)).toMatchObject({ ready: true });
+  });
+});
