@@ -99,7 +99,7 @@ export class Store implements Repositories {
     this.sessions = new SessionRepository(driver, prisma);
     this.tokens = new TokenRepository(driver, prisma);
     this.setupTokens = new SetupTokenRepository(prisma);
-    this.console = new ConsoleRepository(driver, prisma);
+    this.console = new ConsoleRepository(prisma);
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */

@@ -1,5 +1,5 @@
 // The operator console's read model (SPEC §13): cold reads on Prisma Client with explicit selects, mapped to the
-// console's rows (domain/console/rows.ts). One read stays on the driver: the task table (see taskPage).
+// console's rows (domain/console/rows.ts).
 import type {
   ConsoleEvent,
   ConsoleOperation,
@@ -12,9 +12,8 @@ import type {
   TaskTableQuery,
 } from '../../domain/console/rows';
 import { settlementOf } from '../../domain/console/rows';
+import type { Prisma as PrismaTypes } from '../../../generated/prisma-postgres/client';
 import type { Prisma } from '../prisma';
-import type { Sql } from '../types';
-import { num, str, strOrNull } from '../values';
 
 const OPEN_STATES = ['preparing', 'completing', 'aborting'];
 
@@ -33,6 +32,7 @@ const TASK_SELECT = {
   updatedAt: true,
   revision: true,
   stepId: true,
+  step: { select: { name: true } },
 } as const;
 
 interface TaskFields {
@@ -41,25 +41,18 @@ interface TaskFields {
   identifier: string;
   title: string;
   externalId: string | null;
-  externalIdSettledAt: Date | string | null;
+  externalIdSettledAt: Date | null;
   creationState: string;
-  archivedAt: Date | string | null;
-  createdAt: Date | string;
-  updatedAt: Date | string;
+  archivedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
   revision: number;
   stepId: string;
+  step: { name: string } | null;
 }
 
-/** Prisma gives Dates, the driver ISO text: either way the console shows ISO 8601. */
-function iso(v: Date | string): string {
-  return typeof v === 'string' ? v : v.toISOString();
-}
-function isoOrNull(v: Date | string | null): string | null {
-  return v === null ? null : iso(v);
-}
-
-function toConsoleTask(t: TaskFields, stepName: string | null): ConsoleTask {
-  const settledAt = isoOrNull(t.externalIdSettledAt);
+function toConsoleTask(t: TaskFields): ConsoleTask {
+  const settledAt = t.externalIdSettledAt?.toISOString() ?? null;
   return {
     id: t.id,
     workspace_id: t.workspaceId,
@@ -69,40 +62,27 @@ function toConsoleTask(t: TaskFields, stepName: string | null): ConsoleTask {
     external_id_settled_at: settledAt,
     settlement: settlementOf(t.externalId, settledAt),
     creation_state: t.creationState,
-    archived_at: isoOrNull(t.archivedAt),
-    created_at: iso(t.createdAt),
-    updated_at: iso(t.updatedAt),
+    archived_at: t.archivedAt?.toISOString() ?? null,
+    created_at: t.createdAt.toISOString(),
+    updated_at: t.updatedAt.toISOString(),
     revision: t.revision,
     step_id: t.stepId,
-    step_name: stepName,
+    step_name: t.step?.name ?? null,
   };
 }
 
-// The task table's ORDER BY, whitelisted. `(x IS NULL)` first puts tasks without an identity last in both dialects
-// (SQLite and PostgreSQL disagree on where NULLs sort).
-const ORDER: Record<TaskSort, (dir: string) => string> = {
-  identifier: (d) => `t.number ${d}`,
-  title: (d) => `t.title ${d}, t.number DESC`,
-  external_id: (d) => `(t.external_id IS NULL), t.external_id ${d}, t.number DESC`,
-  step: (d) => `s.position ${d}, t.number DESC`,
-  created_at: (d) => `t.created_at ${d}, t.number ${d}`,
-};
+type SortDir = 'asc' | 'desc';
+type TaskOrder = PrismaTypes.TaskOrderByWithRelationInput[];
 
-interface TaskTableRow {
-  id: unknown;
-  workspace_id: unknown;
-  identifier: unknown;
-  title: unknown;
-  external_id: unknown;
-  external_id_settled_at: unknown;
-  creation_state: unknown;
-  archived_at: unknown;
-  created_at: unknown;
-  updated_at: unknown;
-  revision: unknown;
-  step_id: unknown;
-  step_name: unknown;
-}
+// The task table's sort keys, whitelisted; ties fall back to the task number. Tasks without an identity sort last
+// in both directions and both dialects (SQLite and PostgreSQL disagree on where NULLs go unless told).
+const ORDER: Record<TaskSort, (d: SortDir) => TaskOrder> = {
+  identifier: (d) => [{ number: d }],
+  title: (d) => [{ title: d }, { number: 'desc' }],
+  external_id: (d) => [{ externalId: { sort: d, nulls: 'last' } }, { number: 'desc' }],
+  step: (d) => [{ step: { position: d } }, { number: 'desc' }],
+  created_at: (d) => [{ createdAt: d }, { number: d }],
+};
 
 // ---- operations --------------------------------------------------------------------------------------------
 
@@ -219,64 +199,33 @@ function toEvent(e: { seq: bigint; id: string; taskId: string; type: string; rev
 }
 
 export class ConsoleRepository {
-  constructor(
-    private readonly sql: Sql,
-    private readonly prisma: () => Promise<Prisma>,
-  ) {}
+  constructor(private readonly prisma: () => Promise<Prisma>) {}
 
-  /**
-   * One page of the task table and the total. On the driver: sorting by the step's position orders tasks by a
-   * column of another table, which Prisma Client cannot express without a declared Task→WorkflowStep relation,
-   * and the `(external_id IS NULL)` key keeps the NULL order the same in both dialects.
-   */
+  /** One page of the task table and the total. */
   async taskPage(q: TaskTableQuery): Promise<{ rows: ConsoleTask[]; total: number }> {
-    let where = 't.workspace_id = $1';
-    if (q.archived === 'exclude') where += ' AND t.archived_at IS NULL';
-    if (q.archived === 'only') where += ' AND t.archived_at IS NOT NULL';
-    const dir = q.dir === 'asc' ? 'ASC' : 'DESC';
-    const rows = await this.sql.query<TaskTableRow>(
-      `SELECT t.id, t.workspace_id, t.identifier, t.title, t.external_id, t.external_id_settled_at, t.creation_state, t.archived_at,
-              t.created_at, t.updated_at, t.revision, t.step_id, s.name AS step_name
-         FROM tasks t JOIN workflow_steps s ON s.id = t.step_id
-        WHERE ${where} ORDER BY ${ORDER[q.sort](dir)} LIMIT $2 OFFSET $3`,
-      [q.workspaceId, q.limit, q.offset],
-    );
-    const total = await this.sql.one<{ n: unknown }>(`SELECT COUNT(*) AS n FROM tasks t WHERE ${where}`, [q.workspaceId]);
-    return {
-      rows: rows.map((r) =>
-        toConsoleTask(
-          {
-            id: str(r.id),
-            workspaceId: str(r.workspace_id),
-            identifier: str(r.identifier),
-            title: str(r.title),
-            externalId: strOrNull(r.external_id),
-            externalIdSettledAt: strOrNull(r.external_id_settled_at),
-            creationState: str(r.creation_state),
-            archivedAt: strOrNull(r.archived_at),
-            createdAt: str(r.created_at),
-            updatedAt: str(r.updated_at),
-            revision: num(r.revision),
-            stepId: str(r.step_id),
-          },
-          strOrNull(r.step_name),
-        ),
-      ),
-      total: num(total?.n ?? 0),
+    const prisma = await this.prisma();
+    const where = {
+      workspaceId: q.workspaceId,
+      ...(q.archived === 'exclude' ? { archivedAt: null } : q.archived === 'only' ? { archivedAt: { not: null } } : {}),
     };
+    const [rows, total] = await Promise.all([
+      prisma.task.findMany({ where, select: TASK_SELECT, orderBy: ORDER[q.sort](q.dir), skip: q.offset, take: q.limit }),
+      prisma.task.count({ where }),
+    ]);
+    return { rows: rows.map(toConsoleTask), total };
   }
 
   async findTask(taskId: string): Promise<ConsoleTask | undefined> {
     const prisma = await this.prisma();
     const task = await prisma.task.findUnique({ where: { id: taskId }, select: TASK_SELECT });
-    return task ? (await this.withStepNames([task]))[0] : undefined;
+    return task ? toConsoleTask(task) : undefined;
   }
 
   /** Exact match on the stored (normalized) value. */
   async findTaskByExternalId(workspaceId: string, externalId: string): Promise<ConsoleTask | undefined> {
     const prisma = await this.prisma();
     const task = await prisma.task.findFirst({ where: { workspaceId, externalId }, select: TASK_SELECT });
-    return task ? (await this.withStepNames([task]))[0] : undefined;
+    return task ? toConsoleTask(task) : undefined;
   }
 
   /** Tasks holding an identity that is not settled (SPEC §4.3), oldest first. */
@@ -288,7 +237,7 @@ export class ConsoleRepository {
       orderBy: { createdAt: 'asc' },
       take: limit,
     });
-    return this.withStepNames(tasks);
+    return tasks.map(toConsoleTask);
   }
 
   /** The operation of each task (the newest, if a task has several), keyed by task id; no task identifiers. */
@@ -421,14 +370,6 @@ export class ConsoleRepository {
       take: limit,
     });
     return ops.map((o) => ({ createdAt: o.createdAt.toISOString(), state: o.state, outcome: outcomeKind(o.outcome) }));
-  }
-
-  private async withStepNames(tasks: TaskFields[]): Promise<ConsoleTask[]> {
-    if (tasks.length === 0) return [];
-    const prisma = await this.prisma();
-    const steps = await prisma.workflowStep.findMany({ where: { id: { in: [...new Set(tasks.map((t) => t.stepId))] } }, select: { id: true, name: true } });
-    const names = new Map(steps.map((s) => [s.id, s.name]));
-    return tasks.map((t) => toConsoleTask(t, names.get(t.stepId) ?? null));
   }
 
   private async withTaskIdentifiers(ops: OperationFields[]): Promise<ConsoleOperation[]> {

@@ -30,7 +30,15 @@ function toScopes(stored: unknown): Scope[] {
   return json<string[]>(stored).filter((s): s is Scope => SCOPES.includes(s as Scope));
 }
 
-const INFO_SELECT = { id: true, name: true, scopes: true, createdBy: true, createdAt: true, revokedAt: true } as const;
+const INFO_SELECT = {
+  id: true,
+  name: true,
+  scopes: true,
+  createdBy: true,
+  createdAt: true,
+  revokedAt: true,
+  grants: { select: { workspaceId: true }, orderBy: { workspaceId: 'asc' } },
+} as const;
 
 interface InfoRow {
   id: string;
@@ -39,14 +47,15 @@ interface InfoRow {
   createdBy: string | null;
   createdAt: Date;
   revokedAt: Date | null;
+  grants: Array<{ workspaceId: string }>;
 }
 
-function toInfo(r: InfoRow, workspaceIds: string[]): ApiTokenInfo {
+function toInfo(r: InfoRow): ApiTokenInfo {
   return {
     id: r.id,
     name: r.name,
     scopes: toScopes(r.scopes),
-    workspaceIds,
+    workspaceIds: r.grants.map((g) => g.workspaceId),
     createdBy: r.createdBy,
     createdAt: r.createdAt.toISOString(),
     revokedAt: r.revokedAt?.toISOString() ?? null,
@@ -117,26 +126,14 @@ export class TokenRepository {
   /** One token with its grants, or undefined. */
   async find(id: string): Promise<ApiTokenInfo | undefined> {
     const prisma = await this.prisma();
-    const [token, grants] = await Promise.all([
-      prisma.apiToken.findUnique({ where: { id }, select: INFO_SELECT }),
-      prisma.apiTokenGrant.findMany({ where: { tokenId: id }, select: { workspaceId: true }, orderBy: { workspaceId: 'asc' } }),
-    ]);
-    return token ? toInfo(token, grants.map((g) => g.workspaceId)) : undefined;
+    const token = await prisma.apiToken.findUnique({ where: { id }, select: INFO_SELECT });
+    return token ? toInfo(token) : undefined;
   }
 
   /** Every token with its grants, newest first. */
   async list(): Promise<ApiTokenInfo[]> {
     const prisma = await this.prisma();
-    const [tokens, grants] = await Promise.all([
-      prisma.apiToken.findMany({ select: INFO_SELECT, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] }),
-      prisma.apiTokenGrant.findMany({ select: { tokenId: true, workspaceId: true }, orderBy: [{ tokenId: 'asc' }, { workspaceId: 'asc' }] }),
-    ]);
-    const byToken = new Map<string, string[]>();
-    for (const g of grants) {
-      const ids = byToken.get(g.tokenId);
-      if (ids) ids.push(g.workspaceId);
-      else byToken.set(g.tokenId, [g.workspaceId]);
-    }
-    return tokens.map((t) => toInfo(t, byToken.get(t.id) ?? []));
+    const tokens = await prisma.apiToken.findMany({ select: INFO_SELECT, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+    return tokens.map(toInfo);
   }
 }

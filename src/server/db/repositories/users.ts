@@ -89,14 +89,11 @@ export class UserRepository {
   /** The workspace's members by email. */
   async listMembers(workspaceId: string): Promise<Member[]> {
     const prisma = await this.prisma();
-    const memberships = await prisma.membership.findMany({ where: { workspaceId }, select: { userId: true, role: true } });
-    if (memberships.length === 0) return [];
-    const users = await prisma.user.findMany({
-      where: { id: { in: memberships.map((m) => m.userId) } },
-      select: { id: true, email: true },
-      orderBy: { email: 'asc' },
+    const memberships = await prisma.membership.findMany({
+      where: { workspaceId },
+      select: { userId: true, role: true, user: { select: { email: true } } },
+      orderBy: { user: { email: 'asc' } },
     });
-    const roleOf = new Map(memberships.map((m) => [m.userId, m.role as Role]));
-    return users.map((u) => ({ userId: u.id, email: u.email, role: roleOf.get(u.id)! }));
+    return memberships.map((m) => ({ userId: m.userId, email: m.user.email, role: m.role as Role }));
   }
 }
