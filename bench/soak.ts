@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { createSession, SESSION_COOKIE } from '../src/server/auth/session';
 import { openDb } from '../src/server/db/dialect';
 import { migrate } from '../src/server/db/migrate';
+import { Store } from '../src/server/db/store';
 import type { Db } from '../src/server/db/types';
 import { createApiToken } from '../src/server/domain/tokens/api-tokens';
 import { createUser } from '../src/server/domain/users/create-user';
@@ -266,9 +267,10 @@ export async function soakWorkload(setup: SoakSetup, opts: SoakOptions): Promise
 /** Workspace, API token and a console session (operator) on a migrated database. */
 export async function seedSoak(db: Db): Promise<Omit<SoakSetup, 'targets' | 'pids' | 'db'>> {
   const ws = await makeWorkspace(db);
-  const { token } = await createApiToken(db, { name: 'soak', workspaceIds: [ws.id], scopes: ['tasks:read', 'tasks:write', 'identities:release'] });
-  const user = await createUser(db, { email: `soak-${randomUUID().slice(0, 8)}@example.com`, password: 'soak password 1234', role: 'operator', workspaceIds: [ws.id] });
-  const session = await createSession(db, user.id);
+  const store = new Store(db); // over the caller's database, which the caller closes
+  const { token } = await createApiToken(store, { name: 'soak', workspaceIds: [ws.id], scopes: ['tasks:read', 'tasks:write', 'identities:release'] });
+  const user = await createUser(store, { email: `soak-${randomUUID().slice(0, 8)}@example.com`, password: 'soak password 1234', role: 'operator', workspaceIds: [ws.id] });
+  const session = await createSession(store, user.id);
   return { workspaceId: ws.id, token, cookie: `${SESSION_COOKIE}=${session.cookieValue}` };
 }
 

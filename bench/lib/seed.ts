@@ -36,12 +36,12 @@ export async function seed(db: Db): Promise<Seeded> {
   const race = await workspace(store, 'Bench race', 'RACE');
   const small = await workspace(store, 'Bench small', 'SMALL');
   const scale = await workspace(store, 'Bench scale', 'SCALE');
-  const { token } = await createApiToken(db, {
+  const { token } = await createApiToken(store, {
     name: 'bench',
     workspaceIds: [main.id, baseline.id, race.id, small.id, scale.id],
     scopes: ['tasks:read', 'tasks:write'],
   });
-  const auth = await authenticate({ db, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
+  const auth = await authenticate({ store, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
   if (!auth) throw new Error('the bench token does not authenticate');
   return { main, baseline, race, small, scale, token, actor: auth.actor };
 }

@@ -1,20 +1,22 @@
-// What every `tether` command gets: the database (opened on first use, closed by main), output that
-// honours `--json`, and stdin. Commands stay a few lines each.
+// What every `tether` command gets: the services over the database (built on first use, here and nowhere else,
+// closed by main), output that honours `--json`, and stdin. Commands stay a few lines each.
 import type { Command } from 'commander';
-import { loadConfig } from '../server/config';
-import { openDb } from '../server/db/dialect';
 import { schemaVersion } from '../server/db/migrate';
-import { Store } from '../server/db/store';
+import type { Store } from '../server/db/store';
 import type { Db } from '../server/db/types';
+import { createServices, type Services } from '../server/services';
 
 /** An error meant for the operator: printed as one line, exit code 1. */
 export class CliError extends Error {}
 
 export interface CliContext {
-  /** The database named by DATABASE_URL (default: the SQLite file under ./data), migrated unless `raw`. */
+  /** Services (config, store, …) over the database named by DATABASE_URL (default: the SQLite file under ./data);
+   *  refuses a database with no schema unless `raw`. */
+  services(opts?: { raw?: boolean }): Promise<Services>;
+  /** The store of `services()`: what most commands need. */
+  store(opts?: { raw?: boolean }): Promise<Store>;
+  /** @deprecated transitional (issue 13): the driver under the store, for commands not yet moved onto it. */
   db(opts?: { raw?: boolean }): Promise<Db>;
-  /** The data layer over `db()` (its repositories, Prisma Client for the cold paths). */
-  store(): Promise<Store>;
   /** Prints `data` as JSON under `--json`, otherwise the human-readable text. */
   print(data: unknown, human: string): void;
   /** Everything on stdin (for --password-stdin). */
@@ -23,21 +25,18 @@ export interface CliContext {
 }
 
 export function createCliContext(program: Command): CliContext {
-  let db: Db | undefined;
-  let store: Store | undefined;
+  let built: Services | undefined;
+  const services = async (opts: { raw?: boolean } = {}) => {
+    built ??= createServices();
+    // Reach the database first, so "unreachable" is not reported as "not migrated" (schemaVersion swallows errors).
+    await built.store.ping();
+    if (!opts.raw && (await schemaVersion(built.store.driver)) === 0) throw new CliError('the database has no schema yet; run `tether migrate` first');
+    return built;
+  };
   return {
-    async db(opts = {}) {
-      db ??= openDb(loadConfig().databaseUrl);
-      // Reach the database first, so "unreachable" is not reported as "not migrated" (schemaVersion swallows errors).
-      await db.one('SELECT 1 AS ok');
-      if (!opts.raw && (await schemaVersion(db)) === 0) throw new CliError('the database has no schema yet; run `tether migrate` first');
-      return db;
-    },
-    async store() {
-      const migrated = await this.db();
-      store ??= new Store(migrated);
-      return store;
-    },
+    services,
+    store: async (opts) => (await services(opts)).store,
+    db: async (opts) => (await services(opts)).store.driver,
     print(data, human) {
       process.stdout.write(program.opts().json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
     },
@@ -47,10 +46,8 @@ export function createCliContext(program: Command): CliContext {
       return Buffer.concat(chunks).toString('utf8');
     },
     async close() {
-      // The store owns the driver once made: closing it disconnects Prisma Client and then the driver.
-      await (store ?? db)?.close();
-      store = undefined;
-      db = undefined;
+      await built?.store.close();
+      built = undefined;
     },
   };
 }

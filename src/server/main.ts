@@ -89,7 +89,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       (r.ready ? 'ready' : `NOT READY: ${r.reasons.join('; ')}`),
   );
   // Issue 8: first run (no users) prints a one-time link that creates the first admin (src/server/domain/users/setup.ts).
-  const setupToken = opts.pages === false ? null : await issueSetupToken(db);
+  const setupToken = opts.pages === false ? null : await issueSetupToken(services.store);
   if (setupToken) log(`No users yet. Create the first admin (one-time link): ${url}/setup?token=${setupToken}`);
 
   // SPEC §9: the outbox relay (live streams + webhooks). TETHER_RELAY=0 turns it off for this process.

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { openDb } from '../../src/server/db/dialect';
 import { migrate } from '../../src/server/db/migrate';
+import { Store } from '../../src/server/db/store';
 import type { Db, Dialect } from '../../src/server/db/types';
 import { createDatabase } from './postgres-server';
 
@@ -31,4 +32,19 @@ export async function freshDb(): Promise<Db> {
   const db = await emptyDb();
   await migrate(db);
   return db;
+}
+
+const stores = new WeakMap<Db, Store>();
+
+/**
+ * The Store over a test database: one per database, so a test file builds one Prisma Client, not one per call.
+ * Closing the database (`db.close()`) is still the test's job.
+ */
+export function storeFor(db: Db): Store {
+  let store = stores.get(db);
+  if (!store) {
+    store = new Store(db);
+    stores.set(db, store);
+  }
+  return store;
 }

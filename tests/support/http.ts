@@ -1,10 +1,11 @@
 // The real HTTP server (custom server, API only) over a test database, and a small client for it.
 import { afterAll, beforeAll } from 'vitest';
+import type { Repositories } from '../../src/server/db/store';
 import type { Db } from '../../src/server/db/types';
 import { createApiToken } from '../../src/server/domain/tokens/api-tokens';
 import { startServer, type RunningServer } from '../../src/server/main';
 import type { Services } from '../../src/server/services';
-import { freshDb } from './db';
+import { freshDb, storeFor } from './db';
 import { makeWorkspace, testServices, type TestWorkspace } from './fixtures';
 
 export interface TestApi {
@@ -20,12 +21,13 @@ export async function startTestApi(db: Db, overrides: Partial<Services> = {}): P
   return { url: server.url, services, server, close: () => server.close() };
 }
 
+/** A token through the real token code; `db` may be the test database or a store (e.g. `api.services.store`). */
 export async function makeToken(
-  db: Db,
+  db: Db | Pick<Repositories, 'tokens'>,
   workspaceIds: string[],
   scopes: string[] = ['tasks:read', 'tasks:write', 'identities:release'],
 ): Promise<string> {
-  return (await createApiToken(db, { name: `test-${Math.random().toString(36).slice(2, 8)}`, workspaceIds, scopes })).token;
+  return (await createApiToken('tokens' in db ? db : storeFor(db), { name: `test-${Math.random().toString(36).slice(2, 8)}`, workspaceIds, scopes })).token;
 }
 
 export interface CallResult {

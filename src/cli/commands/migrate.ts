@@ -9,9 +9,9 @@ export function register(program: Command, ctx: CliContext): void {
     .command('migrate')
     .description('apply pending database migrations and attest the schema')
     .action(async () => {
-      const db = await ctx.db({ raw: true });
-      const result = await migrate(db);
-      const attestation = await attest(db);
+      const { driver } = await ctx.store({ raw: true });
+      const result = await migrate(driver);
+      const attestation = await attest(driver);
       ctx.print(
         { applied: result.applied, version: result.version, ready: attestation.ready, reasons: attestation.reasons },
         [

@@ -15,7 +15,7 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--scope <scopes>', `comma-separated: ${SCOPES.join(', ')} (repeatable)`, collect)
     .action(async (opts: { name: string; workspace: string[]; scope: string[] }) => {
       const scopes = parseScopes(opts.scope.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean));
-      const created = await createApiToken(await ctx.db(), { name: opts.name, workspaceIds: opts.workspace, scopes });
+      const created = await createApiToken(await ctx.store(), { name: opts.name, workspaceIds: opts.workspace, scopes });
       // Human output: the token alone on stdout (so `$(tether token create …)` captures it), the note on stderr.
       if (!program.opts().json) process.stderr.write(`created token ${created.id}; copy it now, it is not shown again\n`);
       ctx.print({ id: created.id, token: created.token, name: opts.name.trim(), scopes, workspace_ids: [...new Set(opts.workspace)] }, created.token);
@@ -25,7 +25,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('list')
     .description('list API tokens (never their secrets)')
     .action(async () => {
-      const tokens = await listApiTokens(await ctx.db());
+      const tokens = await listApiTokens(await ctx.store());
       ctx.print(
         tokens.map((t) => ({
           id: t.id,
@@ -47,7 +47,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('revoke an API token (other server processes stop accepting it within 2 s)')
     .argument('<id>', 'token id')
     .action(async (id: string) => {
-      await revokeApiToken(await ctx.db(), id);
+      await revokeApiToken(await ctx.store(), id);
       ctx.print({ id, revoked: true }, `revoked token ${id}`);
     });
 }

@@ -2,7 +2,6 @@
 // apart from the servers. It coordinates with every server through the database; stop it with SIGINT/SIGTERM.
 import type { Command } from 'commander';
 import { startRecoveryRuntime } from '../../server/runtime';
-import { createServices } from '../../server/services';
 import type { CliContext } from '../context';
 
 export function register(program: Command, ctx: CliContext): void {
@@ -10,8 +9,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('worker')
     .description('run the creation recovery runtime and agent dispatcher until stopped (TETHER_LEASE_MS, TETHER_RECOVERY_POLL_MS)')
     .action(async () => {
-      const db = await ctx.db(); // refuses an unmigrated database
-      const services = createServices({ db });
+      const services = await ctx.services(); // refuses an unmigrated database
       const stop = startRecoveryRuntime(services);
       process.stderr.write(`tether worker ${services.instanceId}: lease ${services.leaseMs} ms, poll ${services.config.recovery.pollMs} ms\n`);
       await new Promise<void>((resolve) => {

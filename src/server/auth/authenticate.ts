@@ -4,9 +4,10 @@
 //
 // Cost: the token path is at most one SQL statement (token joined with its grants), none on a cache hit;
 // the cookie path is one statement (session joined with user and memberships).
-import type { Db } from '../db/types';
+import type { Repositories } from '../db/store';
 import type { TokenCache } from '../domain/tokens/token-cache';
-import { verifyApiToken, type VerifiedToken } from '../domain/tokens/api-tokens';
+import { verifyApiToken } from '../domain/tokens/api-tokens';
+import type { VerifiedToken } from '../domain/tokens/token';
 import type { Actor } from './actor';
 import { checkCsrf, isSafeMethod } from './csrf';
 import { cookie, header, type HeaderBag } from './headers';
@@ -49,7 +50,7 @@ export function sessionToActor(session: Session): Actor {
 }
 
 export async function authenticate(
-  services: { db: Db; tokenCache: TokenCache },
+  services: { store: Pick<Repositories, 'tokens' | 'sessions'>; tokenCache: TokenCache },
   headers: HeaderBag,
   opts: { method: string },
 ): Promise<Authenticated | null> {
@@ -57,10 +58,10 @@ export async function authenticate(
   if (authorization !== undefined) {
     // An explicit credential that fails is a 401 — never silently fall back to a cookie.
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    const token = m ? await verifyApiToken(services.db, m[1]!, services.tokenCache) : null;
+    const token = m ? await verifyApiToken(services.store, m[1]!, services.tokenCache) : null;
     return token ? { actor: tokenToActor(token), via: 'token', csrfOk: true } : null;
   }
-  const session = await verifySession(services.db, cookie(headers, SESSION_COOKIE));
+  const session = await verifySession(services.store, cookie(headers, SESSION_COOKIE));
   if (!session) return null;
   const csrfOk = isSafeMethod(opts.method) || checkCsrf(headers, session);
   return { actor: sessionToActor(session), via: 'cookie', csrfOk, session };

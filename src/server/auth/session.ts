@@ -1,9 +1,10 @@
 // Console sessions (SPEC §11): a random cookie value of which only sha256 is stored, a CSRF token bound to
 // the session, a fixed 12-hour lifetime (no sliding: a stolen cookie dies on schedule; sign in again).
-import type { Sql } from '../db/types';
-import { bool, str } from '../db/values';
+import type { Repositories } from '../db/store';
 import { ROLES, type Role } from './actor';
 import { digest, randomSecret } from './secrets';
+
+type SessionStore = Pick<Repositories, 'sessions'>;
 
 export const SESSION_COOKIE = 'tether_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -26,56 +27,29 @@ export interface Session {
   expiresAt: string;
 }
 
-export async function createSession(db: Sql, userId: string, now = new Date()): Promise<NewSession> {
+/** Signs a user in: a new session whose cookie value is returned once (only its digest is stored). */
+export async function createSession(store: SessionStore, userId: string, now = new Date()): Promise<NewSession> {
   const cookieValue = randomSecret();
   const csrfToken = randomSecret();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS).toISOString();
   // Expired rows are useless; dropping them here keeps the table small without a sweeper.
-  await db.run('DELETE FROM sessions WHERE expires_at < $1', [now.toISOString()]);
-  await db.run('INSERT INTO sessions (id_hash, user_id, csrf_token, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)', [
-    digest(cookieValue),
-    userId,
-    csrfToken,
-    expiresAt,
-    now.toISOString(),
-  ]);
+  await store.sessions.deleteExpired(now.toISOString());
+  await store.sessions.insert({ idHash: digest(cookieValue), userId, csrfToken, expiresAt, createdAt: now.toISOString() });
   return { cookieValue, csrfToken, expiresAt };
 }
 
-interface SessionRow {
-  user_id: string;
-  email: string;
-  is_admin: unknown;
-  csrf_token: string;
-  expires_at: unknown;
-  workspace_id: string | null;
-  role: string | null;
-}
-
 /** The live session for a cookie value, with the user's roles — one statement. Null when unknown or expired. */
-export async function verifySession(db: Sql, cookieValue: string | undefined, now = new Date()): Promise<Session | null> {
+export async function verifySession(store: SessionStore, cookieValue: string | undefined, now = new Date()): Promise<Session | null> {
   if (!cookieValue || !/^[A-Za-z0-9_-]{20,100}$/.test(cookieValue)) return null;
-  const rows = await db.query<SessionRow>(
-    `SELECT s.user_id, u.email, u.is_admin, s.csrf_token, s.expires_at, m.workspace_id, m.role
-       FROM sessions s
-       JOIN users u ON u.id = s.user_id
-       LEFT JOIN memberships m ON m.user_id = s.user_id
-      WHERE s.id_hash = $1`,
-    [digest(cookieValue)],
-  );
-  const first = rows[0];
-  if (!first) return null;
-  const expiresAt = str(first.expires_at);
-  if (Date.parse(expiresAt) <= now.getTime()) return null;
+  const stored = await store.sessions.findWithUser(digest(cookieValue));
+  if (!stored || Date.parse(stored.expiresAt) <= now.getTime()) return null;
   const roles = new Map<string, Role>();
-  for (const row of rows) {
-    if (row.workspace_id && ROLES.includes(row.role as Role)) roles.set(row.workspace_id, row.role as Role);
-  }
-  return { userId: first.user_id, email: first.email, isAdmin: bool(first.is_admin), roles, csrfToken: first.csrf_token, expiresAt };
+  for (const m of stored.memberships) if (ROLES.includes(m.role as Role)) roles.set(m.workspaceId, m.role as Role);
+  return { userId: stored.userId, email: stored.email, isAdmin: stored.isAdmin, roles, csrfToken: stored.csrfToken, expiresAt: stored.expiresAt };
 }
 
-export async function destroySession(db: Sql, cookieValue: string): Promise<void> {
-  await db.run('DELETE FROM sessions WHERE id_hash = $1', [digest(cookieValue)]);
+export async function destroySession(store: SessionStore, cookieValue: string): Promise<void> {
+  await store.sessions.delete(digest(cookieValue));
 }
 
 /**

@@ -15,13 +15,18 @@ import { createPrisma, type Prisma } from './prisma';
 import { AgentProfileRepository } from './repositories/agent-profiles';
 import { AttachmentRepository } from './repositories/attachments';
 import { ContributionRepository } from './repositories/contributions';
+import { ConsoleRepository } from './repositories/console';
 import { CreationRepository } from './repositories/creation';
 import { CreationStore } from './repositories/creation-store';
 import { EventRepository } from './repositories/events';
 import { GitRepositoryRepository } from './repositories/git-repositories';
 import { LaunchRepository } from './repositories/launches';
 import { ReleaseRepository } from './repositories/releases';
+import { SessionRepository } from './repositories/sessions';
+import { SetupTokenRepository } from './repositories/setup-tokens';
 import { TaskRepository } from './repositories/tasks';
+import { TokenRepository } from './repositories/tokens';
+import { UserRepository } from './repositories/users';
 import { WebhookRepository } from './repositories/webhooks';
 import { WorkspaceRepository } from './repositories/workspaces';
 import type { Db, Dialect, Sql } from './types';
@@ -42,7 +47,13 @@ export interface TxRepositories {
 }
 
 /** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
-export type Repositories = TxRepositories;
+export interface Repositories extends TxRepositories {
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly tokens: TokenRepository;
+  readonly setupTokens: SetupTokenRepository;
+  readonly console: ConsoleRepository;
+}
 
 /** Inside a driver transaction a repository method that would go through Prisma Client fails loudly: Prisma
  *  would run it on another connection, outside the transaction (and on SQLite, wait forever for the mutex). */
@@ -55,7 +66,7 @@ function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Pri
     tasks: new TaskRepository(sql, dialect),
     // The horizon sample has only a dialect form (not a faster one), so transactions get PostgreSQL's too.
     events: dialect === POSTGRES ? new PostgresEventRepository(sql) : new EventRepository(sql, dialect),
-    releases: new ReleaseRepository(sql, dialect),
+    releases: new ReleaseRepository(sql, dialect, prisma),
     creation: new CreationRepository(sql, dialect),
     workspaces: new WorkspaceRepository(sql, dialect, prisma),
     launches: new LaunchRepository(sql, dialect),
@@ -92,6 +103,11 @@ export class Store implements Repositories {
   readonly agentProfiles: AgentProfileRepository;
   readonly gitRepositories: GitRepositoryRepository;
   readonly webhooks: WebhookRepository;
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly tokens: TokenRepository;
+  readonly setupTokens: SetupTokenRepository;
+  readonly console: ConsoleRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
@@ -120,6 +136,11 @@ export class Store implements Repositories {
     this.agentProfiles = base.agentProfiles;
     this.gitRepositories = base.gitRepositories;
     this.webhooks = base.webhooks;
+    this.users = new UserRepository(prisma);
+    this.sessions = new SessionRepository(driver, prisma);
+    this.tokens = new TokenRepository(driver, prisma);
+    this.setupTokens = new SetupTokenRepository(prisma);
+    this.console = new ConsoleRepository(prisma);
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */

@@ -1,17 +1,20 @@
 // SPEC §11 / issue 9 item 5: API tokens are shown once, stored hashed, compared in constant time, and a
 // revoked token stops working on the next request.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../../src/server/db/store';
 import type { Db } from '../../../src/server/db/types';
 import { createApiToken, listApiTokens, revokeApiToken, verifyApiToken } from '../../../src/server/domain/tokens/api-tokens';
 import { TokenCache } from '../../../src/server/domain/tokens/token-cache';
-import { freshDb } from '../../support/db';
+import { freshDb, storeFor } from '../../support/db';
 import { makeWorkspace, type TestWorkspace } from '../../support/fixtures';
 
 describe('API tokens (SPEC §11)', () => {
   let db: Db;
+  let store: Store;
   let ws: TestWorkspace;
   beforeAll(async () => {
     db = await freshDb();
+    store = storeFor(db);
     ws = await makeWorkspace(db);
   });
   afterAll(async () => db?.close());
@@ -20,30 +23,30 @@ describe('API tokens (SPEC §11)', () => {
     cache = new TokenCache(2000);
   });
 
-  const make = (scopes = ['tasks:read', 'tasks:write']) => createApiToken(db, { name: 'ci bot', workspaceIds: [ws.id], scopes });
+  const make = (scopes = ['tasks:read', 'tasks:write']) => createApiToken(store, { name: 'ci bot', workspaceIds: [ws.id], scopes });
 
   it('creates a token shaped tth_<id>_<secret> that verifies with its grants and scopes', async () => {
     const { id, token } = await make();
     expect(token).toMatch(new RegExp(`^tth_${id}_[A-Za-z0-9_-]{43}$`));
-    expect(await verifyApiToken(db, token, cache)).toEqual({ id, name: 'ci bot', scopes: ['tasks:read', 'tasks:write'], workspaceIds: [ws.id] });
+    expect(await verifyApiToken(store, token, cache)).toEqual({ id, name: 'ci bot', scopes: ['tasks:read', 'tasks:write'], workspaceIds: [ws.id] });
   });
 
   it('refuses a wrong secret for a real token id', async () => {
     const { id, token } = await make();
     const secret = token.slice(`tth_${id}_`.length);
     const wrong = `tth_${id}_${secret[0] === 'A' ? 'B' : 'A'}${secret.slice(1)}`;
-    expect(await verifyApiToken(db, wrong, cache)).toBeNull();
+    expect(await verifyApiToken(store, wrong, cache)).toBeNull();
   });
 
   it('refuses a wrong secret even while the right one is cached', async () => {
     const { id, token } = await make();
-    expect(await verifyApiToken(db, token, cache)).not.toBeNull();
-    expect(await verifyApiToken(db, `tth_${id}_${'A'.repeat(43)}`, cache)).toBeNull();
+    expect(await verifyApiToken(store, token, cache)).not.toBeNull();
+    expect(await verifyApiToken(store, `tth_${id}_${'A'.repeat(43)}`, cache)).toBeNull();
   });
 
   it('refuses malformed and unknown tokens', async () => {
     for (const bad of ['', 'tth_', 'Bearer x', `tth_00000000-0000-0000-0000-000000000000_${'A'.repeat(43)}`, 'tth_not-a-uuid_abc']) {
-      expect(await verifyApiToken(db, bad, cache)).toBeNull();
+      expect(await verifyApiToken(store, bad, cache)).toBeNull();
     }
   });
 
@@ -58,33 +61,33 @@ describe('API tokens (SPEC §11)', () => {
 
   it('stops verifying on the very next request after revoke, even when it was cached', async () => {
     const { id, token } = await make();
-    expect(await verifyApiToken(db, token, cache)).not.toBeNull();
-    await revokeApiToken(db, id, cache);
-    expect(await verifyApiToken(db, token, cache)).toBeNull();
+    expect(await verifyApiToken(store, token, cache)).not.toBeNull();
+    await revokeApiToken(store, id, cache);
+    expect(await verifyApiToken(store, token, cache)).toBeNull();
   });
 
   it('stops verifying within 2 s of a revoke made by another process', async () => {
     const { id, token } = await make();
-    expect(await verifyApiToken(db, token, cache)).not.toBeNull();
+    expect(await verifyApiToken(store, token, cache)).not.toBeNull();
     // Another process revoking = the row changes without this process's cache hearing about it.
     await db.run('UPDATE api_tokens SET revoked_at = $2 WHERE id = $1', [id, new Date().toISOString()]);
     await new Promise((r) => setTimeout(r, 2100));
-    expect(await verifyApiToken(db, token, cache)).toBeNull();
+    expect(await verifyApiToken(store, token, cache)).toBeNull();
   });
 
   it('costs at most one statement to verify, and none on a cache hit', async () => {
     const { token } = await make();
     const before = db.stats.statements;
-    await verifyApiToken(db, token, cache);
+    await verifyApiToken(store, token, cache);
     expect(db.stats.statements - before).toBe(1);
-    await verifyApiToken(db, token, cache);
+    await verifyApiToken(store, token, cache);
     expect(db.stats.statements - before).toBe(1);
   });
 
   it('lists tokens with grants and revocation, never a secret or digest', async () => {
     const { id, token } = await make(['identities:release']);
-    await revokeApiToken(db, id, cache);
-    const listed = (await listApiTokens(db)).find((t) => t.id === id);
+    await revokeApiToken(store, id, cache);
+    const listed = (await listApiTokens(store)).find((t) => t.id === id);
     expect(listed).toMatchObject({ id, name: 'ci bot', scopes: ['identities:release'], workspaceIds: [ws.id] });
     expect(listed!.revokedAt).not.toBeNull();
     expect(JSON.stringify(listed)).not.toContain(token.split('_').slice(2).join('_'));
@@ -92,13 +95,13 @@ describe('API tokens (SPEC §11)', () => {
   });
 
   it('refuses unknown scopes, no scopes, no workspace and a missing workspace', async () => {
-    await expect(createApiToken(db, { name: 'x', workspaceIds: [ws.id], scopes: ['tasks:delete'] })).rejects.toThrow(/unknown scope/);
-    await expect(createApiToken(db, { name: 'x', workspaceIds: [ws.id], scopes: [] })).rejects.toThrow(/at least one scope/);
-    await expect(createApiToken(db, { name: 'x', workspaceIds: [], scopes: ['tasks:read'] })).rejects.toThrow(/at least one workspace/);
-    await expect(createApiToken(db, { name: 'x', workspaceIds: ['missing'], scopes: ['tasks:read'] })).rejects.toThrow(/not found/);
+    await expect(createApiToken(store, { name: 'x', workspaceIds: [ws.id], scopes: ['tasks:delete'] })).rejects.toThrow(/unknown scope/);
+    await expect(createApiToken(store, { name: 'x', workspaceIds: [ws.id], scopes: [] })).rejects.toThrow(/at least one scope/);
+    await expect(createApiToken(store, { name: 'x', workspaceIds: [], scopes: ['tasks:read'] })).rejects.toThrow(/at least one workspace/);
+    await expect(createApiToken(store, { name: 'x', workspaceIds: ['missing'], scopes: ['tasks:read'] })).rejects.toThrow(/not found/);
   });
 
   it('refuses to revoke an unknown token', async () => {
-    await expect(revokeApiToken(db, 'no-such-token')).rejects.toThrow(/not found/);
+    await expect(revokeApiToken(store, 'no-such-token')).rejects.toThrow(/not found/);
   });
 });

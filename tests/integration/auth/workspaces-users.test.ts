@@ -74,41 +74,41 @@ describe('users (SPEC §11)', () => {
   afterAll(async () => store?.close());
 
   it('makes an admin without workspaces an instance-wide admin', async () => {
-    const u = await createUser(db, { email: `${uniq()}@example.com`, role: 'admin' });
+    const u = await createUser(store, { email: `${uniq()}@example.com`, role: 'admin' });
     expect(u.isAdmin).toBe(true);
     expect(u.memberships).toEqual([]);
   });
 
   it('gives an operator a membership in each workspace, not the admin flag', async () => {
-    const u = await createUser(db, { email: `${uniq()}@example.com`, role: 'operator', workspaceIds: [ws] });
+    const u = await createUser(store, { email: `${uniq()}@example.com`, role: 'operator', workspaceIds: [ws] });
     expect(u.isAdmin).toBe(false);
-    expect(await listMembers(db, ws)).toContainEqual({ userId: u.id, email: u.email, role: 'operator' });
+    expect(await listMembers(store, ws)).toContainEqual({ userId: u.id, email: u.email, role: 'operator' });
   });
 
   it('refuses a viewer without a workspace', async () => {
-    await expect(createUser(db, { email: `${uniq()}@example.com`, role: 'viewer' })).rejects.toThrow(/needs at least one workspace/);
+    await expect(createUser(store, { email: `${uniq()}@example.com`, role: 'viewer' })).rejects.toThrow(/needs at least one workspace/);
   });
 
   it('stores emails lower-case and refuses the same address in another case', async () => {
     const local = uniq('Mixed');
-    const u = await createUser(db, { email: `  ${local}@Example.COM `, role: 'admin' });
+    const u = await createUser(store, { email: `  ${local}@Example.COM `, role: 'admin' });
     expect(u.email).toBe(`${local.toLowerCase()}@example.com`);
-    await expect(createUser(db, { email: `${local.toUpperCase()}@example.com`, role: 'admin' })).rejects.toThrow(/already exists/);
+    await expect(createUser(store, { email: `${local.toUpperCase()}@example.com`, role: 'admin' })).rejects.toThrow(/already exists/);
   });
 
   it('checks the password it was created with, and nothing else', async () => {
     const email = `${uniq()}@example.com`;
-    const u = await createUser(db, { email, role: 'viewer', workspaceIds: [ws], password: 'long enough secret' });
-    expect((await checkUserPassword(db, email.toUpperCase(), 'long enough secret'))?.id).toBe(u.id);
-    expect(await checkUserPassword(db, email, 'long enough secreT')).toBeNull();
-    expect(await checkUserPassword(db, `nobody-${email}`, 'long enough secret')).toBeNull();
+    const u = await createUser(store, { email, role: 'viewer', workspaceIds: [ws], password: 'long enough secret' });
+    expect((await checkUserPassword(store, email.toUpperCase(), 'long enough secret'))?.id).toBe(u.id);
+    expect(await checkUserPassword(store, email, 'long enough secreT')).toBeNull();
+    expect(await checkUserPassword(store, `nobody-${email}`, 'long enough secret')).toBeNull();
   });
 
   it('changes and removes a membership', async () => {
-    const u = await createUser(db, { email: `${uniq()}@example.com`, role: 'viewer', workspaceIds: [ws] });
-    await setMembership(db, { userId: u.id, workspaceId: ws, role: 'admin' });
-    expect((await listMembers(db, ws)).find((m) => m.userId === u.id)?.role).toBe('admin');
-    await setMembership(db, { userId: u.id, workspaceId: ws, role: null });
-    expect((await listMembers(db, ws)).find((m) => m.userId === u.id)).toBeUndefined();
+    const u = await createUser(store, { email: `${uniq()}@example.com`, role: 'viewer', workspaceIds: [ws] });
+    await setMembership(store, { userId: u.id, workspaceId: ws, role: 'admin' });
+    expect((await listMembers(store, ws)).find((m) => m.userId === u.id)?.role).toBe('admin');
+    await setMembership(store, { userId: u.id, workspaceId: ws, role: null });
+    expect((await listMembers(store, ws)).find((m) => m.userId === u.id)).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../../src/server/auth/authenticate';
 import { can } from '../../../src/server/auth/actor';
 import { openDb } from '../../../src/server/db/dialect';
-import type { Db } from '../../../src/server/db/types';
+import { Store } from '../../../src/server/db/store';
 import { checkUserPassword } from '../../../src/server/domain/users/check-password';
 import { freshDatabaseUrl } from '../../support/db';
 import { TokenCache } from '../../../src/server/domain/tokens/token-cache';
@@ -31,7 +31,7 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, input = ''
 
 describe('tether CLI (issue 2 item 6)', () => {
   let url: string;
-  let db: Db;
+  let store: Store;
   let workspaceId: string;
   const env = () => ({ ...process.env, DATABASE_URL: url });
   const tether = (args: string[], input = '') => run('npx', ['tsx', 'src/cli/main.ts', ...args], env(), input);
@@ -43,9 +43,9 @@ describe('tether CLI (issue 2 item 6)', () => {
 
   beforeAll(async () => {
     url = await freshDatabaseUrl();
-    db = openDb(url);
+    store = new Store(openDb(url));
   });
-  afterAll(async () => db?.close());
+  afterAll(async () => store?.close());
 
   it('migrates a fresh database and reports the version', async () => {
     const out = json<{ applied: string[]; version: number; ready: boolean }>(await tether(['migrate', '--json']));
@@ -76,7 +76,7 @@ describe('tether CLI (issue 2 item 6)', () => {
       await tether(['user', 'create', '--email', 'Op@Example.com', '--role', 'operator', '--workspace', workspaceId, '--password-stdin', '--json'], 'a long password\n'),
     );
     expect(user).toMatchObject({ email: 'op@example.com', memberships: [{ workspace_id: workspaceId, role: 'operator' }] });
-    expect(await checkUserPassword(db, 'op@example.com', 'a long password')).not.toBeNull();
+    expect(await checkUserPassword(store, 'op@example.com', 'a long password')).not.toBeNull();
   });
 
   it('prints a token once that authenticate then accepts with its scopes', async () => {
@@ -84,7 +84,7 @@ describe('tether CLI (issue 2 item 6)', () => {
     expect(r.code).toBe(0);
     const token = r.stdout.trim();
     expect(token).toMatch(/^tth_/);
-    const auth = await authenticate({ db, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
+    const auth = await authenticate({ store, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
     expect(auth?.actor.kind).toBe('token');
     expect([can(auth!.actor, workspaceId, 'write'), can(auth!.actor, workspaceId, 'release')]).toEqual([true, false]);
     const listed = await tether(['token', 'list', '--json']);

@@ -4,60 +4,61 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { createUser } from '../../../src/server/domain/users/create-user';
 import { completeSetup, issueSetupToken, setupTokenUsable } from '../../../src/server/domain/users/setup';
-import { freshDb } from '../../support/db';
+import { freshDb, storeFor } from '../../support/db';
 import { count } from '../../support/fixtures';
 
 describe('first-run setup token', () => {
   let db: Db | undefined;
   afterEach(async () => db?.close());
+  const fresh = async () => storeFor((db = await freshDb()));
 
   it('creates the first instance-wide admin and is spent by it', async () => {
-    db = await freshDb();
-    const token = (await issueSetupToken(db))!;
-    const user = await completeSetup(db, { token, email: 'Root@Example.test', password: 'long enough' });
+    const store = await fresh();
+    const token = (await issueSetupToken(store))!;
+    const user = await completeSetup(store, { token, email: 'Root@Example.test', password: 'long enough' });
     expect(user).toMatchObject({ email: 'root@example.test', isAdmin: true });
-    expect(await setupTokenUsable(db, token)).toBe(false);
-    await expect(completeSetup(db, { token, email: 'second@example.test', password: 'long enough' })).rejects.toMatchObject({ code: 'not_found' });
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM users')).toBe(1);
+    expect(await setupTokenUsable(store, token)).toBe(false);
+    await expect(completeSetup(store, { token, email: 'second@example.test', password: 'long enough' })).rejects.toMatchObject({ code: 'not_found' });
+    expect(await count(store.driver, 'SELECT COUNT(*) AS n FROM users')).toBe(1);
   });
 
   it('stores only a digest of the token', async () => {
-    db = await freshDb();
-    const token = (await issueSetupToken(db))!;
-    const rows = await db.query<{ token_hash: string }>('SELECT token_hash FROM setup_tokens');
+    const store = await fresh();
+    const token = (await issueSetupToken(store))!;
+    const rows = await store.driver.query<{ token_hash: string }>('SELECT token_hash FROM setup_tokens');
     expect(rows).toHaveLength(1);
     expect(rows[0]!.token_hash).not.toContain(token);
   });
 
   it('is not issued once any user exists', async () => {
-    db = await freshDb();
-    await createUser(db, { email: 'someone@example.test', role: 'admin' });
-    expect(await issueSetupToken(db)).toBeNull();
+    const store = await fresh();
+    await createUser(store, { email: 'someone@example.test', role: 'admin' });
+    expect(await issueSetupToken(store)).toBeNull();
   });
 
   it('only the newest token works after a restart', async () => {
-    db = await freshDb();
-    const first = (await issueSetupToken(db))!;
-    const second = (await issueSetupToken(db))!;
-    expect(await setupTokenUsable(db, first)).toBe(false);
-    expect(await setupTokenUsable(db, second)).toBe(true);
+    const store = await fresh();
+    const first = (await issueSetupToken(store))!;
+    const second = (await issueSetupToken(store))!;
+    expect(await setupTokenUsable(store, first)).toBe(false);
+    expect(await setupTokenUsable(store, second)).toBe(true);
   });
 
   it('a rejected input (short password) does not burn the token', async () => {
-    db = await freshDb();
-    const token = (await issueSetupToken(db))!;
-    await expect(completeSetup(db, { token, email: 'root@example.test', password: 'short' })).rejects.toMatchObject({ code: 'validation_failed' });
-    expect(await setupTokenUsable(db, token)).toBe(true);
+    const store = await fresh();
+    const token = (await issueSetupToken(store))!;
+    await expect(completeSetup(store, { token, email: 'root@example.test', password: 'short' })).rejects.toMatchObject({ code: 'validation_failed' });
+    expect(await setupTokenUsable(store, token)).toBe(true);
   });
 
   it('of two racing submissions exactly one creates an admin', async () => {
-    db = await freshDb();
-    const token = (await issueSetupToken(db))!;
+    const store = await fresh();
+    const token = (await issueSetupToken(store))!;
     const results = await Promise.allSettled([
-      completeSetup(db, { token, email: 'a@example.test', password: 'long enough' }),
-      completeSetup(db, { token, email: 'b@example.test', password: 'long enough' }),
+      completeSetup(store, { token, email: 'a@example.test', password: 'long enough' }),
+      completeSetup(store, { token, email: 'b@example.test', password: 'long enough' }),
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM users')).toBe(1);
+    expect(await count(store.driver, 'SELECT COUNT(*) AS n FROM users')).toBe(1);
   });
 });

@@ -16,7 +16,7 @@ describe('session router over HTTP', () => {
     api = await startTestApi(db);
     const ws = await makeWorkspace(db);
     email = `${uniq('op')}@example.test`;
-    await createUser(db, { email, password: 'password-1', role: 'operator', workspaceIds: [ws.id] });
+    await createUser(api.services.store, { email, password: 'password-1', role: 'operator', workspaceIds: [ws.id] });
   });
   afterAll(async () => {
     await api?.close();

@@ -29,7 +29,7 @@ beforeAll(async () => {
   db = await freshDb();
   services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
   w = await makeWorld(services);
-  token = (await createApiToken(db, { name: 'uploader', workspaceIds: [w.ws.id], scopes: ['tasks:write'] })).token;
+  token = (await createApiToken(services.store, { name: 'uploader', workspaceIds: [w.ws.id], scopes: ['tasks:write'] })).token;
   server = createServer((req, res) => void handleAttachments(req, res, services));
   base = await listen(server);
 });

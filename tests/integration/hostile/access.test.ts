@@ -32,7 +32,7 @@ beforeAll(async () => {
   api = await startTestApi(db);
   ws = await makeWorkspace(db);
   token = await makeToken(db, [ws.id]);
-  user = await createUser(db, { email: `${uniq('op')}@example.com`, password: PASSWORD, role: 'operator', workspaceIds: [ws.id] });
+  user = await createUser(api.services.store, { email: `${uniq('op')}@example.com`, password: PASSWORD, role: 'operator', workspaceIds: [ws.id] });
   // A second, separate server process: its own token cache and a deliberately tiny rate limit.
   child = await startServerProcess({ DATABASE_URL: url, TETHER_RATE_LIMIT_PER_SEC: '2', TETHER_RATE_LIMIT_BURST: '3' });
 }, 120_000);
@@ -46,7 +46,7 @@ const createBody = () => ({ workspace_id: ws.id, external_id: uniq('acc-'), titl
 
 describe('API tokens', () => {
   it('are stored as a digest only: no column of the row holds the secret or the token', async () => {
-    const { id, token: shown } = await createApiToken(db, { name: uniq('h'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
+    const { id, token: shown } = await createApiToken(api.services.store, { name: uniq('h'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
     const row = await db.one<Record<string, unknown>>('SELECT * FROM api_tokens WHERE id = $1', [id]);
     const secret = parseApiToken(shown)!.secret;
     const stored = JSON.stringify(row);
@@ -56,19 +56,19 @@ describe('API tokens', () => {
   });
 
   it('a revoked token stops working on the very next request to the same process', async () => {
-    const { id, token: t } = await createApiToken(db, { name: uniq('r'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
+    const { id, token: t } = await createApiToken(api.services.store, { name: uniq('r'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
     expect((await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: t })).status).toBe(200);
-    await revokeApiToken(api.services.db, id, api.services.tokenCache);
+    await revokeApiToken(api.services.store, id, api.services.tokenCache);
     const after = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: t });
     expect(after.status).toBe(401);
     expect(after.json).toEqual({ error: 'authentication required' });
   });
 
   it('a token revoked by another process stops working within the 2 s cache bound', async () => {
-    const { id, token: t } = await createApiToken(db, { name: uniq('x'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
+    const { id, token: t } = await createApiToken(api.services.store, { name: uniq('x'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
     // Warm the child's cache, then revoke from this process (like the CLI would).
     expect((await call(child.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: t })).status).toBe(200);
-    await revokeApiToken(db, id);
+    await revokeApiToken(api.services.store, id);
     const revokedAt = Date.now();
     let status = 200;
     // Poll slower than the child's 2/s rate limit so a 429 cannot mask the answer.
@@ -149,7 +149,7 @@ describe('the console session cookie', () => {
 describe('CSRF: a cross-site form post carrying the session cookie is refused (SPEC §11)', () => {
   let cookie: string;
   beforeAll(async () => {
-    cookie = `${SESSION_COOKIE}=${(await createSession(db, user.id)).cookieValue}`;
+    cookie = `${SESSION_COOKIE}=${(await createSession(api.services.store, user.id)).cookieValue}`;
   });
   // What a hostile page's <form method=post> sends: a simple content type, a foreign Origin, no custom header.
   const formHeaders = () => ({ cookie, origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' });
@@ -181,7 +181,7 @@ describe('CSRF: a cross-site form post carrying the session cookie is refused (S
   });
 
   it('Origin: null (sandboxed frame) is refused even with the right CSRF token', async () => {
-    const csrf = (await createSession(db, user.id)).csrfToken;
+    const csrf = (await createSession(api.services.store, user.id)).csrfToken;
     const r = await call(api.url, 'POST', '/api/v1/tasks', { headers: { cookie, origin: 'null', 'x-csrf-token': csrf }, body: createBody() });
     expect(r.status).toBe(403);
   });
@@ -213,7 +213,7 @@ describe('release audit (SPEC §7, §11): every release records who and from whe
 
   it('the console (session cookie + CSRF token): actor is the user, source console', async () => {
     const key = randomUUID();
-    const s = await createSession(db, user.id);
+    const s = await createSession(api.services.store, user.id);
     const r = await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${await held()}`, {
       headers: { cookie: `${SESSION_COOKIE}=${s.cookieValue}`, 'x-csrf-token': s.csrfToken, 'idempotency-key': key },
     });

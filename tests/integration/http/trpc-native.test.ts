@@ -20,7 +20,7 @@ useApiWorld((w) => {
   ({ api, ws, token } = w);
 });
 beforeAll(async () => {
-  await createUser(api.services.db, { email, password: 'password-1', role: 'operator', workspaceIds: [ws.id] });
+  await createUser(api.services.store, { email, password: 'password-1', role: 'operator', workspaceIds: [ws.id] });
   const login = await call(api.url, 'POST', '/api/trpc/session.login', { body: { email, password: 'password-1' } });
   cookie = login.headers.get('set-cookie')!.split(';')[0]!;
   replayInput = { workspace_id: ws.id, external_id: uniq('replay-'), title: 'Replayed' };

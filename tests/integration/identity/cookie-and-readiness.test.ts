@@ -18,8 +18,8 @@ beforeAll(async () => {
   db = await freshDb();
   api = await startTestApi(db);
   ws = await makeWorkspace(db);
-  const user = await createUser(db, { email: `${uniq('op')}@example.com`, password: 'correct horse battery', role: 'operator', workspaceIds: [ws.id] });
-  const session = await createSession(db, user.id);
+  const user = await createUser(api.services.store, { email: `${uniq('op')}@example.com`, password: 'correct horse battery', role: 'operator', workspaceIds: [ws.id] });
+  const session = await createSession(api.services.store, user.id);
   cookie = `${SESSION_COOKIE}=${session.cookieValue}`;
   csrf = session.csrfToken;
 });

@@ -7,10 +7,8 @@ import { can, ROLES, SCOPES, type Actor } from '../../auth/actor';
 import { listAgentProfiles } from '../../domain/agents/profiles';
 import { DomainError } from '../../domain/errors/domain-error';
 import { listRepositories } from '../../domain/repositories/registry';
-import { createApiToken, listApiTokens, revokeApiToken } from '../../domain/tokens/api-tokens';
-import { createUser } from '../../domain/users/create-user';
-import { listMembers, setMembership } from '../../domain/users/memberships';
-import { normalizeEmail } from '../../domain/users/user';
+import { createApiToken, findApiToken, listApiTokens, revokeApiToken } from '../../domain/tokens/api-tokens';
+import { addMember, listMembers, setMembership } from '../../domain/users/memberships';
 import { createStep, listSteps } from '../../domain/workspaces/steps';
 import { toStepBody } from '../../domain/workspaces/workspace';
 import { protectedProcedure, router } from '../trpc';
@@ -30,17 +28,14 @@ const adminProcedure = protectedProcedure.input(ZWorkspace).use(function require
 
 export const adminRouter = router({
   members: adminProcedure.query(async ({ ctx, input }) =>
-    (await listMembers(ctx.services.db, input.workspace_id)).map((m) => ({ user_id: m.userId, email: m.email, role: m.role })),
+    (await listMembers(ctx.services.store, input.workspace_id)).map((m) => ({ user_id: m.userId, email: m.email, role: m.role })),
   ),
 
   /** Gives an existing user (by email) the role, or creates the user with it. */
   addMember: adminProcedure
     .input(z.object({ email: z.string().min(1).max(254), role: z.enum(ROLES), password: z.string().max(1000).nullish() }))
     .mutation(async ({ ctx, input }) => {
-      const db = ctx.services.db;
-      const existing = await db.one<{ id: string }>('SELECT id FROM users WHERE email = $1', [normalizeEmail(input.email)]);
-      if (existing) await setMembership(db, { userId: existing.id, workspaceId: input.workspace_id, role: input.role });
-      else await createUser(db, { email: input.email, role: input.role, workspaceIds: [input.workspace_id], password: input.password || null });
+      await addMember(ctx.services.store, { workspaceId: input.workspace_id, email: input.email, role: input.role, password: input.password });
       return { ok: true };
     }),
 
@@ -51,13 +46,13 @@ export const adminRouter = router({
       if (input.user_id === ctx.actor.id && input.role !== 'admin' && !ctx.actor.global) {
         throw new DomainError('validation_failed', 'you cannot change your own role');
       }
-      await setMembership(ctx.services.db, { userId: input.user_id, workspaceId: input.workspace_id, role: input.role });
+      await setMembership(ctx.services.store, { userId: input.user_id, workspaceId: input.workspace_id, role: input.role });
       return { ok: true };
     }),
 
   /** Tokens granted on this workspace. Never their secrets or digests. */
   tokens: adminProcedure.query(async ({ ctx, input }) =>
-    (await listApiTokens(ctx.services.db))
+    (await listApiTokens(ctx.services.store))
       .filter((t) => t.workspaceIds.includes(input.workspace_id))
       .map((t) => ({ id: t.id, name: t.name, scopes: t.scopes, workspace_ids: t.workspaceIds, created_at: t.createdAt, revoked_at: t.revokedAt })),
   ),
@@ -66,16 +61,16 @@ export const adminRouter = router({
   createToken: adminProcedure
     .input(z.object({ name: z.string().min(1).max(200), scopes: z.array(z.enum(SCOPES)).min(1) }))
     .mutation(async ({ ctx, input }) =>
-      createApiToken(ctx.services.db, { name: input.name, scopes: input.scopes, workspaceIds: [input.workspace_id], createdBy: ctx.actor.id }),
+      createApiToken(ctx.services.store, { name: input.name, scopes: input.scopes, workspaceIds: [input.workspace_id], createdBy: ctx.actor.id }),
     ),
 
   revokeToken: adminProcedure.input(z.object({ id: ZId })).mutation(async ({ ctx, input }) => {
-    const token = (await listApiTokens(ctx.services.db)).find((t) => t.id === input.id);
+    const token = await findApiToken(ctx.services.store, input.id);
     // A token reaching into a workspace this admin does not administer is not theirs to revoke.
     if (!token || !token.workspaceIds.includes(input.workspace_id) || !token.workspaceIds.every((w) => can(ctx.actor, w, 'admin'))) {
       throw new DomainError('not_found');
     }
-    await revokeApiToken(ctx.services.db, input.id, ctx.services.tokenCache);
+    await revokeApiToken(ctx.services.store, input.id, ctx.services.tokenCache);
     return { ok: true };
   }),
 
@@ -87,12 +82,7 @@ export const adminRouter = router({
 
   /** WIP limits apply to later creates only (SPEC §4.1 step 7); tasks already in the step stay. */
   setWipLimit: adminProcedure.input(z.object({ step_id: ZId, wip_limit: ZWip })).mutation(async ({ ctx, input }) => {
-    const changed = await ctx.services.db.run('UPDATE workflow_steps SET wip_limit = $3 WHERE id = $1 AND workspace_id = $2', [
-      input.step_id,
-      input.workspace_id,
-      input.wip_limit,
-    ]);
-    if (changed === 0) throw new DomainError('not_found');
+    if (!(await ctx.services.store.workspaces.setStepWipLimit(input.workspace_id, input.step_id, input.wip_limit))) throw new DomainError('not_found');
     return { ok: true };
   }),
 

@@ -11,7 +11,7 @@ const ZId = z.string().min(1).max(200);
 const ZWorkspace = z.object({ workspace_id: ZId });
 
 export const consoleRouter = router({
-  overview: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readOverview(ctx.services.db, ctx.actor, input.workspace_id)),
+  overview: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readOverview(ctx.services.store, ctx.actor, input.workspace_id)),
 
   tasks: protectedProcedure
     .input(
@@ -23,26 +23,26 @@ export const consoleRouter = router({
         archived: z.enum(['include', 'exclude', 'only']).default('include'),
       }),
     )
-    .query(({ ctx, input }) => readTaskTable(ctx.services.db, ctx.actor, { workspaceId: input.workspace_id, ...input })),
+    .query(({ ctx, input }) => readTaskTable(ctx.services.store, ctx.actor, { workspaceId: input.workspace_id, ...input })),
 
   /** Exact, after SPEC §2.1 normalization; `task: null` means nothing holds the identity. */
   findByExternalId: protectedProcedure
     .input(ZWorkspace.extend({ external_id: z.string().max(4096) }))
-    .query(({ ctx, input }) => findByExternalId(ctx.services.db, ctx.actor, input.workspace_id, input.external_id)),
+    .query(({ ctx, input }) => findByExternalId(ctx.services.store, ctx.actor, input.workspace_id, input.external_id)),
 
-  task: protectedProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readTaskDetail(ctx.services.db, ctx.actor, input.id)),
+  task: protectedProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readTaskDetail(ctx.services.store, ctx.actor, input.id)),
 
-  unsettled: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readUnsettled(ctx.services.db, ctx.actor, input.workspace_id)),
+  unsettled: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readUnsettled(ctx.services.store, ctx.actor, input.workspace_id)),
 
   operations: protectedProcedure
     .input(ZWorkspace.extend({ state: z.enum([...OPERATION_STATES, 'open']).nullish() }))
-    .query(({ ctx, input }) => readOperations(ctx.services.db, ctx.actor, input.workspace_id, input.state ?? null)),
+    .query(({ ctx, input }) => readOperations(ctx.services.store, ctx.actor, input.workspace_id, input.state ?? null)),
 
-  operation: protectedProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readOperation(ctx.services.db, ctx.actor, input.id)),
+  operation: protectedProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readOperation(ctx.services.store, ctx.actor, input.id)),
 
-  releases: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readReleases(ctx.services.db, ctx.actor, input.workspace_id)),
+  releases: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readReleases(ctx.services.store, ctx.actor, input.workspace_id)),
 
   events: protectedProcedure
     .input(ZWorkspace.extend({ limit: z.number().int().min(1).max(200).default(50) }))
-    .query(({ ctx, input }) => readEvents(ctx.services.db, ctx.actor, input.workspace_id, input.limit)),
+    .query(({ ctx, input }) => readEvents(ctx.services.store, ctx.actor, input.workspace_id, input.limit)),
 });

@@ -14,7 +14,7 @@ const ZCredentials = z.object({ email: z.string().min(1).max(254), password: z.s
 
 async function signIn(ctx: Context, userId: string) {
   if (!ctx.http) throw new DomainError('validation_failed', 'sign-in needs an HTTP request');
-  const s = await createSession(ctx.services.db, userId);
+  const s = await createSession(ctx.services.store, userId);
   ctx.http.setCookie(sessionCookie(s.cookieValue, { secure: ctx.http.secure, maxAge: SESSION_TTL_MS / 1000 }));
   return { csrf_token: s.csrfToken, expires_at: s.expiresAt };
 }
@@ -38,26 +38,26 @@ export const sessionRouter = router({
 
   /** Wrong email and wrong password answer the same words. */
   login: publicProcedure.input(ZCredentials).mutation(async ({ ctx, input }) => {
-    const user = await checkUserPassword(ctx.services.db, input.email, input.password);
+    const user = await checkUserPassword(ctx.services.store, input.email, input.password);
     if (!user) throw new DomainError('unauthenticated', 'email or password is wrong');
     return signIn(ctx, user.id);
   }),
 
   logout: protectedProcedure.mutation(async ({ ctx }) => {
-    if (ctx.http?.sessionCookie) await destroySession(ctx.services.db, ctx.http.sessionCookie);
+    if (ctx.http?.sessionCookie) await destroySession(ctx.services.store, ctx.http.sessionCookie);
     ctx.http?.setCookie(sessionCookie('', { secure: ctx.http.secure, maxAge: 0 }));
     return { signed_out: true };
   }),
 
   setupStatus: publicProcedure
     .input(z.object({ token: z.string().max(200) }))
-    .query(async ({ ctx, input }) => ({ usable: await setupTokenUsable(ctx.services.db, input.token) })),
+    .query(async ({ ctx, input }) => ({ usable: await setupTokenUsable(ctx.services.store, input.token) })),
 
   /** Creates the first admin and signs them in; the link is spent. */
   setup: publicProcedure
     .input(ZCredentials.extend({ token: z.string().min(1).max(200) }))
     .mutation(async ({ ctx, input }) => {
-      const user = await completeSetup(ctx.services.db, input);
+      const user = await completeSetup(ctx.services.store, input);
       return { email: user.email, ...(await signIn(ctx, user.id)) };
     }),
 });

@@ -1,5 +1,7 @@
-// Release operations (SPEC §7): replay evidence, keyed by (workspace, Idempotency-Key), retained forever.
+// Release operations (SPEC §7): replay evidence, keyed by (workspace, Idempotency-Key), retained forever. The
+// release itself runs on the driver inside its transaction; the history the console shows is a cold read on Prisma.
 import type { SqlDialect } from '../dialect';
+import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { json, num, str, strOrNull } from '../values';
 
@@ -35,6 +37,24 @@ interface ReleaseRow {
 const COLUMNS =
   'id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status, result_body, created_at';
 
+/** One release as the history lists it, with who did it (a user's email or a token's name) and the holder's identifier. */
+export interface ReleaseHistoryEntry {
+  id: string;
+  idempotencyKey: string;
+  actorId: string;
+  /** The releasing user's email, when the actor is a user. */
+  actorEmail: string | null;
+  /** The releasing token's name, when the actor is an API token. */
+  actorTokenName: string | null;
+  source: string;
+  externalId: string;
+  holderTaskId: string | null;
+  /** Null when the holder has since been deleted. */
+  holderIdentifier: string | null;
+  resultStatus: number;
+  createdAt: string;
+}
+
 function toRelease(r: ReleaseRow): ReleaseRecord {
   return {
     id: str(r.id),
@@ -55,6 +75,7 @@ export class ReleaseRepository {
   constructor(
     protected readonly sql: Sql,
     protected readonly dialect: SqlDialect,
+    protected readonly prisma: () => Promise<Prisma>,
   ) {}
 
   async findByKey(workspaceId: string, idempotencyKey: string): Promise<ReleaseRecord | undefined> {
@@ -83,5 +104,49 @@ export class ReleaseRepository {
         r.createdAt,
       ],
     );
+  }
+
+  /** The workspace's releases, newest first (SPEC §13 release history). */
+  async listHistory(workspaceId: string, limit: number): Promise<ReleaseHistoryEntry[]> {
+    const prisma = await this.prisma();
+    const releases = await prisma.releaseOperation.findMany({
+      where: { workspaceId },
+      select: {
+        id: true,
+        idempotencyKey: true,
+        actorId: true,
+        source: true,
+        externalId: true,
+        holderTaskId: true,
+        resultStatus: true,
+        createdAt: true,
+      },
+      orderBy: { createdAt: 'desc' },
+      take: limit,
+    });
+    if (releases.length === 0) return [];
+    const actorIds = [...new Set(releases.map((r) => r.actorId))];
+    const holderIds = [...new Set(releases.flatMap((r) => (r.holderTaskId ? [r.holderTaskId] : [])))];
+    const [users, tokens, holders] = await Promise.all([
+      prisma.user.findMany({ where: { id: { in: actorIds } }, select: { id: true, email: true } }),
+      prisma.apiToken.findMany({ where: { id: { in: actorIds } }, select: { id: true, name: true } }),
+      holderIds.length ? prisma.task.findMany({ where: { id: { in: holderIds } }, select: { id: true, identifier: true } }) : [],
+    ]);
+    const emails = new Map(users.map((u) => [u.id, u.email]));
+    const tokenNames = new Map(tokens.map((t) => [t.id, t.name]));
+    const identifiers = new Map(holders.map((t) => [t.id, t.identifier]));
+    return releases.map((r) => ({
+      id: r.id,
+      idempotencyKey: r.idempotencyKey,
+      actorId: r.actorId,
+      actorEmail: emails.get(r.actorId) ?? null,
+      actorTokenName: tokenNames.get(r.actorId) ?? null,
+      source: r.source,
+      externalId: r.externalId,
+      holderTaskId: r.holderTaskId,
+      holderIdentifier: r.holderTaskId ? (identifiers.get(r.holderTaskId) ?? null) : null,
+      resultStatus: r.resultStatus,
+      createdAt: r.createdAt.toISOString(),
+    }));
   }
 }

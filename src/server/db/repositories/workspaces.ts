@@ -74,6 +74,13 @@ export class WorkspaceRepository {
     return row ? { id: str(row.id), wipLimit: numOrNull(row.wip_limit) } : undefined;
   }
 
+  /** Sets a step's WIP limit (null: unlimited); false when the workspace has no such step. */
+  async setStepWipLimit(workspaceId: string, stepId: string, wipLimit: number | null): Promise<boolean> {
+    const prisma = await this.prisma();
+    const { count } = await prisma.workflowStep.updateMany({ where: { id: stepId, workspaceId }, data: { wipLimit } });
+    return count > 0;
+  }
+
   /** Up to `limit` workspace ids (MCP's single-workspace fallback for a global actor, SPEC §4.1 step 2). */
   async listIds(limit: number): Promise<string[]> {
     const prisma = await this.prisma();

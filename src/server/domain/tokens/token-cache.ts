@@ -6,7 +6,7 @@
 // - revoking through this process deletes the entry before the revoke returns;
 // - entries live at most 2 s (config.ts MAX_TOKEN_CACHE_MS), so a revoke made by ANOTHER process (or the CLI)
 //   takes effect within 2 s. TETHER_TOKEN_CACHE_MS lowers the lifetime (0 disables the cache).
-import type { VerifiedToken } from './api-tokens';
+import type { VerifiedToken } from './token';
 
 const MAX_ENTRIES = 10_000;
 

@@ -3,11 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { ROLES, type Role } from '../../auth/actor';
 import { hashPassword } from '../../auth/password';
-import type { Db } from '../../db/types';
+import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { isUniqueViolationOf } from '../workspaces/unique-violation';
-import type { User } from './user';
-import { normalizeEmail } from './user';
+import { normalizeEmail, type User } from './user';
 
 export interface CreateUserInput {
   email: string;
@@ -20,7 +19,10 @@ export interface CreateUserInput {
 
 export const MIN_PASSWORD_LENGTH = 8;
 
-export async function createUser(db: Db, input: CreateUserInput): Promise<User & { memberships: Array<{ workspaceId: string; role: Role }> }> {
+export async function createUser(
+  store: Pick<Repositories, 'users'>,
+  input: CreateUserInput,
+): Promise<User & { memberships: Array<{ workspaceId: string; role: Role }> }> {
   const email = normalizeEmail(input.email);
   if (!ROLES.includes(input.role)) throw new DomainError('validation_failed', `role must be one of ${ROLES.join(', ')}`);
   const workspaceIds = [...new Set(input.workspaceIds ?? [])];
@@ -39,31 +41,14 @@ export async function createUser(db: Db, input: CreateUserInput): Promise<User &
     isAdmin: input.role === 'admin' && workspaceIds.length === 0,
     createdAt: new Date().toISOString(),
   };
+  let missingWorkspaceId: string | undefined;
   try {
-    await db.transaction(async (tx) => {
-      for (const workspaceId of workspaceIds) {
-        if (!(await tx.one('SELECT id FROM workspaces WHERE id = $1', [workspaceId]))) throw new DomainError('not_found', `workspace ${workspaceId}`);
-      }
-      await tx.run('INSERT INTO users (id, email, name, password_hash, is_admin, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-        user.id,
-        user.email,
-        user.name,
-        passwordHash,
-        user.isAdmin,
-        user.createdAt,
-      ]);
-      for (const workspaceId of workspaceIds) {
-        await tx.run('INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ($1, $2, $3, $4)', [
-          user.id,
-          workspaceId,
-          input.role,
-          user.createdAt,
-        ]);
-      }
-    });
+    ({ missingWorkspaceId } = await store.users.insert(user, passwordHash, input.role, workspaceIds));
   } catch (err) {
+    // STYLE habit 8: uniq_users_email decides; the violation is named here (PostgreSQL: the index, SQLite: the column).
     if (isUniqueViolationOf(err, 'uniq_users_email', 'users.email')) throw new DomainError('conflict', `a user with email ${email} already exists`);
     throw err;
   }
+  if (missingWorkspaceId !== undefined) throw new DomainError('not_found', `workspace ${missingWorkspaceId}`);
   return { ...user, memberships: workspaceIds.map((workspaceId) => ({ workspaceId, role: input.role })) };
 }

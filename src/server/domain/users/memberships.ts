@@ -1,36 +1,37 @@
 // Workspace roles (SPEC §11: viewer, operator, admin; membership per workspace).
 import type { Role } from '../../auth/actor';
 import { ROLES } from '../../auth/actor';
-import type { Sql } from '../../db/types';
-import { str } from '../../db/values';
+import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
+import { createUser } from './create-user';
+import { normalizeEmail, type Member } from './user';
 
-export interface Member {
-  userId: string;
-  email: string;
-  role: Role;
-}
+export type { Member } from './user';
+
+type UserStore = Pick<Repositories, 'users'>;
 
 /** Gives `userId` the role in the workspace, replacing any previous one; `role: null` removes the membership. */
-export async function setMembership(db: Sql, input: { userId: string; workspaceId: string; role: Role | null }): Promise<void> {
+export async function setMembership(store: UserStore, input: { userId: string; workspaceId: string; role: Role | null }): Promise<void> {
   if (input.role === null) {
-    await db.run('DELETE FROM memberships WHERE user_id = $1 AND workspace_id = $2', [input.userId, input.workspaceId]);
+    await store.users.removeMembership(input.userId, input.workspaceId);
     return;
   }
   if (!ROLES.includes(input.role)) throw new DomainError('validation_failed', `role must be one of ${ROLES.join(', ')}`);
-  if (!(await db.one('SELECT id FROM users WHERE id = $1', [input.userId]))) throw new DomainError('not_found', `user ${input.userId}`);
-  if (!(await db.one('SELECT id FROM workspaces WHERE id = $1', [input.workspaceId]))) throw new DomainError('not_found', `workspace ${input.workspaceId}`);
-  await db.run(
-    `INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (user_id, workspace_id) DO UPDATE SET role = excluded.role`,
-    [input.userId, input.workspaceId, input.role, new Date().toISOString()],
-  );
+  const result = await store.users.setMembership(input.userId, input.workspaceId, input.role, new Date().toISOString());
+  if (result === 'no_user') throw new DomainError('not_found', `user ${input.userId}`);
+  if (result === 'no_workspace') throw new DomainError('not_found', `workspace ${input.workspaceId}`);
 }
 
-export async function listMembers(db: Sql, workspaceId: string): Promise<Member[]> {
-  const rows = await db.query(
-    'SELECT m.user_id, u.email, m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 ORDER BY u.email',
-    [workspaceId],
-  );
-  return rows.map((r) => ({ userId: str(r.user_id), email: str(r.email), role: str(r.role) as Role }));
+export function listMembers(store: UserStore, workspaceId: string): Promise<Member[]> {
+  return store.users.listMembers(workspaceId);
+}
+
+/** The admin page's "add member": gives an existing user (by email) the role, or creates the user with it. */
+export async function addMember(
+  store: UserStore,
+  input: { workspaceId: string; email: string; role: Role; password?: string | null },
+): Promise<void> {
+  const existing = await store.users.findByEmail(normalizeEmail(input.email));
+  if (existing) await setMembership(store, { userId: existing.id, workspaceId: input.workspaceId, role: input.role });
+  else await createUser(store, { email: input.email, role: input.role, workspaceIds: [input.workspaceId], password: input.password || null });
 }

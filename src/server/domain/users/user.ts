@@ -1,7 +1,6 @@
 // People who sign in to the console (SPEC §11). A user is either an instance-wide admin (`users.is_admin`)
 // or holds a role per workspace through memberships.
-import type { Row } from '../../db/types';
-import { bool, str, strOrNull } from '../../db/values';
+import type { Role } from '../../auth/actor';
 import { DomainError } from '../errors/domain-error';
 
 export interface User {
@@ -12,10 +11,11 @@ export interface User {
   createdAt: string;
 }
 
-export const USER_COLUMNS = 'id, email, name, is_admin, created_at';
-
-export function rowToUser(r: Row): User {
-  return { id: str(r.id), email: str(r.email), name: strOrNull(r.name), isAdmin: bool(r.is_admin), createdAt: str(r.created_at) };
+/** A user's role in one workspace, as the workspace's admin page lists it. */
+export interface Member {
+  userId: string;
+  email: string;
+  role: Role;
 }
 
 export function toUserBody(u: User) {

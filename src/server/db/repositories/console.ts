@@ -1,0 +1,400 @@
+// The operator console's read model (SPEC §13): cold reads on Prisma Client with explicit selects, mapped to the
+// console's rows (domain/console/rows.ts).
+import type {
+  ConsoleEvent,
+  ConsoleOperation,
+  ConsoleRevision,
+  ConsoleStep,
+  ConsoleTask,
+  OperationStateFilter,
+  OverviewCounts,
+  TaskSort,
+  TaskTableQuery,
+} from '../../domain/console/rows';
+import { settlementOf } from '../../domain/console/rows';
+import type { Prisma as PrismaTypes } from '../../../generated/prisma-postgres/client';
+import type { Prisma } from '../prisma';
+
+const OPEN_STATES = ['preparing', 'completing', 'aborting'];
+
+// ---- tasks -------------------------------------------------------------------------------------------------
+
+const TASK_SELECT = {
+  id: true,
+  workspaceId: true,
+  identifier: true,
+  title: true,
+  externalId: true,
+  externalIdSettledAt: true,
+  creationState: true,
+  archivedAt: true,
+  createdAt: true,
+  updatedAt: true,
+  revision: true,
+  stepId: true,
+  step: { select: { name: true } },
+} as const;
+
+interface TaskFields {
+  id: string;
+  workspaceId: string;
+  identifier: string;
+  title: string;
+  externalId: string | null;
+  externalIdSettledAt: Date | null;
+  creationState: string;
+  archivedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  revision: number;
+  stepId: string;
+  step: { name: string } | null;
+}
+
+function toConsoleTask(t: TaskFields): ConsoleTask {
+  const settledAt = t.externalIdSettledAt?.toISOString() ?? null;
+  return {
+    id: t.id,
+    workspace_id: t.workspaceId,
+    identifier: t.identifier,
+    title: t.title,
+    external_id: t.externalId,
+    external_id_settled_at: settledAt,
+    settlement: settlementOf(t.externalId, settledAt),
+    creation_state: t.creationState,
+    archived_at: t.archivedAt?.toISOString() ?? null,
+    created_at: t.createdAt.toISOString(),
+    updated_at: t.updatedAt.toISOString(),
+    revision: t.revision,
+    step_id: t.stepId,
+    step_name: t.step?.name ?? null,
+  };
+}
+
+type SortDir = 'asc' | 'desc';
+type TaskOrder = PrismaTypes.TaskOrderByWithRelationInput[];
+
+// The task table's sort keys, whitelisted; ties fall back to the task number. Tasks without an identity sort last
+// in both directions and both dialects (SQLite and PostgreSQL disagree on where NULLs go unless told).
+const ORDER: Record<TaskSort, (d: SortDir) => TaskOrder> = {
+  identifier: (d) => [{ number: d }],
+  title: (d) => [{ title: d }, { number: 'desc' }],
+  external_id: (d) => [{ externalId: { sort: d, nulls: 'last' } }, { number: 'desc' }],
+  step: (d) => [{ step: { position: d } }, { number: 'desc' }],
+  created_at: (d) => [{ createdAt: d }, { number: d }],
+};
+
+// ---- operations --------------------------------------------------------------------------------------------
+
+const OPERATION_SELECT = {
+  id: true,
+  workspaceId: true,
+  taskId: true,
+  actorId: true,
+  externalId: true,
+  state: true,
+  identityReleased: true,
+  generation: true,
+  leaseOwner: true,
+  leaseExpiresAt: true,
+  outcome: true,
+  error: true,
+  createdAt: true,
+  updatedAt: true,
+  finishedAt: true,
+} as const;
+
+interface OperationFields {
+  id: string;
+  workspaceId: string;
+  taskId: string;
+  actorId: string;
+  externalId: string | null;
+  state: string;
+  identityReleased: boolean;
+  generation: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  outcome: string | null;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+/** The stored outcome is JSON (`{"kind": …}`); the console shows its kind. */
+function outcomeKind(v: string | null): string | null {
+  if (v === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(v);
+    if (parsed && typeof parsed === 'object' && 'kind' in parsed) return String((parsed as { kind: unknown }).kind);
+    return typeof parsed === 'string' ? parsed : null;
+  } catch {
+    return v;
+  }
+}
+
+interface StepProgress {
+  total: number;
+  succeeded: number;
+}
+
+function toOperation(o: OperationFields, taskIdentifier: string | null, progress: StepProgress | undefined): ConsoleOperation {
+  return {
+    id: o.id,
+    workspace_id: o.workspaceId,
+    task_id: o.taskId,
+    task_identifier: taskIdentifier,
+    actor_id: o.actorId,
+    external_id: o.externalId,
+    state: o.state,
+    identity_released: o.identityReleased,
+    generation: o.generation,
+    lease_owner: o.leaseOwner,
+    lease_expires_at: o.leaseExpiresAt?.toISOString() ?? null,
+    outcome: outcomeKind(o.outcome),
+    error: o.error,
+    created_at: o.createdAt.toISOString(),
+    updated_at: o.updatedAt.toISOString(),
+    finished_at: o.finishedAt?.toISOString() ?? null,
+    steps_total: progress?.total ?? 0,
+    steps_succeeded: progress?.succeeded ?? 0,
+  };
+}
+
+/** A JSON text column shown to an operator: pretty-printed when it parses, verbatim otherwise. */
+function prettyJson(v: string | null): string | null {
+  if (v === null) return null;
+  try {
+    return JSON.stringify(JSON.parse(v), null, 2);
+  } catch {
+    return v;
+  }
+}
+
+// ---- events ------------------------------------------------------------------------------------------------
+
+const EVENT_SELECT = { seq: true, id: true, taskId: true, type: true, revision: true, payload: true, createdAt: true } as const;
+
+function toEvent(e: { seq: bigint; id: string; taskId: string; type: string; revision: number; payload: string; createdAt: Date }): ConsoleEvent {
+  let identifier: string | null = null;
+  let externalId: string | null = null;
+  try {
+    const p = JSON.parse(e.payload) as { task?: { identifier?: string; external_id?: string } };
+    identifier = p.task?.identifier ?? null;
+    externalId = p.task?.external_id ?? null;
+  } catch {
+    // A payload that does not parse still lists its type and revision.
+  }
+  return {
+    seq: Number(e.seq),
+    id: e.id,
+    task_id: e.taskId,
+    type: e.type,
+    revision: e.revision,
+    created_at: e.createdAt.toISOString(),
+    task_identifier: identifier,
+    external_id: externalId,
+  };
+}
+
+export class ConsoleRepository {
+  constructor(private readonly prisma: () => Promise<Prisma>) {}
+
+  /** One page of the task table and the total. */
+  async taskPage(q: TaskTableQuery): Promise<{ rows: ConsoleTask[]; total: number }> {
+    const prisma = await this.prisma();
+    const where = {
+      workspaceId: q.workspaceId,
+      ...(q.archived === 'exclude' ? { archivedAt: null } : q.archived === 'only' ? { archivedAt: { not: null } } : {}),
+    };
+    const [rows, total] = await Promise.all([
+      prisma.task.findMany({ where, select: TASK_SELECT, orderBy: ORDER[q.sort](q.dir), skip: q.offset, take: q.limit }),
+      prisma.task.count({ where }),
+    ]);
+    return { rows: rows.map(toConsoleTask), total };
+  }
+
+  async findTask(taskId: string): Promise<ConsoleTask | undefined> {
+    const prisma = await this.prisma();
+    const task = await prisma.task.findUnique({ where: { id: taskId }, select: TASK_SELECT });
+    return task ? toConsoleTask(task) : undefined;
+  }
+
+  /** Exact match on the stored (normalized) value. */
+  async findTaskByExternalId(workspaceId: string, externalId: string): Promise<ConsoleTask | undefined> {
+    const prisma = await this.prisma();
+    const task = await prisma.task.findFirst({ where: { workspaceId, externalId }, select: TASK_SELECT });
+    return task ? toConsoleTask(task) : undefined;
+  }
+
+  /** Tasks holding an identity that is not settled (SPEC §4.3), oldest first. */
+  async unsettledTasks(workspaceId: string, limit: number): Promise<ConsoleTask[]> {
+    const prisma = await this.prisma();
+    const tasks = await prisma.task.findMany({
+      where: { workspaceId, externalId: { not: null }, externalIdSettledAt: null },
+      select: TASK_SELECT,
+      orderBy: { createdAt: 'asc' },
+      take: limit,
+    });
+    return tasks.map(toConsoleTask);
+  }
+
+  /** The operation of each task (the newest, if a task has several), keyed by task id; no task identifiers. */
+  async operationsByTask(workspaceId: string, taskIds: readonly string[]): Promise<Map<string, ConsoleOperation>> {
+    if (taskIds.length === 0) return new Map();
+    const prisma = await this.prisma();
+    const ops = await prisma.creationOperation.findMany({
+      where: { workspaceId, taskId: { in: [...taskIds] } },
+      select: OPERATION_SELECT,
+      orderBy: { createdAt: 'asc' },
+    });
+    const progress = await this.stepProgress(ops.map((o) => o.id));
+    return new Map(ops.map((o) => [o.taskId, toOperation(o, null, progress.get(o.id))]));
+  }
+
+  /** The workspace's operations, newest first, optionally by state. */
+  async operations(workspaceId: string, state: OperationStateFilter | null, limit: number): Promise<ConsoleOperation[]> {
+    const prisma = await this.prisma();
+    const ops = await prisma.creationOperation.findMany({
+      where: { workspaceId, ...(state === 'open' ? { state: { in: OPEN_STATES } } : state ? { state } : {}) },
+      select: OPERATION_SELECT,
+      orderBy: { createdAt: 'desc' },
+      take: limit,
+    });
+    return this.withTaskIdentifiers(ops);
+  }
+
+  async operation(operationId: string): Promise<ConsoleOperation | undefined> {
+    const prisma = await this.prisma();
+    const op = await prisma.creationOperation.findUnique({ where: { id: operationId }, select: OPERATION_SELECT });
+    return op ? (await this.withTaskIdentifiers([op]))[0] : undefined;
+  }
+
+  /** The newest operation that created (or is creating) the task. */
+  async latestOperationOfTask(taskId: string): Promise<ConsoleOperation | undefined> {
+    const prisma = await this.prisma();
+    const op = await prisma.creationOperation.findFirst({ where: { taskId }, select: OPERATION_SELECT, orderBy: { createdAt: 'desc' } });
+    return op ? (await this.withTaskIdentifiers([op]))[0] : undefined;
+  }
+
+  /** An operation's step timeline, in plan order. */
+  async operationSteps(operationId: string): Promise<ConsoleStep[]> {
+    const prisma = await this.prisma();
+    const steps = await prisma.creationStep.findMany({
+      where: { operationId },
+      select: {
+        stepIndex: true,
+        kind: true,
+        params: true,
+        state: true,
+        attempts: true,
+        evidence: true,
+        error: true,
+        compensationState: true,
+        leaseExpiresAt: true,
+        startedAt: true,
+        finishedAt: true,
+      },
+      orderBy: { stepIndex: 'asc' },
+    });
+    return steps.map((s) => ({
+      index: s.stepIndex,
+      kind: s.kind,
+      params: prettyJson(s.params),
+      state: s.state,
+      attempts: s.attempts,
+      evidence: prettyJson(s.evidence),
+      error: s.error,
+      compensation_state: s.compensationState,
+      lease_expires_at: s.leaseExpiresAt?.toISOString() ?? null,
+      started_at: s.startedAt?.toISOString() ?? null,
+      finished_at: s.finishedAt?.toISOString() ?? null,
+    }));
+  }
+
+  /** The task's revisions, newest first. */
+  async revisionsOfTask(taskId: string, limit: number): Promise<ConsoleRevision[]> {
+    const prisma = await this.prisma();
+    const revisions = await prisma.taskRevision.findMany({
+      where: { taskId },
+      select: { revision: true, change: true, actorId: true, snapshot: true, createdAt: true },
+      orderBy: { revision: 'desc' },
+      take: limit,
+    });
+    return revisions.map((r) => ({
+      revision: r.revision,
+      change: r.change,
+      actor_id: r.actorId,
+      snapshot: prettyJson(r.snapshot),
+      created_at: r.createdAt.toISOString(),
+    }));
+  }
+
+  /** The task's events, newest first. */
+  async eventsOfTask(taskId: string, limit: number): Promise<ConsoleEvent[]> {
+    const prisma = await this.prisma();
+    const events = await prisma.outboxEvent.findMany({ where: { taskId }, select: EVENT_SELECT, orderBy: { seq: 'desc' }, take: limit });
+    return events.map(toEvent);
+  }
+
+  /** The workspace's newest events. */
+  async recentEvents(workspaceId: string, limit: number): Promise<ConsoleEvent[]> {
+    const prisma = await this.prisma();
+    const events = await prisma.outboxEvent.findMany({ where: { workspaceId }, select: EVENT_SELECT, orderBy: { seq: 'desc' }, take: limit });
+    return events.map(toEvent);
+  }
+
+  /** The overview's counts; releases are counted from `since` on. */
+  async overviewCounts(workspaceId: string, since: string): Promise<OverviewCounts> {
+    const prisma = await this.prisma();
+    const sinceDate = new Date(since);
+    const [tasks, archived, unsettled, inFlight, releases, released] = await Promise.all([
+      prisma.task.count({ where: { workspaceId } }),
+      prisma.task.count({ where: { workspaceId, archivedAt: { not: null } } }),
+      prisma.task.count({ where: { workspaceId, externalId: { not: null }, externalIdSettledAt: null } }),
+      prisma.creationOperation.count({ where: { workspaceId, state: { in: OPEN_STATES } } }),
+      prisma.releaseOperation.count({ where: { workspaceId, createdAt: { gte: sinceDate } } }),
+      prisma.releaseOperation.count({ where: { workspaceId, createdAt: { gte: sinceDate }, resultStatus: 204 } }),
+    ]);
+    return { tasks, archived, unsettled, creations_in_flight: inFlight, releases_24h: releases, released_24h: released };
+  }
+
+  /** Creates begun since `since` (oldest first, at most `limit`): when, their state and their outcome's kind. */
+  async createsSince(workspaceId: string, since: string, limit: number): Promise<Array<{ createdAt: string; state: string; outcome: string | null }>> {
+    const prisma = await this.prisma();
+    const ops = await prisma.creationOperation.findMany({
+      where: { workspaceId, createdAt: { gte: new Date(since) } },
+      select: { createdAt: true, state: true, outcome: true },
+      orderBy: { createdAt: 'asc' },
+      take: limit,
+    });
+    return ops.map((o) => ({ createdAt: o.createdAt.toISOString(), state: o.state, outcome: outcomeKind(o.outcome) }));
+  }
+
+  private async withTaskIdentifiers(ops: OperationFields[]): Promise<ConsoleOperation[]> {
+    if (ops.length === 0) return [];
+    const prisma = await this.prisma();
+    const [tasks, progress] = await Promise.all([
+      prisma.task.findMany({ where: { id: { in: [...new Set(ops.map((o) => o.taskId))] } }, select: { id: true, identifier: true } }),
+      this.stepProgress(ops.map((o) => o.id)),
+    ]);
+    const identifiers = new Map(tasks.map((t) => [t.id, t.identifier]));
+    return ops.map((o) => toOperation(o, identifiers.get(o.taskId) ?? null, progress.get(o.id)));
+  }
+
+  /** Steps per operation, and how many succeeded. */
+  private async stepProgress(operationIds: string[]): Promise<Map<string, StepProgress>> {
+    const progress = new Map<string, StepProgress>();
+    if (operationIds.length === 0) return progress;
+    const prisma = await this.prisma();
+    const groups = await prisma.creationStep.groupBy({ by: ['operationId', 'state'], where: { operationId: { in: operationIds } }, _count: { _all: true } });
+    for (const g of groups) {
+      const p = progress.get(g.operationId) ?? { total: 0, succeeded: 0 };
+      p.total += g._count._all;
+      if (g.state === 'succeeded') p.succeeded += g._count._all;
+      progress.set(g.operationId, p);
+    }
+    return progress;
+  }
+}

@@ -1,0 +1,25 @@
+// API tokens as the domain sees them (SPEC §11). A leaf module: the token cache, the repository and the token
+// functions all speak these types without importing each other.
+import type { Scope } from '../../auth/actor';
+
+/** What a verified bearer token may do: its grants and scopes. */
+export interface VerifiedToken {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  workspaceIds: string[];
+}
+
+/** A token as listed to an admin: never its secret or the secret's digest. */
+export interface ApiTokenInfo extends VerifiedToken {
+  createdBy: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** A token as stored, for verification: the digest of its secret (never the secret) and whether it was revoked. */
+export interface StoredToken {
+  verified: VerifiedToken;
+  secretHash: string;
+  revoked: boolean;
+}
