@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../src/server/config';
 import { migrate } from '../src/server/db/migrate';
-import { createServices, type Services } from '../src/server/services';
+import { createServices } from '../src/server/create-services';
+import type { Services } from '../src/server/services';
 import { createDatabase, startPostgres } from '../tests/support/postgres-server';
 import { pgBaseline, sqliteBaseline, type Baseline } from './lib/baseline';
 import { httpLoad, type HttpTarget } from './lib/http-load';
@@ -137,11 +138,11 @@ async function scaleSide(services: Services, seeded: Seeded, raw: Baseline, app:
 
 async function prepare(databaseUrl: string): Promise<{ services: Services; seeded: Seeded }> {
   const services = createServices({ config: { ...loadConfig(), databaseUrl, failpointsEnabled: false } });
-  await migrate(services.db);
-  await services.readiness.refresh(services.db);
-  const seeded = await seed(services.db);
-  await bulkLoad(services.db, seeded.main, opts.smallTasks);
-  await bulkLoad(services.db, seeded.small, opts.smallTasks);
+  await migrate(services.store.driver);
+  await services.readiness.refresh(services.store.driver);
+  const seeded = await seed(services.store.driver);
+  await bulkLoad(services.store.driver, seeded.main, opts.smallTasks);
+  await bulkLoad(services.store.driver, seeded.small, opts.smallTasks);
   return { services, seeded };
 }
 
@@ -187,7 +188,7 @@ async function postgresPhase(): Promise<void> {
       await raw?.close();
       await Promise.all(apps.map((a) => a.stop()));
       for (const a of apps) cleanups.delete(a.kill);
-      await services?.db.close();
+      await services?.store.close();
     } finally {
       server.stop();
       cleanups.delete(stopServer);
@@ -197,7 +198,7 @@ async function postgresPhase(): Promise<void> {
 
 async function racePhase(services: Services, seeded: Seeded, apps: AppProcess[]): Promise<void> {
   log(`race: ${opts.raceIdentities} identities × ${opts.raceConcurrency} creates across 2 processes`);
-  report.race = await race(services.db, apps.map((a) => a.url), seeded.token, seeded.race.id, opts.raceIdentities, opts.raceConcurrency);
+  report.race = await race(services.store.driver, apps.map((a) => a.url), seeded.token, seeded.race.id, opts.raceIdentities, opts.raceConcurrency);
   report.peakRssMb = Math.max(report.peakRssMb ?? 0, apps[0]!.peakRssMb());
 }
 
@@ -205,7 +206,7 @@ async function scalePhase(services: Services, seeded: Seeded, raw: Baseline, app
   log('scale: lookups at 10k tasks');
   const small = await scaleSide(services, seeded, raw, app, seeded.small, opts.smallTasks);
   log(`scale: bulk-loading ${opts.largeTasks} tasks`);
-  const loadSeconds = await bulkLoad(services.db, seeded.scale, opts.largeTasks);
+  const loadSeconds = await bulkLoad(services.store.driver, seeded.scale, opts.largeTasks);
   const large = await scaleSide(services, seeded, raw, app, seeded.scale, opts.largeTasks);
   report.scale = { small, large, loadSeconds };
 }
@@ -230,7 +231,7 @@ async function sqlitePhase(): Promise<void> {
     await raw?.close();
     await app?.stop();
     if (app) cleanups.delete(app.kill);
-    await services?.db.close();
+    await services?.store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

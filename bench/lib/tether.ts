@@ -59,16 +59,16 @@ export interface Counts {
 export async function countStatements(services: Services, token: string, p: InProcess, n: number): Promise<Counts> {
   const headers = { authorization: `Bearer ${token}` };
   const auth = () => authenticate(services, headers, { method: 'POST' });
-  const authCold = await perCall(services.db.stats, n, async () => {
+  const authCold = await perCall(services.store.driver.stats, n, async () => {
     services.tokenCache.clear();
     await auth();
   });
-  const authWarm = await perCall(services.db.stats, n, auth);
+  const authWarm = await perCall(services.store.driver.stats, n, auth);
   return {
     authCold,
     authWarm,
-    found: await perCall(services.db.stats, n, p.found),
-    created: await perCall(services.db.stats, n, p.created),
-    lookup: await perCall(services.db.stats, n, p.lookup),
+    found: await perCall(services.store.driver.stats, n, p.found),
+    created: await perCall(services.store.driver.stats, n, p.created),
+    lookup: await perCall(services.store.driver.stats, n, p.lookup),
   };
 }

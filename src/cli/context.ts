@@ -3,8 +3,8 @@
 import type { Command } from 'commander';
 import { schemaVersion } from '../server/db/migrate';
 import type { Store } from '../server/db/store';
-import type { Db } from '../server/db/types';
-import { createServices, type Services } from '../server/services';
+import { createServices } from '../server/create-services';
+import type { Services } from '../server/services';
 
 /** An error meant for the operator: printed as one line, exit code 1. */
 export class CliError extends Error {}
@@ -15,8 +15,6 @@ export interface CliContext {
   services(opts?: { raw?: boolean }): Promise<Services>;
   /** The store of `services()`: what most commands need. */
   store(opts?: { raw?: boolean }): Promise<Store>;
-  /** @deprecated transitional (issue 13): the driver under the store, for commands not yet moved onto it. */
-  db(opts?: { raw?: boolean }): Promise<Db>;
   /** Prints `data` as JSON under `--json`, otherwise the human-readable text. */
   print(data: unknown, human: string): void;
   /** Everything on stdin (for --password-stdin). */
@@ -36,7 +34,6 @@ export function createCliContext(program: Command): CliContext {
   return {
     services,
     store: async (opts) => (await services(opts)).store,
-    db: async (opts) => (await services(opts)).store.driver,
     print(data, human) {
       process.stdout.write(program.opts().json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
     },

@@ -8,7 +8,8 @@ import { migrate, MigrationError } from './db/migrate';
 import { startRelay } from './runtime/relay';
 import { startRecoveryRuntime } from './runtime';
 import { createHttpServer, type PageHandler } from './http/server';
-import { createServices, type Services } from './services';
+import { createServices } from './create-services';
+import type { Services } from './services';
 import { ConfigError, prepareNextEnvironment } from './config';
 import { issueSetupToken } from './domain/users/setup';
 
@@ -60,14 +61,14 @@ async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const log = opts.log ?? ((line: string) => console.log(line));
   const services = opts.services ?? createServices();
-  const { config, db } = services;
+  const { config, store } = services;
   let pages: Awaited<ReturnType<typeof startNext>> | undefined;
   try {
-    await migrate(db);
-    await services.readiness.refresh(db);
+    await migrate(store.driver);
+    await services.readiness.refresh(store.driver);
     if (opts.pages !== false) pages = await startNext(opts.dev ?? false);
   } catch (err) {
-    await db.close().catch(() => {});
+    await store.close().catch(() => {});
     throw err;
   }
 
@@ -85,7 +86,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const url = `http://${shownHost}:${port}`;
   const r = services.readiness.current;
   log(
-    `Tether listening on ${url} — ${db.dialect} ${describeDatabase(config.databaseUrl)}, schema v${services.readiness.version}, ` +
+    `Tether listening on ${url} — ${store.dialect} ${describeDatabase(config.databaseUrl)}, schema v${services.readiness.version}, ` +
       (r.ready ? 'ready' : `NOT READY: ${r.reasons.join('; ')}`),
   );
   // Issue 8: first run (no users) prints a one-time link that creates the first admin (src/server/domain/users/setup.ts).
@@ -109,7 +110,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       await stopped;
       clearTimeout(force);
       await pages?.close().catch(() => {});
-      await db.close();
+      await store.close();
     })());
   return { server, services, url, close };
 }

@@ -3,7 +3,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Actor, Role, Scope } from '../../src/server/auth/actor';
 import type { Db } from '../../src/server/db/types';
-import { createServices, type Services } from '../../src/server/services';
+import { createServices } from '../../src/server/create-services';
+import type { Services } from '../../src/server/services';
 import { loadConfig } from '../../src/server/config';
 import { Failpoints } from '../../src/server/failpoints';
 

@@ -1,6 +1,5 @@
 // `tether step create|list`.
 import { InvalidArgumentError, type Command } from 'commander';
-import { Store } from '../../server/db/store';
 import { DomainError } from '../../server/domain/errors/domain-error';
 import { getWorkspace } from '../../server/domain/workspaces/list-workspaces';
 import { createStep, listSteps } from '../../server/domain/workspaces/steps';
@@ -23,7 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--wip-limit <n>', 'most tasks the step may hold', wholeNumber)
     .option('--done', 'tasks in this step count as done')
     .action(async (opts: { workspace: string; name: string; wipLimit?: number; done?: boolean }) => {
-      const created = await createStep(new Store(await ctx.db()), {
+      const created = await createStep(await ctx.store(), {
         workspaceId: opts.workspace,
         name: opts.name,
         wipLimit: opts.wipLimit ?? null,
@@ -37,7 +36,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description("list a workspace's steps in order")
     .requiredOption('--workspace <id>', 'workspace id')
     .action(async (opts: { workspace: string }) => {
-      const store = new Store(await ctx.db());
+      const store = await ctx.store();
       if (!(await getWorkspace(store, opts.workspace))) throw new DomainError('not_found', `workspace ${opts.workspace}`);
       const steps = await listSteps(store, opts.workspace);
       ctx.print(

@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { SYSTEM_ACTOR } from '../../server/auth/actor';
-import { Store } from '../../server/db/store';
 import { createWorkspace } from '../../server/domain/workspaces/create-workspace';
 import { deleteWorkspace } from '../../server/domain/workspaces/delete-workspace';
 import { getWorkspace, listWorkspaces } from '../../server/domain/workspaces/list-workspaces';
@@ -19,7 +18,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('delete a workspace: its tasks (final events), in-flight creations abort; history and release records stay')
     .requiredOption('--confirm <prefix>', "the workspace's identifier prefix, typed out to confirm")
     .action(async (id: string, opts: { confirm: string }) => {
-      const store = new Store(await ctx.db());
+      const store = await ctx.store();
       const ws = await getWorkspace(store, id);
       if (!ws) throw new CliError(`no workspace ${id}`);
       if (ws.prefix !== opts.confirm) throw new CliError(`--confirm must be the workspace prefix (${ws.prefix})`);
@@ -34,7 +33,7 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--prefix <prefix>', 'task identifier prefix, 1-10 characters A-Z 0-9 (OPS → OPS-1)')
     .option('--root <dir>', 'working-folder root for task folders')
     .action(async (opts: { name: string; prefix: string; root?: string }) => {
-      const created = await createWorkspace(new Store(await ctx.db()), {
+      const created = await createWorkspace(await ctx.store(), {
         name: opts.name,
         prefix: opts.prefix,
         rootPath: opts.root === undefined ? null : resolve(opts.root),
@@ -49,7 +48,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('list')
     .description('list workspaces')
     .action(async () => {
-      const all = await listWorkspaces(new Store(await ctx.db()));
+      const all = await listWorkspaces(await ctx.store());
       ctx.print(all.map(toWorkspaceBody), all.length ? table([['ID', 'PREFIX', 'NAME'], ...all.map((w) => [w.id, w.prefix, w.name])]) : 'no workspaces');
     });
 }

@@ -5,8 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
-import { ERRORS, isDomainError } from '../domain/errors/domain-error';
-import { sendError, toDomainError } from '../http/body';
+import { ERRORS, isDomainError, toDomainError } from '../domain/errors/domain-error';
+import { sendError } from '../http/body';
 import type { ApiHandler } from '../http/types';
 import type { Services } from '../services';
 import { createContext } from './context';

@@ -1,9 +1,8 @@
 // The one tRPC setup file (STYLE habit 1): building blocks only. Middlewares are named and narrow `ctx`.
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
-import { ERRORS, isDomainError } from '../domain/errors/domain-error';
+import { ERRORS, isDomainError, toDomainError } from '../domain/errors/domain-error';
 import { validationError } from '../domain/tasks/create-input';
-import { toDomainError } from '../http/body';
 import type { Context } from './context';
 
 export type { Context } from './context';

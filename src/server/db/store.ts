@@ -6,9 +6,8 @@
 //
 //   store.tasks.findByExternalId(ws, id)              one autocommit statement
 //   store.transaction(async (tx) => { … tx.tasks … }) one transaction; `tx` holds the transactional repositories
-import { POSTGRES, PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
 import { PostgresCreationStore } from './dialect/postgres/creation';
-import { PostgresEventRepository } from './dialect/postgres/events';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
 import { createPrisma, type Prisma } from './prisma';
@@ -16,7 +15,6 @@ import { AgentProfileRepository } from './repositories/agent-profiles';
 import { AttachmentRepository } from './repositories/attachments';
 import { ContributionRepository } from './repositories/contributions';
 import { ConsoleRepository } from './repositories/console';
-import { CreationRepository } from './repositories/creation';
 import { CreationStore } from './repositories/creation-store';
 import { EventRepository } from './repositories/events';
 import { GitRepositoryRepository } from './repositories/git-repositories';
@@ -29,64 +27,15 @@ import { TokenRepository } from './repositories/tokens';
 import { UserRepository } from './repositories/users';
 import { WebhookRepository } from './repositories/webhooks';
 import { WorkspaceRepository } from './repositories/workspaces';
-import type { Db, Dialect, Sql } from './types';
+import type { Db, Dialect } from './types';
+import { txRepositories, type Repositories, type TxRepositories } from './repositories';
 
-/** The repositories that take part in a driver transaction (Prisma Client is not part of one). */
-export interface TxRepositories {
-  readonly tasks: TaskRepository;
-  readonly events: EventRepository;
-  readonly releases: ReleaseRepository;
-  readonly creation: CreationRepository;
-  readonly workspaces: WorkspaceRepository;
-  readonly launches: LaunchRepository;
-  readonly attachments: AttachmentRepository;
-  readonly contributions: ContributionRepository;
-  readonly agentProfiles: AgentProfileRepository;
-  readonly gitRepositories: GitRepositoryRepository;
-  readonly webhooks: WebhookRepository;
-}
-
-/** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
-export interface Repositories extends TxRepositories {
-  readonly users: UserRepository;
-  readonly sessions: SessionRepository;
-  readonly tokens: TokenRepository;
-  readonly setupTokens: SetupTokenRepository;
-  readonly console: ConsoleRepository;
-}
-
-/** Inside a driver transaction a repository method that would go through Prisma Client fails loudly: Prisma
- *  would run it on another connection, outside the transaction (and on SQLite, wait forever for the mutex). */
-const NO_PRISMA = (): never => {
-  throw new Error('Prisma Client is not part of a driver transaction; call this outside store.transaction()');
-};
-
-function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Prisma> = NO_PRISMA): TxRepositories {
-  return {
-    tasks: new TaskRepository(sql, dialect),
-    // The horizon sample has only a dialect form (not a faster one), so transactions get PostgreSQL's too.
-    events: dialect === POSTGRES ? new PostgresEventRepository(sql) : new EventRepository(sql, dialect),
-    releases: new ReleaseRepository(sql, dialect, prisma),
-    creation: new CreationRepository(sql, dialect),
-    workspaces: new WorkspaceRepository(sql, dialect, prisma),
-    launches: new LaunchRepository(sql, dialect),
-    attachments: new AttachmentRepository(sql, dialect, prisma),
-    contributions: new ContributionRepository(sql, dialect),
-    agentProfiles: new AgentProfileRepository(sql, dialect, prisma),
-    gitRepositories: new GitRepositoryRepository(sql, dialect, prisma),
-    webhooks: new WebhookRepository(sql, dialect, prisma),
-  };
-}
+export type { Repositories, TxRepositories };
 
 export interface StoreOptions {
   /** PostgreSQL: send the creating request's Begin and Complete phases as one statement each (default true; the
    *  transaction form otherwise — tests compare the two, the bench measures the difference). */
   oneStatementCreate?: boolean;
-}
-
-/** @deprecated transitional (issue 13): repositories over a bare driver transaction, for modules not yet moved. */
-export function repositoriesFor(sql: Sql): TxRepositories {
-  return txRepositories(sql, sqlDialect(sql.dialect));
 }
 
 export class Store implements Repositories {

@@ -2,8 +2,7 @@
 // Every API module reads its body through readJsonBody (with `config.http.maxBodyBytes`, TETHER_MAX_BODY_BYTES) and answers through sendJson/sendError, so every
 // surface has the same size limit, the same "invalid payload" and the same error bodies (STYLE habit 4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { dbErrorInfo } from '../db/dialect';
-import { DomainError, isDomainError } from '../domain/errors/domain-error';
+import { DomainError, toDomainError } from '../domain/errors/domain-error';
 
 // Fatal decoding: a body that is not valid UTF-8 is refused rather than "repaired" with U+FFFD, which
 // would silently change an external_id (SPEC §2.1: kept byte-for-byte).
@@ -63,13 +62,4 @@ export function sendError(res: ServerResponse, err: unknown): void {
   // After a 413 the rest of the oversized body is unread: close the connection rather than drain it.
   const headers: Record<string, string> = domain.code === 'payload_too_large' ? { connection: 'close' } : { ...domain.headers };
   sendJson(res, domain.http, domain.body(), headers);
-}
-
-export function toDomainError(err: unknown): DomainError {
-  if (isDomainError(err)) return err;
-  const info = dbErrorInfo(err);
-  if (info?.unavailable) return new DomainError('database_unavailable');
-  // A NUL reached the database (issue 9 fuzzing found this as a 500 on PostgreSQL): it is the caller's input.
-  if (info?.invalidText) return new DomainError('invalid_payload', 'text must not contain NUL (U+0000) characters');
-  return new DomainError('internal');
 }

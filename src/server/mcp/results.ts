@@ -3,7 +3,7 @@
 // body plus a stable code — no structuredContent, because clients validate it against the success schema.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DomainError } from '../domain/errors/domain-error';
-import { toDomainError } from '../http/body';
+import { toDomainError } from '../domain/errors/domain-error';
 
 /** Stable, coarse codes an agent can branch on; the message stays the one REST sends (STYLE habit 4). */
 export type McpErrorCode =

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { dbErrorInfo } from '../../../src/server/db/dialect';
 import { SqliteDb } from '../../../src/server/db/dialect/sqlite/driver';
 import { InvalidTextError } from '../../../src/server/db/types';
-import { toDomainError } from '../../../src/server/http/body';
+import { toDomainError } from '../../../src/server/domain/errors/domain-error';
 
 describe('dbErrorInfo', () => {
   it('treats pg\'s codeless "Connection terminated unexpectedly" as the database being unavailable', () => {

@@ -11,7 +11,7 @@ import type { CreationPlan } from '../../domain/creation/plan';
 import { eventPayload } from '../../domain/events/outbox';
 import { toTaskBody, type Task } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
-import type { TxRepositories } from '../store';
+import type { TxRepositories } from './index';
 import type { Sql } from '../types';
 import { CreationRepository, type ClaimedOperation, type Fence, type StepChange, type StepState, type StoredOutcome } from './creation';
 import type { DeferredIntent } from './launches';

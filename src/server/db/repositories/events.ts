@@ -1,8 +1,7 @@
 // Revisions and the transactional outbox (SPEC §9): written in the same transaction as the change they record;
 // read back as history pages, by the relay, and when webhook deliveries are planned. All on the driver (hot paths).
-import type { RevisionBody } from '../../domain/events/history';
 import type { HorizonSample } from '../../domain/events/horizon';
-import type { EventPayload, EventRecord } from '../../domain/events/outbox';
+import type { EventPayload, EventRecord, RevisionBody } from '../../domain/events/outbox';
 import type { Task, TaskBody } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
 import type { Sql } from '../types';

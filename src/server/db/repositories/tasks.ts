@@ -204,24 +204,3 @@ export class TaskRepository {
     await this.sql.run('DELETE FROM tasks WHERE id = $1', [taskId]);
   }
 }
-
-// ---- transitional: free functions kept for modules not yet moved onto repositories (issue 13) ----------------
-
-/** @deprecated use `TaskRepository.findById` */
-export async function findTaskById(sql: Sql, id: string): Promise<Task | undefined> {
-  const row = await sql.one<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [id]);
-  return row ? toTask(row) : undefined;
-}
-
-/** @deprecated use `TaskRepository.insert` */
-export async function insertTask(sql: Sql, t: Task): Promise<void> {
-  await new TaskRepository(sql, { name: sql.dialect, forUpdate: '', skipLocked: '' }).insert(t);
-}
-
-/** @deprecated use `EventRepository.insertRevision` */
-export async function insertRevision(sql: Sql, task: Task, change: string, actorId: string | null, snapshot: unknown, at: string): Promise<void> {
-  await sql.run(
-    'INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-    [task.id, task.revision, task.workspaceId, change, actorId, JSON.stringify(snapshot), at],
-  );
-}

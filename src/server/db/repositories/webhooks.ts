@@ -1,7 +1,7 @@
 // Webhooks (SPEC §9). Configuration and the delivery history an admin reads are cold paths on Prisma Client; what the
 // delivery loop does (claims, planning, attempts) runs on the driver, in the transactions runtime/webhooks.ts opens.
 // The lease columns fence every write of the loop: only the process holding a webhook's lease plans or sends for it.
-import type { AttemptBody, DeliveryBody, WebhookBody } from '../../domain/events/webhooks';
+import type { AttemptBody, DeliveryBody, WebhookBody } from '../../domain/events/webhook-bodies';
 import type { EventRecord } from '../../domain/events/outbox';
 import type { SqlDialect } from '../dialect';
 import type { Prisma } from '../prisma';

@@ -1,5 +1,6 @@
 // STYLE habit 4: one application error type and one table. Every surface (REST, tRPC, MCP, console)
 // maps a code through this table, so they all say the same words with the matching status.
+import { dbErrorInfo } from '../../db/dialect';
 
 export const ERRORS = {
   invalid_payload: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid payload' },
@@ -65,4 +66,18 @@ export class DomainError extends Error {
 
 export function isDomainError(err: unknown): err is DomainError {
   return err instanceof DomainError;
+}
+
+/**
+ * Any error as the DomainError every surface reports: a DomainError as it is, an unreachable database as 503, a
+ * text the database cannot hold (U+0000) as the caller's 400, anything else as `internal` (a 500 whose body says
+ * nothing internal; the surface logs the original).
+ */
+export function toDomainError(err: unknown): DomainError {
+  if (isDomainError(err)) return err;
+  const info = dbErrorInfo(err);
+  if (info?.unavailable) return new DomainError('database_unavailable');
+  // A NUL reached the database (issue 9 fuzzing found this as a 500 on PostgreSQL): it is the caller's input.
+  if (info?.invalidText) return new DomainError('invalid_payload', 'text must not contain NUL (U+0000) characters');
+  return new DomainError('internal');
 }

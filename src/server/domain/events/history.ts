@@ -4,8 +4,9 @@ import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { settledHighWater } from './horizon';
 import { runningHub } from './hub';
-import type { EventRecord } from './outbox';
-import type { TaskBody } from '../tasks/task';
+import type { EventRecord, RevisionBody } from './outbox';
+
+export type { RevisionBody };
 
 export const MAX_PAGE = 500;
 
@@ -23,7 +24,7 @@ export async function readEvents(
  * wrote would not see their own event; a one-shot horizon (one statement when nothing is in flight) closes that.
  */
 export async function finalSeq(services: Services): Promise<number> {
-  const relay = runningHub(services)?.safe ?? 0;
+  const relay = runningHub(services.hub)?.safe ?? 0;
   return Math.max(relay, await settledHighWater(services.store.events));
 }
 
@@ -47,16 +48,6 @@ export async function listEvents(
   // A full page continues after its last event; a short page has seen everything up to the final bound.
   const next = events.length >= Math.min(limit, MAX_PAGE) ? events.at(-1)!.seq : Math.max(after, upTo);
   return { events, next_after: next };
-}
-
-export interface RevisionBody {
-  task_id: string;
-  workspace_id: string;
-  revision: number;
-  change: string;
-  actor_id: string | null;
-  created_at: string;
-  task: TaskBody;
 }
 
 /** `task.revisions` (via `event.revisions`) and `GET /tasks/:id/revisions`: retained also after delete. */

@@ -1,7 +1,6 @@
 // The in-process side of the relay (SPEC §9): the relay (runtime/relay.ts) advances `safe` — the seq up to which
 // every outbox event is final (horizon.ts) — and wakes the live streams of this process. One hub per Services
 // (`services.hub`).
-import type { Services } from '../../services';
 import type { EventRecord } from './outbox';
 
 interface Batch {
@@ -58,7 +57,6 @@ export class EventHub {
 }
 
 /** The hub only if a relay runs in this process (history readers fall back to a one-shot horizon). */
-export function runningHub(services: Services): EventHub | undefined {
-  const hub = services.hub;
+export function runningHub(hub: EventHub): EventHub | undefined {
   return hub.safe !== undefined && !hub.stopped ? hub : undefined;
 }

@@ -1,8 +1,5 @@
 // SPEC §9: the transactional outbox. Each event row is immutable, carries the revision and the task as
 // committed (with `external_id` only when held), and is written in the same transaction as the change.
-import { sqlDialect } from '../../db/dialect';
-import { EventRepository } from '../../db/repositories/events';
-import type { Sql } from '../../db/types';
 import { toTaskBody, type Task, type TaskBody } from '../tasks/task';
 
 export type EventType = 'task.created' | 'task.updated' | 'task.deleted';
@@ -30,13 +27,17 @@ export function eventPayload(e: { id: string; type: EventType; task: Task; at: s
   };
 }
 
-/** @deprecated transitional (issue 13): use `tx.events.insertEvent(eventPayload(…))`. */
-export async function insertOutboxEvent(tx: Sql, e: { id: string; type: EventType; task: Task; at: string }): Promise<EventPayload> {
-  const payload = eventPayload(e);
-  await new EventRepository(tx, sqlDialect(tx.dialect)).insertEvent(payload);
-  return payload;
-}
-
 /** An event as every surface delivers it (history, SSE, tRPC subscription, webhook body): the immutable payload
  *  plus its position in the outbox, which is also the SSE event id (`Last-Event-ID`). */
 export type EventRecord = EventPayload & { seq: number };
+
+/** One entry of a task's revision history (SPEC §9), as every surface shows it. */
+export interface RevisionBody {
+  task_id: string;
+  workspace_id: string;
+  revision: number;
+  change: string;
+  actor_id: string | null;
+  created_at: string;
+  task: TaskBody;
+}

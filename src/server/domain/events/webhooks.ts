@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { can, type Actor } from '../../auth/actor';
 import { randomSecret } from '../../auth/secrets';
 import type { Services } from '../../services';
+import type { AttemptBody, DeliveryBody, WebhookBody } from './webhook-bodies';
+
+export type { AttemptBody, DeliveryBody, WebhookBody };
 import { DomainError } from '../errors/domain-error';
 import { validationError } from '../tasks/create-input';
 
@@ -19,14 +22,6 @@ export const ZCreateWebhookInput = z.object({
 });
 export type TCreateWebhookInput = z.infer<typeof ZCreateWebhookInput>;
 
-export interface WebhookBody {
-  id: string;
-  workspace_id: string;
-  url: string;
-  description: string | null;
-  created_at: string;
-  disabled_at: string | null;
-}
 
 async function requireAdmin(services: Services, actor: Actor, workspaceId: string): Promise<void> {
   if (!can(actor, workspaceId, 'admin')) throw new DomainError('not_found');
@@ -68,31 +63,7 @@ export async function disableWebhook(services: Services, actor: Actor, workspace
   return webhook;
 }
 
-export interface AttemptBody {
-  attempt: number;
-  instance_id: string;
-  outcome: string;
-  status: number | null;
-  error: string | null;
-  duration_ms: number | null;
-  started_at: string;
-  finished_at: string | null;
-}
 
-export interface DeliveryBody {
-  id: string;
-  webhook_id: string;
-  event_seq: number;
-  event_id: string;
-  state: string;
-  attempts: number;
-  next_attempt_at: string;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-  attempt_log: AttemptBody[];
-}
 
 /** Deliveries of one webhook in seq order, each with its attempts; `after` pages by event seq. */
 export async function listDeliveries(

@@ -1,0 +1,68 @@
+// The repositories of one store, and the set that takes part in a driver transaction (db/store.ts builds them).
+import { POSTGRES, type SqlDialect } from '../dialect';
+import { PostgresEventRepository } from '../dialect/postgres/events';
+import type { Prisma } from '../prisma';
+import type { Sql } from '../types';
+import { AgentProfileRepository } from './agent-profiles';
+import { AttachmentRepository } from './attachments';
+import type { ConsoleRepository } from './console';
+import { ContributionRepository } from './contributions';
+import { CreationRepository } from './creation';
+import { EventRepository } from './events';
+import { GitRepositoryRepository } from './git-repositories';
+import { LaunchRepository } from './launches';
+import { ReleaseRepository } from './releases';
+import type { SessionRepository } from './sessions';
+import type { SetupTokenRepository } from './setup-tokens';
+import { TaskRepository } from './tasks';
+import type { TokenRepository } from './tokens';
+import type { UserRepository } from './users';
+import { WebhookRepository } from './webhooks';
+import { WorkspaceRepository } from './workspaces';
+
+/** The repositories that take part in a driver transaction (Prisma Client is not part of one). */
+export interface TxRepositories {
+  readonly tasks: TaskRepository;
+  readonly events: EventRepository;
+  readonly releases: ReleaseRepository;
+  readonly creation: CreationRepository;
+  readonly workspaces: WorkspaceRepository;
+  readonly launches: LaunchRepository;
+  readonly attachments: AttachmentRepository;
+  readonly contributions: ContributionRepository;
+  readonly agentProfiles: AgentProfileRepository;
+  readonly gitRepositories: GitRepositoryRepository;
+  readonly webhooks: WebhookRepository;
+}
+
+/** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
+export interface Repositories extends TxRepositories {
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly tokens: TokenRepository;
+  readonly setupTokens: SetupTokenRepository;
+  readonly console: ConsoleRepository;
+}
+
+/** Inside a driver transaction a repository method that would go through Prisma Client fails loudly: Prisma
+ *  would run it on another connection, outside the transaction (and on SQLite, wait forever for the mutex). */
+const NO_PRISMA = (): never => {
+  throw new Error('Prisma Client is not part of a driver transaction; call this outside store.transaction()');
+};
+
+export function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Prisma> = NO_PRISMA): TxRepositories {
+  return {
+    tasks: new TaskRepository(sql, dialect),
+    // The horizon sample has only a dialect form (not a faster one), so transactions get PostgreSQL's too.
+    events: dialect === POSTGRES ? new PostgresEventRepository(sql) : new EventRepository(sql, dialect),
+    releases: new ReleaseRepository(sql, dialect, prisma),
+    creation: new CreationRepository(sql, dialect),
+    workspaces: new WorkspaceRepository(sql, dialect, prisma),
+    launches: new LaunchRepository(sql, dialect),
+    attachments: new AttachmentRepository(sql, dialect, prisma),
+    contributions: new ContributionRepository(sql, dialect),
+    agentProfiles: new AgentProfileRepository(sql, dialect, prisma),
+    gitRepositories: new GitRepositoryRepository(sql, dialect, prisma),
+    webhooks: new WebhookRepository(sql, dialect, prisma),
+  };
+}
