@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { ConfigError, loadConfig } from './config';
 import { migrate, MigrationError } from './db/migrate';
 import { startRelay } from './runtime/relay';
 import { startRecoveryRuntime } from './runtime';
@@ -48,7 +49,7 @@ export function describeDatabase(url: string): string {
 
 async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): Promise<void> }> {
   // React and Next pick their production builds from NODE_ENV. Set it only after createServices() has read
-  // the config, so an unset NODE_ENV still lets tests enable failpoints on the built app (config.ts).
+  // the config, so an unset NODE_ENV still lets the browser tests enable failpoints on the built app (config.ts).
   const env = process.env as Record<string, string | undefined>;
   env.NODE_ENV ??= dev ? 'development' : 'production';
   env.NEXT_TELEMETRY_DISABLED ??= '1'; // nothing leaves the machine unasked (also set in next.config.ts)
@@ -90,6 +91,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     `Tether listening on ${url} — ${db.dialect} ${describeDatabase(config.databaseUrl)}, schema v${services.readiness.version}, ` +
       (r.ready ? 'ready' : `NOT READY: ${r.reasons.join('; ')}`),
   );
+  // Issue 18: test hooks can pause, fail or kill creates. Nobody should run like this by accident, so say it loudly.
+  if (services.failpoints.enabled) {
+    log('WARNING: TEST HOOKS ARE ON (TETHER_FAILPOINTS=1 --test-hooks): /api/_test/failpoints can pause, fail or kill creates. Never serve real traffic like this.');
+  }
   // Issue 8: first run (no users) prints a one-time link that creates the first admin (src/server/domain/users/setup.ts).
   const setupToken = opts.pages === false ? null : await issueSetupToken(db);
   if (setupToken) log(`No users yet. Create the first admin (one-time link): ${url}/setup?token=${setupToken}`);
@@ -118,7 +123,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 
 /** `tsx src/server/main.ts [--dev]`: start, and stop cleanly on SIGTERM/SIGINT. */
 async function main(argv: string[]): Promise<void> {
-  const running = await startServer({ dev: argv.includes('--dev') });
+  // The command line is read here only: `--test-hooks` is half of the failpoint opt-in (config.ts).
+  const running = await startServer({ dev: argv.includes('--dev'), services: createServices({ config: loadConfig(process.env, argv) }) });
   const stop = (signal: string) => {
     console.log(`Tether: ${signal} received, shutting down`);
     running.close().then(
@@ -137,7 +143,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   main(process.argv.slice(2)).catch((err: unknown) => {
     // One clear line (migration refusals explain themselves); the stack only for unexpected failures.
     console.error(`Tether failed to start: ${err instanceof Error ? err.message : String(err)}`);
-    if (!(err instanceof MigrationError)) console.error(err);
+    if (!(err instanceof MigrationError || err instanceof ConfigError)) console.error(err);
     process.exit(1);
   });
 }
