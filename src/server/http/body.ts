@@ -57,6 +57,24 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /**
+ * SPEC §2.1 keeps ids byte for byte, so a query string is held to the same rule as a body: percent-encoded bytes
+ * that are not UTF-8 (`%FF`, the overlong `%C0%80`, the surrogate `%ED%A0%80`) are 400 `invalid payload`, not
+ * "repaired" to U+FFFD by URLSearchParams (issue 18: `?external_id=a-%FE` found the task created as `a-\uFFFD`).
+ */
+export function refuseMalformedQuery(url: string | undefined): void {
+  const q = url?.indexOf('?') ?? -1;
+  if (q === -1) return;
+  // A run of escapes holds whole characters: no ASCII byte can continue a multi-byte sequence.
+  for (const run of url!.slice(q + 1).match(/(?:%[0-9A-Fa-f]{2})+/g) ?? []) {
+    try {
+      decodeURIComponent(run); // throws URIError on bytes that are not well-formed UTF-8
+    } catch {
+      throw new DomainError('invalid_payload', 'the query string is not valid UTF-8');
+    }
+  }
+}
+
+/**
  * Maps any error to the response every surface agrees on: a DomainError through its table, an unreachable
  * database to 503, anything else to a logged 500 whose body says nothing internal (STYLE habit 4).
  */
