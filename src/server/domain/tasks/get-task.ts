@@ -4,6 +4,8 @@ import { findTaskById, TASK_COLUMNS, toTask } from '../../db/repositories/tasks'
 import type { Sql } from '../../db/types';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
+import { validationError } from './create-input';
+import { ZTaskListParams, type TTaskListParams } from './list-params';
 import type { Task } from './task';
 
 /** Loads a task the actor may act on; 404 when it does not exist or is invisible, 403 when only readable. */
@@ -18,13 +20,8 @@ export async function getTask(services: Services, actor: Actor, taskId: string):
   return getTaskOrThrow(services.db, actor, taskId);
 }
 
-export interface ListTasksInput {
+export interface ListTasksInput extends TTaskListParams {
   workspaceId: string;
-  /** Include archived tasks (default true: operators browse everything). */
-  archived?: 'include' | 'exclude' | 'only';
-  limit?: number;
-  /** Opaque cursor from a previous page: the last task number seen (newest first). */
-  cursor?: string | null;
 }
 
 export interface TaskPage {
@@ -32,17 +29,20 @@ export interface TaskPage {
   nextCursor: string | null;
 }
 
+/** Newest first. `archived` defaults to include (operators browse everything); `limit` to 50. */
 export async function listTasks(services: Services, actor: Actor, input: ListTasksInput): Promise<TaskPage> {
   if (!can(actor, input.workspaceId, 'read')) throw new DomainError('not_found');
-  const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
+  // The surfaces parse with this schema already; a direct caller is held to the same rule (issue 18).
+  const parsed = ZTaskListParams.safeParse({ archived: input.archived, limit: input.limit, cursor: input.cursor });
+  if (!parsed.success) throw validationError(parsed.error);
+  const { archived, cursor } = parsed.data;
+  const limit = parsed.data.limit ?? 50;
   const params: unknown[] = [input.workspaceId];
   let where = 'workspace_id = $1';
-  if (input.archived === 'exclude') where += ' AND archived_at IS NULL';
-  if (input.archived === 'only') where += ' AND archived_at IS NOT NULL';
-  if (input.cursor) {
-    const n = Number(input.cursor);
-    if (!Number.isInteger(n) || n < 0) throw new DomainError('validation_failed', 'cursor: invalid');
-    params.push(n);
+  if (archived === 'exclude') where += ' AND archived_at IS NULL';
+  if (archived === 'only') where += ' AND archived_at IS NOT NULL';
+  if (cursor) {
+    params.push(Number(cursor)); // the last task number seen: a next_cursor value (list-params.ts)
     where += ` AND number < $${params.length}`;
   }
   params.push(limit + 1);
