@@ -98,6 +98,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Issue 8: first run (no users) prints a one-time link that creates the first admin (src/server/domain/users/setup.ts).
   const setupToken = opts.pages === false ? null : await issueSetupToken(db);
   if (setupToken) log(`No users yet. Create the first admin (one-time link): ${url}/setup?token=${setupToken}`);
+  // SPEC §12: re-attest without a restart — periodically, and at once when the database reports a missing table.
+  const stopAttest = services.readiness.watch(db, { intervalMs: config.attestIntervalMs, log });
 
   // SPEC §9: the outbox relay (live streams + webhooks). TETHER_RELAY=0 turns it off for this process.
   const stopRelay = process.env.TETHER_RELAY === '0' ? undefined : startRelay(services);
@@ -109,6 +111,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     (closing ??= (async () => {
       await stopRelay?.(); // ends live streams first, so server.close() is not held open by them
       await stopRecovery?.();
+      await stopAttest();
       const stopped = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
       // In-flight requests get a few seconds to finish; then their sockets are cut.

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dbErrorInfo } from '../db/dialect';
 import { DomainError, isDomainError } from '../domain/errors/domain-error';
+import { reportSchemaMissing } from '../readiness';
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -128,6 +129,9 @@ export function sendError(res: ServerResponse, err: unknown): void {
 export function toDomainError(err: unknown): DomainError {
   if (isDomainError(err)) return err;
   const info = dbErrorInfo(err);
+  // A dropped database or table is an outage like any other (issue 18: it was a 500), and readiness must stop
+  // vouching for the schema at once rather than at its next periodic check.
+  if (info?.schemaMissing) reportSchemaMissing();
   if (info?.unavailable) return new DomainError('database_unavailable');
   // A NUL reached the database (issue 9 fuzzing found this as a 500 on PostgreSQL): it is the caller's input.
   if (info?.invalidText) return new DomainError('invalid_payload', 'text must not contain NUL (U+0000) characters');

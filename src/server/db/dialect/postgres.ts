@@ -61,7 +61,9 @@ class PgSql implements Sql {
     try {
       return await client.query(config);
     } catch (err) {
-      if (postgresErrorInfo(err)?.unavailable !== false) lost = true;
+      const info = postgresErrorInfo(err);
+      // A missing table is no fault of this connection (issue 18): keep it.
+      if (info?.unavailable !== false && !info?.schemaMissing) lost = true;
       throw err;
     } finally {
       client.off('error', onError);
@@ -144,6 +146,11 @@ export class PostgresDb extends PgSql implements Db {
 
 const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300']);
 
+// 3D000 invalid_catalog_name (the database was dropped), 3F000 invalid_schema_name, 42P01 undefined_table (re-created
+// empty, or never migrated): every statement fails until an operator restores the schema — an outage, not a bug
+// in the request (issue 18: these were 500s while health said ready).
+const SCHEMA_MISSING = new Set(['3D000', '3F000', '42P01']);
+
 const LOST = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection closed/i;
 
 export function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
@@ -156,6 +163,7 @@ export function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
   }
   // 22021 character_not_in_repertoire (a NUL in a text parameter), 22P05 untranslatable_character.
   if (e.code === '22021' || e.code === '22P05') return { uniqueViolation: false, unavailable: false, invalidText: true };
+  if (SCHEMA_MISSING.has(e.code)) return { uniqueViolation: false, unavailable: true, schemaMissing: true };
   if (UNAVAILABLE.has(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) {
     return { uniqueViolation: false, unavailable: true };
   }

@@ -126,6 +126,8 @@ export function sqliteErrorInfo(err: unknown): DbErrorInfo | undefined {
     const target = message.split('constraint failed: ')[1]?.trim();
     return { uniqueViolation: true, target, unavailable: false };
   }
+  // The same outage as PostgreSQL's 42P01 (issue 18): the file was replaced by one without the schema.
+  if (e.code === 'SQLITE_ERROR' && /^no such table: /.test(message)) return { uniqueViolation: false, unavailable: true, schemaMissing: true };
   const unavailable = e.code === 'SQLITE_BUSY' || e.code === 'SQLITE_LOCKED' || e.code === 'SQLITE_CANTOPEN';
   return { uniqueViolation: false, unavailable };
 }
