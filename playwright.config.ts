@@ -1,5 +1,6 @@
 // Browser tests run the BUILT app (`npm test` runs `next build` first) in Debian's Chromium, against a
-// fresh SQLite database per run, on a free port. Failpoints are on so specs can pause a create.
+// fresh SQLite database per run, on a free port. Failpoints are on so specs can pause a create: that takes both
+// TETHER_FAILPOINTS=1 and the `--test-hooks` flag, which no start script passes (src/server/config.ts).
 import { defineConfig, devices } from '@playwright/test';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -54,7 +55,7 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'] } }],
   webServer: {
-    command: 'npx tsx src/server/main.ts',
+    command: 'npx tsx src/server/main.ts --test-hooks',
     url: `${baseURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,

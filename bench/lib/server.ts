@@ -18,6 +18,8 @@ export function ensureBuilt(log: (line: string) => void): void {
 export interface AppProcess {
   url: string;
   pid: number;
+  /** Everything the server printed so far (stdout and stderr). */
+  output(): string;
   /** Peak resident set size so far, in MB (VmHWM). */
   peakRssMb(): number;
   stop(): Promise<void>;
@@ -25,24 +27,34 @@ export interface AppProcess {
   kill(): void;
 }
 
-export async function startApp(databaseUrl: string, opts: { profileDir?: string; env?: Record<string, string> } = {}): Promise<AppProcess> {
+export interface StartAppOptions {
+  profileDir?: string;
+  /** Extra arguments for src/server/main.ts (e.g. `--test-hooks`). */
+  args?: string[];
+  /** Environment changes; `undefined` removes a variable (e.g. NODE_ENV, to start the way `npm run serve` does). */
+  env?: Record<string, string | undefined>;
+}
+
+export async function startApp(databaseUrl: string, opts: StartAppOptions = {}): Promise<AppProcess> {
   const port = await freePort();
   const flags = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
   if (opts.profileDir) mkdirSync(opts.profileDir, { recursive: true });
   // The heap cap `npm start` uses (package.json; docs/BENCHMARKS.md explains why).
-  const child: ChildProcess = spawn(process.execPath, [...flags, '--max-old-space-size=512', '--import', 'tsx', 'src/server/main.ts'], {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    // One bench token sends thousands of requests a second: the per-actor limiter (default 1000/s) would
+    // turn the measurement into a measurement of 429s. Everything else is the production configuration.
+    TETHER_RATE_LIMIT_PER_SEC: '0',
+    ...opts.env,
+  };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  const child: ChildProcess = spawn(process.execPath, [...flags, '--max-old-space-size=512', '--import', 'tsx', 'src/server/main.ts', ...(opts.args ?? [])], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      // One bench token sends thousands of requests a second: the per-actor limiter (default 1000/s) would
-      // turn the measurement into a measurement of 429s. Everything else is the production configuration.
-      TETHER_RATE_LIMIT_PER_SEC: '0',
-      ...opts.env,
-    },
+    env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -67,6 +79,7 @@ export async function startApp(databaseUrl: string, opts: { profileDir?: string;
   return {
     url: `http://127.0.0.1:${port}`,
     pid,
+    output: () => output,
     peakRssMb() {
       const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       return m ? Number(m[1]) / 1024 : NaN;

@@ -73,7 +73,19 @@ const ZEnv = z.object({
   TETHER_WEBHOOK_BACKOFF_MS: int(1),
   TETHER_WEBHOOK_MAX_BACKOFF_MS: int(1),
   TETHER_FAILPOINTS: flag,
+  TETHER_HEADERS_TIMEOUT_MS: int(1),
+  TETHER_REQUEST_TIMEOUT_MS: int(1),
+  TETHER_KEEP_ALIVE_TIMEOUT_MS: int(1),
+  TETHER_MAX_CONNECTIONS: int(0),
+  TETHER_MAX_CONNECTIONS_PER_CLIENT: int(0),
+  TETHER_ATTEST_INTERVAL_MS: int(100),
 });
+
+/** The command-line flag that, with TETHER_FAILPOINTS=1, turns the test hooks on (main.ts passes argv). */
+export const TEST_HOOKS_FLAG = '--test-hooks';
+
+/** The HTTP server's limits (timeouts and connection caps) and body limits: `config.http`. */
+export type HttpLimits = Config['http'];
 
 /** Verified API tokens are cached at most this long (a revoke in another process takes effect within it). */
 export const MAX_TOKEN_CACHE_MS = 2000;
@@ -92,6 +104,16 @@ export interface Config {
     attachmentMaxBytes: number;
     /** Mark the session cookie Secure even behind a TLS-terminating proxy. */
     secureCookies: boolean;
+    /** The request line and headers must arrive within this (slow-header clients are cut off). */
+    headersTimeoutMs: number;
+    /** The whole request, body included, must arrive within this (slow-body clients are cut off). */
+    requestTimeoutMs: number;
+    /** How long an idle keep-alive connection waits for its next request. */
+    keepAliveTimeoutMs: number;
+    /** Open connections at once, over all clients (0: no cap). */
+    maxConnections: number;
+    /** Open connections at once from one client address (0: no cap). */
+    maxConnectionsPerClient: number;
   };
   postgres: {
     poolSize: number;
@@ -111,12 +133,18 @@ export interface Config {
   recovery: { enabled: boolean; pollMs: number };
   relay: { enabled: boolean; pollMs: number };
   webhooks: { leaseMs: number; timeoutMs: number; backoffMs: number; maxBackoffMs: number };
-  /** Test hooks (src/server/failpoints.ts): TETHER_FAILPOINTS=1, never with NODE_ENV=production. */
+  /**
+   * Failpoints are test hooks (issue 3 item 7) that can pause, fail or kill a create. Issue 18: on only with
+   * TETHER_FAILPOINTS=1 *and* the `--test-hooks` flag on the server's command line, which no start script
+   * passes (`npm start`, `npm run serve`, `npm run dev`), and never with NODE_ENV=production.
+   */
   failpointsEnabled: boolean;
+  /** SPEC §12: how often readiness re-attests the catalog without a restart (readiness.ts). */
+  attestIntervalMs: number;
 }
 
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env, argv: readonly string[] = []): Config {
   const parsed = ZEnv.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -128,6 +156,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const production = e.NODE_ENV === 'production';
   const webhookLeaseMs = e.TETHER_WEBHOOK_LEASE_MS ?? 30_000;
   const ratePerSec = e.TETHER_RATE_LIMIT_PER_SEC ?? 1000;
+  const headersTimeoutMs = e.TETHER_HEADERS_TIMEOUT_MS ?? 10_000;
+  const requestTimeoutMs = e.TETHER_REQUEST_TIMEOUT_MS ?? 30_000;
+  // Node refuses a headers timeout longer than the request timeout; say it in our words, at start.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('TETHER_HEADERS_TIMEOUT_MS: must not be longer than TETHER_REQUEST_TIMEOUT_MS');
+  }
   return {
     databaseUrl: e.DATABASE_URL ?? `file:${resolve(dataDir, 'tether.db')}`,
     port: e.PORT ?? 3000,
@@ -138,6 +172,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxBodyBytes: e.TETHER_MAX_BODY_BYTES ?? 1024 * 1024,
       attachmentMaxBytes: e.TETHER_ATTACHMENT_MAX_BYTES ?? 10 * 1024 * 1024,
       secureCookies: e.TETHER_SECURE_COOKIES ?? false,
+      headersTimeoutMs,
+      requestTimeoutMs,
+      keepAliveTimeoutMs: e.TETHER_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
+      maxConnections: e.TETHER_MAX_CONNECTIONS ?? 4096,
+      maxConnectionsPerClient: e.TETHER_MAX_CONNECTIONS_PER_CLIENT ?? 256,
     },
     postgres: {
       poolSize: e.TETHER_PG_POOL_SIZE ?? Math.max(4, availableParallelism() * 4),
@@ -163,7 +202,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMs: e.TETHER_WEBHOOK_BACKOFF_MS ?? 1_000,
       maxBackoffMs: e.TETHER_WEBHOOK_MAX_BACKOFF_MS ?? 3_600_000,
     },
-    failpointsEnabled: (e.TETHER_FAILPOINTS ?? false) && !production,
+    failpointsEnabled: (e.TETHER_FAILPOINTS ?? false) && argv.includes(TEST_HOOKS_FLAG) && !production,
+    attestIntervalMs: e.TETHER_ATTEST_INTERVAL_MS ?? 30_000,
   };
 }
 

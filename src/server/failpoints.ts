@@ -1,5 +1,5 @@
 // Test hooks for the states that need a paused or crashed create (issue 3 item 7, issue 5 item 6).
-// Inert unless the process was started with TETHER_FAILPOINTS=1 (never in production: see config.ts).
+// Inert unless the server was started with TETHER_FAILPOINTS=1 and `--test-hooks` (never in production: config.ts).
 // A failpoint is armed by name, optionally only for one external id, to pause (until released),
 // throw, or kill the process on the spot (crash tests).
 
@@ -34,7 +34,7 @@ export class Failpoints {
   constructor(readonly enabled: boolean) {}
 
   arm(arm: FailpointArm): void {
-    if (!this.enabled) throw new Error('failpoints are disabled (start with TETHER_FAILPOINTS=1)');
+    if (!this.enabled) throw new Error('failpoints are disabled (start the server with TETHER_FAILPOINTS=1 and --test-hooks)');
     this.release(arm.name);
     this.armed.set(arm.name, { ...arm, hits: 0, waiters: [] });
   }

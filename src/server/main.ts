@@ -10,7 +10,7 @@ import { startRecoveryRuntime } from './runtime';
 import { createHttpServer, type PageHandler } from './http/server';
 import { createServices } from './create-services';
 import type { Services } from './services';
-import { ConfigError, prepareNextEnvironment } from './config';
+import { ConfigError, loadConfig, prepareNextEnvironment } from './config';
 import { issueSetupToken } from './domain/users/setup';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
@@ -89,9 +89,15 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     `Tether listening on ${url} — ${store.dialect} ${describeDatabase(config.databaseUrl)}, schema v${services.readiness.version}, ` +
       (r.ready ? 'ready' : `NOT READY: ${r.reasons.join('; ')}`),
   );
+  // Issue 18: test hooks can pause, fail or kill creates. Nobody should run like this by accident, so say it loudly.
+  if (services.failpoints.enabled) {
+    log('WARNING: TEST HOOKS ARE ON (TETHER_FAILPOINTS=1 --test-hooks): /api/_test/failpoints can pause, fail or kill creates. Never serve real traffic like this.');
+  }
   // Issue 8: first run (no users) prints a one-time link that creates the first admin (src/server/domain/users/setup.ts).
   const setupToken = opts.pages === false ? null : await issueSetupToken(services.store);
   if (setupToken) log(`No users yet. Create the first admin (one-time link): ${url}/setup?token=${setupToken}`);
+  // SPEC §12: re-attest without a restart — periodically, and at once when the database reports a missing table.
+  const stopAttest = services.readiness.watch(store.driver, { intervalMs: config.attestIntervalMs, log });
 
   // SPEC §9: the outbox relay (live streams + webhooks). TETHER_RELAY=0 turns it off for this process.
   const stopRelay = config.relay.enabled ? startRelay(services) : undefined;
@@ -103,6 +109,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     (closing ??= (async () => {
       await stopRelay?.(); // ends live streams first, so server.close() is not held open by them
       await stopRecovery?.();
+      await stopAttest();
       const stopped = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
       // In-flight requests get a few seconds to finish; then their sockets are cut.
@@ -117,7 +124,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 
 /** `tsx src/server/main.ts [--dev]`: start, and stop cleanly on SIGTERM/SIGINT. */
 async function main(argv: string[]): Promise<void> {
-  const running = await startServer({ dev: argv.includes('--dev') });
+  // The command line is read here only: `--test-hooks` is half of the failpoint opt-in (config.ts).
+  const running = await startServer({ dev: argv.includes('--dev'), services: createServices({ config: loadConfig(undefined, argv) }) });
   const stop = (signal: string) => {
     console.log(`Tether: ${signal} received, shutting down`);
     running.close().then(

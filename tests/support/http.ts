@@ -1,4 +1,5 @@
 // The real HTTP server (custom server, API only) over a test database, and a small client for it.
+import { connect } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Repositories } from '../../src/server/db/store';
 import type { Db } from '../../src/server/db/types';
@@ -98,5 +99,39 @@ export function useApiWorld(use: (world: ApiWorld) => void): void {
   afterAll(async () => {
     await world?.api.close();
     await world?.db.close();
+  });
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Sends `request` (a whole HTTP/1.1 message, as text or bytes) on a fresh TCP connection and reads the answer until
+ * the server closes the connection or `timeoutMs` passes. For what fetch cannot send: `OPTIONS *`, absolute-form
+ * targets, raw bytes.
+ */
+export function rawRequest(base: string, request: string | Buffer, timeoutMs = 5_000): Promise<RawAnswer> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(u.port), u.hostname, () => socket.write(request));
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => socket.destroy(), timeoutMs);
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      const [line = '', ...fields] = head.split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const f of fields) {
+        const i = f.indexOf(':');
+        if (i > 0) headers[f.slice(0, i).trim().toLowerCase()] = f.slice(i + 1).trim();
+      }
+      resolve({ status: Number(line.split(' ')[1] ?? 0), headers, body: rest.join('\r\n\r\n') });
+    });
   });
 }

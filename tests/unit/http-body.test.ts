@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readJsonBody, sendError, sendJson } from '../../src/server/http/body';
+import { readJsonBody, refuseMalformedQuery, sendError, sendJson } from '../../src/server/http/body';
 
 let server: Server;
 let url: string;
@@ -73,4 +73,20 @@ describe('sendError', () => {
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ error: 'database unavailable; retry shortly' });
   });
+});
+
+describe('refuseMalformedQuery (issue 18: URLSearchParams turns bad escapes into U+FFFD)', () => {
+  it.each(['/x?external_id=a-%FF', '/x?a=1&external_id=%C0%80', '/x?e=%ED%A0%80', '/x?e=%E2%82', '/x?e=%F4%90%80%80', '/x?e=%80'])(
+    'refuses %s with 400 invalid payload',
+    (url) => {
+      expect(() => refuseMalformedQuery(url)).toThrow('invalid payload: the query string is not valid UTF-8');
+    },
+  );
+
+  it.each(['/x', '/x?', '/x?external_id=a-%EF%BF%BD', '/x?e=%E2%80%AE%F0%9F%98%80', '/x?e=100%25', '/x?e=%zz&f=%', '/x?e=caf%C3%A9'])(
+    'lets %s through (well-formed UTF-8, or escapes that are not escapes)',
+    (url) => {
+      expect(() => refuseMalformedQuery(url)).not.toThrow();
+    },
+  );
 });

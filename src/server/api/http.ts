@@ -11,6 +11,7 @@ import type { ApiHandler } from '../http/types';
 import type { Services } from '../services';
 import { createContext } from './context';
 import { tryNativeCall, type NativeCallOptions } from './native-call';
+import { strictInputMiddleware } from './strict-input';
 import { appRouter } from './root';
 
 const BASE_PATH = '/api/trpc/';
@@ -54,6 +55,8 @@ function trpcFor(services: Services): TrpcHttp {
         basePath: BASE_PATH,
         maxBodySize,
         createContext: ({ req, res }) => contextFor(services, req, res),
+        // Issue 18: the adapter would decode the body like Fetch (bad bytes → U+FFFD); it gets it pre-read and strict.
+        middleware: strictInputMiddleware(maxBodySize),
       }),
       native: { router: appRouter, basePath: BASE_PATH, maxBodySize, createContext: (req, res) => contextFor(services, req, res) },
     };

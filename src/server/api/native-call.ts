@@ -11,6 +11,7 @@ import { createURL } from '@trpc/server/adapters/node-http';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { TRPCResponse } from '@trpc/server/rpc';
 import { getProcedureAtPath, isAsyncIterable, isObject, isPromise } from '@trpc/server/unstable-core-do-not-import';
+import { decodeBody, isJson, readBody, refuseMalformedTrpcQuery } from './strict-input';
 
 export interface NativeCallOptions {
   router: AnyTRPCRouter;
@@ -95,46 +96,18 @@ async function answer(req: IncomingMessage, res: ServerResponse, opts: NativeCal
   res.end();
 }
 
-/** Media types are case-insensitive and may carry parameters (`application/json; charset=utf-8`). */
-function isJson(contentType: string | undefined): boolean {
-  return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
-}
-
-/** Stateless (no `stream` option), so one decoder serves every request. */
-const utf8 = new TextDecoder();
-
-/** The raw input: `?input=` on GET (absent or empty is undefined), the JSON body on POST. */
+/**
+ * The raw input: `?input=` on GET (absent or empty is undefined), the JSON body on POST. Like Fetch's
+ * `Request.json()` (UTF-8, a BOM dropped, then JSON.parse) except that bytes that are not UTF-8 are refused, in the
+ * query string or the body, as the adapter path refuses them (strict-input.ts, issue 18).
+ */
 async function readInput(req: IncomingMessage, q: URLSearchParams, limit: number): Promise<unknown> {
+  refuseMalformedTrpcQuery(req.url);
   if (req.method === 'GET') {
     const raw = q.get('input');
     return raw ? (JSON.parse(raw) as unknown) : undefined;
   }
-  // Like Fetch's `Request.json()`: UTF-8 with a BOM dropped and bad bytes replaced, then JSON.parse.
-  return JSON.parse(utf8.decode(await readBody(req, limit))) as unknown;
-}
-
-/**
- * The body up to `limit` bytes. Over the limit it fails like the adapter's body stream (PAYLOAD_TOO_LARGE, no
- * message of its own) and stops listening; Node discards the rest so the connection stays usable, as before.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (err?: unknown) => {
-      req.off('data', onData).off('end', onEnd).off('error', done).off('aborted', onAborted);
-      if (err === undefined) resolve(Buffer.concat(chunks, size));
-      else reject(err);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) done(new TRPCError({ code: 'PAYLOAD_TOO_LARGE' }));
-      else chunks.push(chunk);
-    };
-    const onEnd = () => done();
-    const onAborted = () => done(new TRPCError({ code: 'CLIENT_CLOSED_REQUEST' }));
-    req.on('data', onData).on('end', onEnd).on('error', done).on('aborted', onAborted);
-  });
+  return JSON.parse(decodeBody(await readBody(req, limit))) as unknown;
 }
 
 /**

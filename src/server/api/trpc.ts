@@ -23,7 +23,9 @@ const t = initTRPC.context<Context>().create({
       const d = validationError(cause);
       message = d.message;
       domainCode = d.code;
-    } else if (error.code === 'PARSE_ERROR') {
+    } else if (error.code === 'PARSE_ERROR' || (error.code === 'BAD_REQUEST' && cause instanceof SyntaxError)) {
+      // JSON that does not parse (a body, or `?input=`) is REST's `invalid payload` (SPEC §4.1 step 1), not the
+      // parser's own words.
       message = ERRORS.invalid_payload.message;
       domainCode = 'invalid_payload';
     } else if (error.code === 'PAYLOAD_TOO_LARGE') {

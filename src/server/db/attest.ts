@@ -3,6 +3,7 @@
 // checked once, here, so both dialects fail with the same words.
 import type { Dialect, Sql } from './types';
 import type { CatalogColumn, CatalogIndex, IdentityCatalog } from './catalog';
+import { dbErrorInfo } from './dialect';
 import { readPostgresIdentityCatalog } from './dialect/postgres/attest';
 import { readSqliteIdentityCatalog } from './dialect/sqlite/attest';
 
@@ -188,6 +189,10 @@ export async function attest(db: Sql): Promise<AttestationResult> {
     const { findings, legacy } = await inspectIdentity(db);
     return { ready: findings.length === 0, reasons: findings.map((f) => f.reason), legacy, checkedAt };
   } catch (err) {
+    // A database that cannot be reached at all says nothing about the catalog: the caller keeps its last answer
+    // (readiness.ts; the outage itself is a 503 per request). A missing database or table is an answer: not ready.
+    const info = dbErrorInfo(err);
+    if (info?.unavailable && !info.schemaMissing) throw err;
     // An unreadable catalog is not an attested one.
     return { ready: false, reasons: [`attestation could not read the catalog: ${(err as Error).message}`], legacy: [], checkedAt };
   }

@@ -27,6 +27,9 @@ export interface Db extends Sql {
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** Runs a multi-statement script outside any parameter binding (migrations, tests). */
   exec(script: string): Promise<void>;
+  /** Calls `listener` when a statement meets a missing database or table (readiness re-attests); returns the
+   *  unsubscribe. */
+  onSchemaMissing(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -37,6 +40,11 @@ export interface DbErrorInfo {
   target?: string;
   /** The database is unreachable or busy: the surface answers 503. */
   unavailable: boolean;
+  /**
+   * The database or a table is gone (dropped, or re-created empty): also `unavailable`, and readiness re-attests
+   * at once instead of vouching for a schema that is no longer there (issue 18, SPEC §12).
+   */
+  schemaMissing?: boolean;
   /** A text value the database cannot hold (U+0000): the caller's input, so the surface answers 400. */
   invalidText?: boolean;
 }

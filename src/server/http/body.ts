@@ -1,6 +1,7 @@
 // Reading and writing JSON on the custom server's own routes (the machine-facing API).
-// Every API module reads its body through readJsonBody (with `config.http.maxBodyBytes`, TETHER_MAX_BODY_BYTES) and answers through sendJson/sendError, so every
-// surface has the same size limit, the same "invalid payload" and the same error bodies (STYLE habit 4).
+// Every API module reads its body through readJsonBody (limit: config.http.maxBodyBytes, TETHER_MAX_BODY_BYTES)
+// and answers through sendJson/sendError, so every surface has the same size limit, the same "invalid payload" and
+// the same error bodies (STYLE habit 4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, toDomainError } from '../domain/errors/domain-error';
 
@@ -8,18 +9,47 @@ import { DomainError, toDomainError } from '../domain/errors/domain-error';
 // would silently change an external_id (SPEC §2.1: kept byte-for-byte).
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The raw body, refusing more than `limitBytes` (413) without buffering the excess. */
-export async function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) throw new DomainError('payload_too_large');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limitBytes) throw new DomainError('payload_too_large');
-    chunks.push(chunk as Buffer);
+/** The client closed the connection before its body arrived: nobody is left to answer. */
+export class ClientClosedError extends Error {
+  constructor() {
+    super('client closed the request');
+    this.name = 'ClientClosedError';
   }
-  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Hands each chunk of the body to `onChunk` and resolves at its end, refusing more than `limitBytes` (413) without
+ * buffering the excess. On a refusal the rest of the body stays unread and the connection stays up, so the 413 can
+ * still reach the client (server.ts).
+ */
+export function consumeBody(req: IncomingMessage, limitBytes: number, onChunk: (chunk: Buffer) => void): Promise<void> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(new DomainError('payload_too_large'));
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    // Not `for await`: leaving that loop early destroys the request and with it the socket, before the 413 is
+    // written (issue 18: clients sending a chunked body saw EPIPE instead of the answer).
+    const done = (err?: unknown) => {
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
+      if (err === undefined) resolve();
+      else reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) done(new DomainError('payload_too_large'));
+      else onChunk(chunk);
+    };
+    const onEnd = () => done();
+    const onGone = () => done(new ClientClosedError());
+    req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone);
+  });
+}
+
+/** The raw body, up to `limitBytes` (413 beyond). */
+export async function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await consumeBody(req, limitBytes, (chunk) => chunks.push(chunk));
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -48,10 +78,32 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /**
+ * SPEC §2.1 keeps ids byte for byte, so a query string is held to the same rule as a body: percent-encoded bytes
+ * that are not UTF-8 (`%FF`, the overlong `%C0%80`, the surrogate `%ED%A0%80`) are 400 `invalid payload`, not
+ * "repaired" to U+FFFD by URLSearchParams (issue 18: `?external_id=a-%FE` found the task created as `a-\uFFFD`).
+ */
+export function refuseMalformedQuery(url: string | undefined): void {
+  const q = url?.indexOf('?') ?? -1;
+  if (q === -1) return;
+  // A run of escapes holds whole characters: no ASCII byte can continue a multi-byte sequence.
+  for (const run of url!.slice(q + 1).match(/(?:%[0-9A-Fa-f]{2})+/g) ?? []) {
+    try {
+      decodeURIComponent(run); // throws URIError on bytes that are not well-formed UTF-8
+    } catch {
+      throw new DomainError('invalid_payload', 'the query string is not valid UTF-8');
+    }
+  }
+}
+
+/**
  * Maps any error to the response every surface agrees on: a DomainError through its table, an unreachable
  * database to 503, anything else to a logged 500 whose body says nothing internal (STYLE habit 4).
  */
 export function sendError(res: ServerResponse, err: unknown): void {
+  if (err instanceof ClientClosedError) {
+    res.destroy(); // nobody to answer, nothing to log
+    return;
+  }
   const domain = toDomainError(err);
   if (domain.code === 'internal') console.error('[tether] unhandled error:', err);
   if (res.headersSent) {
@@ -59,7 +111,8 @@ export function sendError(res: ServerResponse, err: unknown): void {
     res.destroy();
     return;
   }
-  // After a 413 the rest of the oversized body is unread: close the connection rather than drain it.
+  // After a 413 the rest of the oversized body is unread: the connection closes once the server's answer has been
+  // sent and the client has stopped sending (server.ts holds the close until then, so the client can read it).
   const headers: Record<string, string> = domain.code === 'payload_too_large' ? { connection: 'close' } : { ...domain.headers };
   sendJson(res, domain.http, domain.body(), headers);
 }

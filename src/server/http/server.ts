@@ -2,6 +2,8 @@
 // handler is ~40x cheaper per request than Next's pipeline), and hands every other path to Next, which
 // serves the console pages. Domain code is loaded once, here, for the whole process.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { HttpLimits } from '../config';
 import { handleTrpc } from '../api/http';
 import { handleMcp } from '../mcp/handler';
 import { handleRest } from '../rest/router';
@@ -42,28 +44,127 @@ function under(path: string, prefix: string): boolean {
   return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47 /* '/' */);
 }
 
+/** What the server as a whole answers to (`OPTIONS *`, RFC 9110 §9.3.7). */
+const SERVER_METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS';
+
+/**
+ * RFC 9112 §3.2: a request target that is not a path. Issue 18: Next could not parse `OPTIONS *` (a 500 and a stack
+ * in the log for anyone who asks) and answered an absolute-form target with a 308 to whatever host it named. Here:
+ * `OPTIONS *` gets the server's methods; an absolute-form target naming this host (servers must accept that form)
+ * continues as its path; one naming another host is 421 (this server does not answer for it); anything else is 400.
+ * Returns true when the request has been answered.
+ */
+function answerNonPathTarget(req: IncomingMessage, res: ServerResponse): boolean {
+  const target = req.url ?? '';
+  if (target.startsWith('/')) return false;
+  if (target === '*') {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { allow: SERVER_METHODS, 'cache-control': 'no-store' });
+      res.end();
+    } else sendJson(res, 400, { error: 'invalid request target: * is only for OPTIONS' });
+    return true;
+  }
+  const absolute = /^https?:\/\/([^/?#@]+)([/?][^#]*)?$/i.exec(target);
+  if (!absolute) {
+    sendJson(res, 400, { error: 'invalid request target' });
+    return true;
+  }
+  if (absolute[1]!.toLowerCase() !== req.headers.host?.toLowerCase()) {
+    sendJson(res, 421, { error: 'misdirected request: this server does not answer for that host' });
+    return true;
+  }
+  const rest = absolute[2] ?? '/';
+  req.url = rest.startsWith('/') ? rest : `/${rest}`;
+  return false;
+}
+
+/** An answer given before the request body has arrived waits at most this long for the client to stop sending. */
+const LINGER_MS = 5_000;
+
+/**
+ * Issue 18: an answer given before the whole request body has arrived (a 413, or any early refusal) must not be
+ * followed by the connection closing under a client that is still sending: the kernel answers the next bytes with a
+ * reset, and a reset throws away the answer the client has not read yet (it saw EPIPE instead of the 413). So the
+ * answer is written at once but its end — and with it Node's close, when the connection is not kept alive — waits
+ * until the rest of the body has been read and dropped, or LINGER_MS. Only requests that carry a body are wrapped.
+ */
+function holdEndUntilBodyArrives(req: IncomingMessage, res: ServerResponse): void {
+  if (req.headers['transfer-encoding'] === undefined && !(Number(req.headers['content-length']) > 0)) return;
+  const end = res.end as (...args: unknown[]) => ServerResponse;
+  res.end = function endWhenBodyArrived(this: ServerResponse, ...args: unknown[]) {
+    res.end = end as typeof res.end;
+    if (req.complete || req.destroyed) return end.apply(this, args);
+    // end(cb) | end(chunk, cb) | end(chunk, encoding, cb): write the chunk now, end (with the callback) later.
+    const [chunk, encoding, done] = typeof args[0] === 'function' ? [undefined, undefined, args[0]] : typeof args[1] === 'function' ? [args[0], undefined, args[1]] : args;
+    if (chunk !== undefined && chunk !== null) res.write(chunk as string | Uint8Array, (encoding ?? 'utf8') as BufferEncoding);
+    const finish = () => {
+      clearTimeout(timer);
+      req.off('end', finish).off('close', finish);
+      end.call(res, done);
+    };
+    const timer = setTimeout(finish, LINGER_MS);
+    req.on('end', finish).on('close', finish);
+    req.resume(); // read and drop the rest of the body
+    return this;
+  } as typeof res.end;
+}
+
+/**
+ * Issue 18: slow clients and connection floods. Node's defaults let a request take 300 s to arrive and checked only
+ * every 30 s, so 300 slowloris connections were never closed. Timeouts and caps come from config.ts (README); an
+ * expired request gets Node's 408 and the connection closes within the timeout plus one check interval.
+ */
+const CHECK_INTERVAL_MS = 1_000;
+
+function limitConnections(server: Server, limits: HttpLimits): void {
+  server.maxConnections = limits.maxConnections; // Node closes connections over it at once (0: no cap)
+  if (limits.maxConnectionsPerClient === 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const client = socket.remoteAddress ?? '';
+    const n = (open.get(client) ?? 0) + 1;
+    if (n > limits.maxConnectionsPerClient) {
+      socket.destroy(); // as Node does over maxConnections: no bytes spent on a client already holding its share
+      return;
+    }
+    open.set(client, n);
+    socket.once('close', () => {
+      const left = (open.get(client) ?? 1) - 1;
+      if (left > 0) open.set(client, left);
+      else open.delete(client);
+    });
+  });
+}
+
 export function createHttpServer(services: Services, opts: { next?: PageHandler } = {}): Server {
   const routes = apiRoutes(services);
   const pages = opts.next;
+  const limits = services.config.http;
 
-  const server = createServer((req, res) => {
-    // Every response, API or page: browsers must not guess content types.
-    res.setHeader('x-content-type-options', 'nosniff');
-    const path = pathOf(req.url);
-    const route = routes.find((r) => under(path, r.prefix));
-    let work: Promise<void>;
-    try {
-      if (route) work = route.handler(req, res, services);
-      // /api/* belongs to this server: an unknown API path is a JSON 404, not a Next HTML page.
-      else if (under(path, '/api') || !pages) work = Promise.resolve(sendJson(res, 404, { error: 'not found' }));
-      else work = pages(req, res);
-    } catch (err) {
-      work = Promise.reject(err); // a handler that throws before returning its promise
-    }
-    work.catch((err: unknown) => sendError(res, err));
-  });
-  // Keep idle keep-alive sockets a little longer than common proxies' idle timeout (60 s) to avoid races.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  const server = createServer(
+    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: CHECK_INTERVAL_MS },
+    (req, res) => {
+      // Every response, API or page: browsers must not guess content types.
+      res.setHeader('x-content-type-options', 'nosniff');
+      if (answerNonPathTarget(req, res)) return;
+      holdEndUntilBodyArrives(req, res);
+      const path = pathOf(req.url);
+      const route = routes.find((r) => under(path, r.prefix));
+      let work: Promise<void>;
+      try {
+        if (route) work = route.handler(req, res, services);
+        // /api/* belongs to this server: an unknown API path is a JSON 404, not a Next HTML page.
+        else if (under(path, '/api') || !pages) work = Promise.resolve(sendJson(res, 404, { error: 'not found' }));
+        else work = pages(req, res);
+      } catch (err) {
+        work = Promise.reject(err); // a handler that throws before returning its promise
+      }
+      work.catch((err: unknown) => sendError(res, err));
+    },
+  );
+  // Idle keep-alive connections: by default a little longer than common proxies' idle timeout (60 s), so the proxy,
+  // not this server, closes an idle connection and never sends a request down one that is closing.
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  limitConnections(server, limits);
   return server;
 }

@@ -1,6 +1,7 @@
 // /api/_test/failpoints: lets browser and HTTP tests pause, fail or crash a create at a named boundary
 // (src/server/failpoints.ts). The server mounts this route only when failpoints are enabled
-// (TETHER_FAILPOINTS=1, never with NODE_ENV=production: see config.ts); otherwise the path is a plain 404.
+// (TETHER_FAILPOINTS=1 plus the `--test-hooks` flag, never with NODE_ENV=production: see config.ts); otherwise the
+// path is a plain 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { DomainError } from '../domain/errors/domain-error';

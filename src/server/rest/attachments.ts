@@ -1,11 +1,10 @@
 // REST `POST /api/v1/attachments` (issue 5): a multipart upload (`workspace_id` field + one `file`), stored under
 // the data folder and unclaimed until a create names it in `attachments`. Answers 201 with the attachment.
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
 import type { Actor } from '../auth/actor';
 import { uploadAttachment } from '../domain/attachments/upload';
 import { DomainError } from '../domain/errors/domain-error';
-import { sendError, sendJson } from '../http/body';
+import { consumeBody, sendError, sendJson } from '../http/body';
 import { requireAuthenticated } from '../http/authenticate-request';
 import type { ApiHandler } from '../http/types';
 import type { Services } from '../services';
@@ -15,20 +14,16 @@ import { path, type RestRoute } from './route';
 const FRAMING_BYTES = 64 * 1024;
 
 /** The request body as a web stream that errors past `limit` bytes, so an oversized upload is never buffered. */
-function limited(req: IncomingMessage, limit: number): ReadableStream {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new DomainError('payload_too_large');
-  let size = 0;
-  const capped = Readable.from(
-    (async function* () {
-      for await (const chunk of req) {
-        size += (chunk as Buffer).length;
-        if (size > limit) throw new DomainError('payload_too_large');
-        yield chunk as Buffer;
-      }
-    })(),
-  );
-  return Readable.toWeb(capped) as ReadableStream;
+function limited(req: IncomingMessage, limit: number): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      // consumeBody leaves the connection up on a 413 so the client can read it (issue 18).
+      consumeBody(req, limit, (chunk) => controller.enqueue(new Uint8Array(chunk))).then(
+        () => controller.close(),
+        (err: unknown) => controller.error(err),
+      );
+    },
+  });
 }
 
 export async function handleUpload(req: IncomingMessage, services: Services, actor: Actor): Promise<{ status: number; body: unknown }> {

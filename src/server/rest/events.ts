@@ -1,25 +1,22 @@
 // REST event endpoints (SPEC §9, §10): history with cursor pagination, the SSE stream, revisions, and webhooks.
 import { once } from 'node:events';
+import { z } from 'zod';
 import { DomainError } from '../domain/errors/domain-error';
 import { listEvents, listRevisions } from '../domain/events/history';
+import { ZEventPageParams } from '../domain/events/page-params';
+import { wholeNumber } from '../domain/paging';
 import { openEventStream } from '../domain/events/stream';
 import { createWebhook, disableWebhook, listDeliveries, listWebhooks } from '../domain/events/webhooks';
 import { readJsonBody, sendJson } from '../http/body';
-import { path, type RestRequest, type RestRoute } from './route';
+import { parseQuery, path, type RestRequest, type RestRoute } from './route';
 
-/** A non-negative integer query value (`after`, `limit`), or undefined when absent. */
-function intParam(r: RestRequest, name: string): number | undefined {
-  const all = r.query.getAll(name);
-  if (all.length === 0 || all[0] === '') return undefined;
-  if (all.length > 1 || !/^\d{1,15}$/.test(all[0]!)) throw new DomainError('invalid_payload', `${name} must be a non-negative integer`);
-  return Number(all[0]);
-}
+const ZResume = z.object({ last_event_id: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional() });
 
 /** SSE resume point: the `Last-Event-ID` header (what EventSource sends on reconnect), else `?last_event_id=`. */
 function lastEventId(r: RestRequest): number | undefined {
   const header = r.req.headers['last-event-id'];
   const raw = typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
-  if (raw === undefined) return intParam(r, 'last_event_id');
+  if (raw === undefined) return parseQuery(ZResume, r.query, ['last_event_id']).last_event_id;
   if (!/^\d{1,15}$/.test(raw)) throw new DomainError('invalid_payload', 'Last-Event-ID must be an event id');
   return Number(raw);
 }
@@ -58,11 +55,8 @@ export const eventRoutes: RestRoute[] = [
     method: 'GET',
     pattern: path('/workspaces/:workspace_id/events'),
     async handle(r) {
-      const page = await listEvents(r.services, r.auth.actor, {
-        workspaceId: r.params.workspace_id!,
-        after: intParam(r, 'after'),
-        limit: intParam(r, 'limit'),
-      });
+      const params = parseQuery(ZEventPageParams, r.query, ['after', 'limit']);
+      const page = await listEvents(r.services, r.auth.actor, { workspaceId: r.params.workspace_id!, ...params });
       sendJson(r.res, 200, page);
     },
   },
@@ -101,11 +95,11 @@ export const eventRoutes: RestRoute[] = [
     method: 'GET',
     pattern: path('/workspaces/:workspace_id/webhooks/:webhook_id/deliveries'),
     async handle(r) {
+      const params = parseQuery(ZEventPageParams, r.query, ['after', 'limit']);
       const deliveries = await listDeliveries(r.services, r.auth.actor, {
         workspaceId: r.params.workspace_id!,
         webhookId: r.params.webhook_id!,
-        after: intParam(r, 'after'),
-        limit: intParam(r, 'limit'),
+        ...params,
       });
       sendJson(r.res, 200, { deliveries });
     },

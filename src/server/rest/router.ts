@@ -1,6 +1,6 @@
 // REST edge under /api/v1 (SPEC §10): authenticate, match a route, let the handler call the domain.
 // Errors leave through sendError, so every status and message comes from the one error table.
-import { sendError, sendJson } from '../http/body';
+import { refuseMalformedQuery, sendError, sendJson } from '../http/body';
 import { requireAuthenticated } from '../http/authenticate-request';
 import type { ApiHandler } from '../http/types';
 import type { RestRoute } from './route';
@@ -25,6 +25,7 @@ export const handleRest: ApiHandler = async (req, res, services) => {
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
       const auth = await requireAuthenticated(services, req.headers, method);
+      refuseMalformedQuery(req.url); // issue 18: `%FE` must not be read as U+FFFD (SPEC §2.1)
       await route.handle({ req, res, services, auth, params, query: url.searchParams });
       return;
     }

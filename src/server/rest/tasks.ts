@@ -4,11 +4,12 @@ import { releaseExternalId } from '../domain/release/release-external-id';
 import { deleteTask, setArchived, updateTask } from '../domain/tasks/change-task';
 import { createTask } from '../domain/tasks/create-task';
 import { getTask, listTasks } from '../domain/tasks/get-task';
+import { ZTaskListParams } from '../domain/tasks/list-params';
 import { lookupTaskByExternalId } from '../domain/tasks/lookup-task';
 import { toCreateResponse, toLookupResponse } from '../domain/tasks/responses';
 import { toTaskBody } from '../domain/tasks/task';
 import { readJsonBody, sendJson } from '../http/body';
-import { path, type RestRequest, type RestRoute } from './route';
+import { parseQuery, path, type RestRequest, type RestRoute } from './route';
 
 /** One value of a query parameter; repeating it is ambiguous and refused. */
 function single(query: URLSearchParams, name: string): string | undefined {
@@ -96,18 +97,8 @@ export const taskRoutes: RestRoute[] = [
     method: 'GET',
     pattern: path('/workspaces/:workspace_id/tasks'),
     async handle(r) {
-      const archived = single(r.query, 'archived');
-      if (archived !== undefined && !['include', 'exclude', 'only'].includes(archived)) {
-        throw new DomainError('validation_failed', 'archived: expected include, exclude or only');
-      }
-      const limit = single(r.query, 'limit');
-      if (limit !== undefined && !/^\d{1,3}$/.test(limit)) throw new DomainError('validation_failed', 'limit: expected 1-200');
-      const page = await listTasks(r.services, r.auth.actor, {
-        workspaceId: r.params.workspace_id!,
-        archived: archived as 'include' | 'exclude' | 'only' | undefined,
-        limit: limit === undefined ? undefined : Number(limit),
-        cursor: single(r.query, 'cursor'),
-      });
+      const params = parseQuery(ZTaskListParams, r.query, ['limit']);
+      const page = await listTasks(r.services, r.auth.actor, { workspaceId: r.params.workspace_id!, ...params });
       sendJson(r.res, 200, { tasks: page.tasks.map(toTaskBody), next_cursor: page.nextCursor });
     },
   },

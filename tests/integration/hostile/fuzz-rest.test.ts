@@ -7,8 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { uniq, type TestWorkspace } from '../../support/fixtures';
-import { call, type CallResult, type TestApi, useApiWorld } from '../../support/http';
+import { call, makeToken, type CallResult, type TestApi, useApiWorld } from '../../support/http';
 import {
+  cursorAccepted,
+  cursorText,
+  escapeBytes,
   expectClean,
   fuzzRuns,
   hostileCreateBody,
@@ -16,9 +19,13 @@ import {
   hostileQueryValue,
   hostileRawBody,
   hostileValue,
+  invalidUtf8,
   oddString,
+  pageNumberText,
   probe as probeDb,
+  spliceBytes,
   tableCounts,
+  wholeTextIn,
 } from './hostile-support';
 
 let db: Db;
@@ -160,5 +167,90 @@ describe('NUL characters (regression: PostgreSQL answered 500 for a NUL in any t
   it('a NUL in a task id path segment is a 400, not a 500', async () => {
     const res = await probe(() => call(api.url, 'PATCH', '/api/v1/tasks/%00', { token, body: { title: 'x' } }), 'nul id');
     expect(res.status).toBe(400);
+  });
+});
+
+describe('issue 18 families: bytes that are not UTF-8, list cursors, page limits', () => {
+  let adminToken: string;
+  let webhookId: string;
+  beforeAll(async () => {
+    adminToken = await makeToken(db, [ws.id], ['tasks:read', 'admin']);
+    const hook = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: adminToken, body: { url: 'http://127.0.0.1:9/h' } });
+    webhookId = (hook.json as { id: string }).id;
+  });
+
+  const postBytes = async (body: Buffer): Promise<CallResult> => {
+    const res = await fetch(`${api.url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: new Uint8Array(body),
+    });
+    const text = await res.text();
+    return { status: res.status, text, json: JSON.parse(text) as unknown, headers: res.headers };
+  };
+
+  it('a create body with bytes that are not UTF-8 anywhere in a string: 400 invalid payload, nothing written', async () => {
+    const field = fc.constantFrom('external_id', 'title', 'description');
+    await fc.assert(
+      fc.asyncProperty(invalidUtf8, field, oddString, async (bad, name, around) => {
+        const json = JSON.stringify({ workspace_id: ws.id, external_id: uniq('u8f-'), title: 'T', [name]: `${around.replace(/@@/g, '')}@@` });
+        const res = await probe(() => postBytes(spliceBytes(json, bad)), `bytes ${bad.toString('hex')} in ${name}`);
+        expect(res.status).toBe(400);
+        expect(res.json).toEqual({ error: 'invalid payload' });
+      }),
+      { numRuns: fuzzRuns(100) },
+    );
+  });
+
+  it('query strings whose escapes are not UTF-8: lookup, release and list all refuse, nothing written', async () => {
+    const where = fc.constantFrom('lookup', 'release', 'list');
+    await fc.assert(
+      fc.asyncProperty(invalidUtf8, where, async (bad, w) => {
+        const q = `external_id=u8q-${escapeBytes(bad)}&archived=include`;
+        const path = `/api/v1/workspaces/${ws.id}/${w === 'list' ? 'tasks' : 'tasks/by-external-id'}?${q}`;
+        const res = await probe(
+          () => call(api.url, w === 'release' ? 'DELETE' : 'GET', path, { token, headers: { 'idempotency-key': randomUUID() } }),
+          `${w} ${q}`,
+        );
+        expect(res.status).toBe(400);
+        expect(res.json).toEqual({ error: 'invalid payload: the query string is not valid UTF-8' });
+      }),
+      { numRuns: fuzzRuns(60) },
+    );
+  });
+
+  it('?cursor= on the task list: a next_cursor value is a page, anything else the one 400', async () => {
+    await fc.assert(
+      fc.asyncProperty(cursorText, async (cursor) => {
+        const res = await probe(() => call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks?cursor=${encodeURIComponent(cursor)}`, { token }), `cursor ${JSON.stringify(cursor)}`);
+        if (cursorAccepted(cursor)) expect(res.status, JSON.stringify(cursor)).toBe(200);
+        else {
+          expect(res.status, JSON.stringify(cursor)).toBe(400);
+          expect((res.json as { error: string }).error).toMatch(/^invalid request: cursor: expected a next_cursor value/);
+        }
+      }),
+      { numRuns: fuzzRuns(150) },
+    );
+  });
+
+  it('?limit= and ?after= on tasks, events and deliveries: the shared page rule, never a 5xx', async () => {
+    const list = fc.constantFrom(
+      { path: () => `/api/v1/workspaces/${ws.id}/tasks`, name: 'limit', min: 1, max: 200, tok: () => token },
+      { path: () => `/api/v1/workspaces/${ws.id}/events`, name: 'limit', min: 1, max: 500, tok: () => token },
+      { path: () => `/api/v1/workspaces/${ws.id}/events`, name: 'after', min: 0, max: Number.MAX_SAFE_INTEGER, tok: () => token },
+      { path: () => `/api/v1/workspaces/${ws.id}/webhooks/${webhookId}/deliveries`, name: 'limit', min: 1, max: 500, tok: () => adminToken },
+      { path: () => `/api/v1/workspaces/${ws.id}/webhooks/${webhookId}/deliveries`, name: 'after', min: 0, max: Number.MAX_SAFE_INTEGER, tok: () => adminToken },
+    );
+    await fc.assert(
+      fc.asyncProperty(list, pageNumberText, async (l, v) => {
+        const res = await probe(() => call(api.url, 'GET', `${l.path()}?${l.name}=${encodeURIComponent(v)}`, { token: l.tok() }), `${l.path()} ${l.name}=${v}`);
+        if (wholeTextIn(v, l.min, l.max)) expect(res.status, `${l.name}=${v}`).toBe(200);
+        else {
+          expect(res.status, `${l.name}=${v}`).toBe(400);
+          expect(res.json).toEqual({ error: `invalid request: ${l.name}: expected a whole number from ${l.min} to ${l.max}` });
+        }
+      }),
+      { numRuns: fuzzRuns(200) },
+    );
   });
 });

@@ -4,8 +4,25 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { uniq, type TestWorkspace } from '../../support/fixtures';
-import { call, trpc, type CallResult, type TestApi, useApiWorld } from '../../support/http';
-import { expectClean, fuzzRuns, hostileCreateBody, hostileRawBody, hostileValue, oddString, probe as probeDb, tableCounts } from './hostile-support';
+import { trpcFastPath } from '../../../src/server/api/http';
+import { call, makeToken, trpc, type CallResult, type TestApi, useApiWorld } from '../../support/http';
+import {
+  cursorAccepted,
+  cursorText,
+  escapeBytes,
+  expectClean,
+  fuzzRuns,
+  hostileCreateBody,
+  hostileRawBody,
+  hostileValue,
+  invalidUtf8,
+  oddString,
+  pageNumber,
+  probe as probeDb,
+  spliceBytes,
+  tableCounts,
+  wholeIn,
+} from './hostile-support';
 
 let db: Db;
 let api: TestApi;
@@ -122,5 +139,98 @@ describe('tRPC lookup, release and update under hostile input', () => {
     );
     const after = await trpc(api.url, 'query', 'task.get', { id: taskId }, token);
     expect((after.json as { result: { data: { external_id?: string } } }).result.data.external_id).toMatch(/^tz-/);
+  });
+});
+
+describe('issue 18 families: bytes that are not UTF-8, list cursors, page limits', () => {
+  let adminToken: string;
+  let webhookId: string;
+  beforeAll(async () => {
+    adminToken = await makeToken(db, [ws.id], ['tasks:read', 'admin']);
+    const hook = await trpc(api.url, 'mutation', 'event.createWebhook', { workspace_id: ws.id, url: 'http://127.0.0.1:9/h' }, adminToken);
+    webhookId = (hook.json as { result: { data: { webhook: { id: string } } } }).result.data.webhook.id;
+  });
+
+  const postBytes = async (path: string, body: Buffer): Promise<CallResult> => {
+    const res = await fetch(`${api.url}/api/trpc/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: new Uint8Array(body),
+    });
+    const text = await res.text();
+    return { status: res.status, text, json: JSON.parse(text) as unknown, headers: res.headers };
+  };
+  /** Every error of a single or batched answer. */
+  const errorsOf = (json: unknown) => (Array.isArray(json) ? json : [json]).map((a) => (a as { error?: { message: string } }).error);
+
+  it('task.create bodies with bytes that are not UTF-8 (native, adapter, ?batch=1): 400 invalid payload, nothing written', async () => {
+    const mode = fc.constantFrom('native', 'adapter', 'batch');
+    await fc.assert(
+      fc.asyncProperty(invalidUtf8, mode, fc.constantFrom('external_id', 'title'), async (bad, m, name) => {
+        const one = JSON.stringify({ workspace_id: ws.id, external_id: uniq('u8t-'), title: 'T', [name]: 'x@@' });
+        const path = m === 'batch' ? 'task.create,task.create?batch=1' : 'task.create';
+        const body = m === 'batch' ? spliceBytes(`{"0":${one},"1":${one.replace('@@', '')}}`, bad) : spliceBytes(one, bad);
+        trpcFastPath.enabled = m !== 'adapter';
+        try {
+          const res = await probe(() => postBytes(path, body), `${m} ${bad.toString('hex')} in ${name}`);
+          expect(res.status).toBe(400);
+          for (const e of errorsOf(res.json)) expect(e?.message).toBe('invalid payload');
+        } finally {
+          trpcFastPath.enabled = true;
+        }
+      }),
+      { numRuns: fuzzRuns(100) },
+    );
+  });
+
+  it('?input= whose escapes are not UTF-8 (single and ?batch=1): 400 invalid payload', async () => {
+    await fc.assert(
+      fc.asyncProperty(invalidUtf8, fc.boolean(), async (bad, batch) => {
+        const input = encodeURIComponent(JSON.stringify({ workspace_id: ws.id, external_id: 'x@@' })).replace('%40%40', escapeBytes(bad));
+        const q = batch ? `?batch=1&input=${encodeURIComponent('{"0":')}${input}}` : `?input=${input}`;
+        const res = await call(api.url, 'GET', `/api/trpc/task.byExternalId${q}`, { token });
+        expectClean(res, q);
+        expect(res.status).toBe(400);
+        for (const e of errorsOf(res.json)) expect(e?.message).toBe('invalid payload: the query string is not valid UTF-8');
+      }),
+      { numRuns: fuzzRuns(60) },
+    );
+  });
+
+  it('task.list cursor: a next_cursor value is a page, anything else (any type) the one 400', async () => {
+    const cursor = fc.oneof({ weight: 4, arbitrary: cursorText }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }, fc.constantFrom(null, 5, 0, 1.5, true, [], {}));
+    await fc.assert(
+      fc.asyncProperty(cursor, async (c) => {
+        const res = await trpc(api.url, 'query', 'task.list', { workspace_id: ws.id, cursor: c }, token);
+        expectClean(res, `cursor ${JSON.stringify(c)?.slice(0, 80)}`);
+        const ok = c === null || c === undefined || (typeof c === 'string' && cursorAccepted(c));
+        expect(res.status, JSON.stringify(c)?.slice(0, 80)).toBe(ok ? 200 : 400);
+        if (!ok) expect(errorsOf(res.json)[0]?.message).toMatch(/^invalid request: cursor: expected a next_cursor value/);
+      }),
+      { numRuns: fuzzRuns(150) },
+    );
+  });
+
+  it('limit and after on task.list, event.list and event.deliveries: the shared page rule, never a 5xx', async () => {
+    const list = fc.constantFrom(
+      { proc: 'task.list', name: 'limit', min: 1, max: 200, admin: false },
+      { proc: 'event.list', name: 'limit', min: 1, max: 500, admin: false },
+      { proc: 'event.list', name: 'after', min: 0, max: Number.MAX_SAFE_INTEGER, admin: false },
+      { proc: 'event.deliveries', name: 'limit', min: 1, max: 500, admin: true },
+      { proc: 'event.deliveries', name: 'after', min: 0, max: Number.MAX_SAFE_INTEGER, admin: true },
+    );
+    await fc.assert(
+      fc.asyncProperty(list, pageNumber, async (l, v) => {
+        const input = { workspace_id: ws.id, ...(l.admin ? { webhook_id: webhookId } : {}), [l.name]: v };
+        const res = await trpc(api.url, 'query', l.proc, input, l.admin ? adminToken : token);
+        expectClean(res, `${l.proc} ${l.name}=${v}`);
+        if (wholeIn(v, l.min, l.max)) expect(res.status, `${l.proc} ${l.name}=${v}`).toBe(200);
+        else {
+          expect(res.status, `${l.proc} ${l.name}=${v}`).toBe(400);
+          expect(errorsOf(res.json)[0]?.message).toBe(`invalid request: ${l.name}: expected a whole number from ${l.min} to ${l.max}`);
+        }
+      }),
+      { numRuns: fuzzRuns(200) },
+    );
   });
 });

@@ -1,5 +1,6 @@
 // Shared checks and generators for the hostile-input suite (issue 9). Not a test file itself.
 import fc from 'fast-check';
+import { isUtf8 } from 'node:buffer';
 import { expect } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import type { CallResult } from '../../support/http';
@@ -163,4 +164,66 @@ export async function probe(
     expect(after, `${what} → ${res.status} wrote rows`).toEqual(before);
   }
   return res;
+}
+
+// ---- Issue 18 families: bytes that are not UTF-8, list cursors and page limits. ----
+
+/** Byte sequences that are not UTF-8: the probe's own, plus random high bytes that do not decode. */
+export const invalidUtf8: fc.Arbitrary<Buffer> = fc.oneof(
+  fc.constantFrom(
+    ...[[0xff], [0xfe], [0xc0, 0x80], [0xc1, 0xbf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe0, 0x80, 0xaf]].map(
+      (b) => Buffer.from(b),
+    ),
+  ),
+  fc
+    .array(fc.oneof(fc.integer({ min: 0x80, max: 0xff }), fc.integer({ min: 0x61, max: 0x7a })), { minLength: 1, maxLength: 8 })
+    .map((bytes) => Buffer.from(bytes))
+    .filter((b) => !isUtf8(b)),
+);
+
+/** `json` (which must contain `@@` inside a string) with `bad` spliced in at the mark. */
+export function spliceBytes(json: string, bad: Buffer): Buffer {
+  const at = json.indexOf('@@');
+  return Buffer.concat([Buffer.from(json.slice(0, at)), bad, Buffer.from(json.slice(at + 2))]);
+}
+
+/** `bad` as percent escapes, for a query string. */
+export function escapeBytes(bad: Buffer): string {
+  return [...bad].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+}
+
+/** Strings a client might send as a task-list cursor: next_cursor values, and everything the old parser let through. */
+export const cursorText: fc.Arbitrary<string> = fc.oneof(
+  fc.integer({ min: 1, max: 2_147_483_647 }).map(String),
+  fc.bigInt({ min: 2_147_483_648n, max: 10n ** 30n }).map(String),
+  fc.constantFrom('0', '-1', '0x10', '0b11', '0o7', '1e3', '1E3', ' 5', '5 ', '\t5', '+5', '1.0', '1.5', '007', '١٢', 'Infinity', 'NaN', '', '2147483647', '2147483648'),
+  fc.string({ unit: 'grapheme-ascii', maxLength: 12 }),
+);
+
+/** The one cursor rule (src/server/domain/tasks/list-params.ts): empty is the first page, else 1..2^31-1 in digits. */
+export function cursorAccepted(v: string): boolean {
+  return v === '' || (/^[1-9][0-9]{0,9}$/.test(v) && Number(v) <= 2_147_483_647);
+}
+
+/** Values a typed client might send as a page `limit` or `after`. */
+export const pageNumber: fc.Arbitrary<number> = fc.oneof(
+  fc.integer({ min: -3, max: 600 }),
+  fc.constantFrom(0, 1, 200, 201, 500, 501, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 1, 1e21),
+  fc.double({ min: -10, max: 600, noNaN: true, noDefaultInfinity: true }),
+);
+
+/** The same as query-string text, with the spellings the old REST parsers accepted or choked on. */
+export const pageNumberText: fc.Arbitrary<string> = fc.oneof(
+  pageNumber.map(String),
+  fc.constantFrom('', '0x10', '1e3', ' 5', '5 ', '+5', '-0', '007', '1.0', 'abc', '9'.repeat(20)),
+);
+
+/** The shared page rule: a whole number in [min, max] (src/server/domain/paging.ts). */
+export function wholeIn(v: number, min: number, max: number): boolean {
+  return Number.isInteger(v) && v >= min && v <= max;
+}
+
+/** As wholeIn, for query text: empty is absent (accepted), digits only, no leading zeros. */
+export function wholeTextIn(v: string, min: number, max: number): boolean {
+  return v === '' || (/^(0|[1-9][0-9]{0,15})$/.test(v) && wholeIn(Number(v), min, max));
 }

@@ -49,6 +49,9 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
       TETHER_RATE_LIMIT_PER_SEC: '0',
       TETHER_LEASE_MS: '1000',
       TETHER_RECOVERY_POLL_MS: '200',
+      // Issue 18: readiness re-attests while the database is away. An unreachable database must leave the last
+      // answer standing — were it read as "not attested", identity creates would answer the identity 503 below.
+      TETHER_ATTEST_INTERVAL_MS: '200',
     });
   }, 120_000);
   afterAll(async () => {

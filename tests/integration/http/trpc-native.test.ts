@@ -101,8 +101,10 @@ const cases: Array<[string, () => () => Promise<CallResult>, number, boolean]> =
   ['invalid JSON in ?input=', () => get('task.get', '?input=%7Bbad'), 400, true],
   ['an invalid JSON body', () => post('task.create', '{"title": '), 400, true],
   ['an empty body', () => post('task.create', ''), 400, true],
-  // Both paths decode like Fetch's Request.json(): the 0xFF byte becomes U+FFFD (REST refuses it instead).
-  ['a body that is not UTF-8', () => postRaw('session.login', () => Buffer.from('{"email":"a\xff@x.test","password":"password-1"}', 'latin1')), 401, true],
+  // Issue 18: both paths refuse bytes that are not UTF-8 as REST does (they used to repair them to U+FFFD).
+  ['a body that is not UTF-8', () => postRaw('session.login', () => Buffer.from('{"email":"a\xff@x.test","password":"password-1"}', 'latin1')), 400, true],
+  ['a create whose external_id is not UTF-8', () => postRaw('task.create', () => Buffer.from(`{"workspace_id":"${ws.id}","external_id":"u8-\xfe","title":"T"}`, 'latin1')), 400, true],
+  ['?input= whose escapes are not UTF-8', () => get('task.byExternalId', `?input=${encodeURIComponent(JSON.stringify({ workspace_id: ws.id, external_id: 'x' })).replace('x', '%ED%A0%80')}`), 400, true],
   ['an oversized body with Content-Length (413)', () => post('task.create', oversized()), 413, true],
   ['an oversized chunked body (413)', () => postRaw('task.create', () => streamOf(oversized())), 413, true],
   ['an unknown procedure', () => post('task.nope', '{}'), 404, false],

@@ -7,6 +7,7 @@ import type { Db } from '../../../src/server/db/types';
 import { freshDb } from '../../support/db';
 import { count, makeWorkspace, type TestWorkspace } from '../../support/fixtures';
 import { makeToken, startTestApi, type TestApi } from '../../support/http';
+import { cursorAccepted, cursorText, invalidUtf8, pageNumber, spliceBytes, wholeIn } from '../hostile/hostile-support';
 import { connectMcp, type McpTestClient } from './mcp-client';
 
 let db: Db;
@@ -14,13 +15,15 @@ let api: TestApi;
 let ws: TestWorkspace;
 let other: TestWorkspace;
 let mcp: McpTestClient;
+let token: string;
 
 beforeAll(async () => {
   db = await freshDb();
   api = await startTestApi(db);
   ws = await makeWorkspace(db);
   other = await makeWorkspace(db);
-  mcp = await connectMcp(api.url, await makeToken(db, [ws.id]));
+  token = await makeToken(db, [ws.id]);
+  mcp = await connectMcp(api.url, token);
 });
 afterAll(async () => {
   await mcp.close();
@@ -111,6 +114,54 @@ describe('MCP tool input fuzzing', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('get_task', 'list_tasks'), readArgs, (name, args) => expectSafe(name, args)),
       { numRuns: 40 },
+    );
+  });
+});
+
+describe('issue 18 families on MCP: bytes that are not UTF-8, list_tasks cursor and limit', () => {
+  it('a tools/call body with bytes that are not UTF-8 is a 400 parse error, nothing written', async () => {
+    await fc.assert(
+      fc.asyncProperty(invalidUtf8, fc.constantFrom('external_id', 'title'), async (bad, name) => {
+        const args = JSON.stringify({ workspace_id: ws.id, external_id: 'mcp-u8', title: 'T', [name]: 'x@@' });
+        const body = spliceBytes(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_task","arguments":${args}}}`, bad);
+        const before = await written();
+        const res = await fetch(`${api.url}/api/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: new Uint8Array(body),
+        });
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ error: { code: -32700, message: 'Parse error: invalid payload' } });
+        expect(await written()).toEqual(before);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('list_tasks cursor: a next_cursor value is a page, anything else a validation error with REST\'s words', async () => {
+    const cursor = fc.oneof({ weight: 4, arbitrary: cursorText }, { weight: 1, arbitrary: json });
+    await fc.assert(
+      fc.asyncProperty(cursor, async (c) => {
+        const r = await mcp.call('list_tasks', { workspace_id: ws.id, cursor: c });
+        const ok = c === null || (typeof c === 'string' && cursorAccepted(c));
+        expect(r.isError, JSON.stringify(c)).toBe(!ok);
+        if (!ok) {
+          expect(r.json.code).toBe('validation');
+          expect(String(r.json.error)).toMatch(/^invalid request: cursor: expected a next_cursor value/);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('list_tasks limit: a whole number from 1 to 200, else a validation error with REST\'s words', async () => {
+    await fc.assert(
+      fc.asyncProperty(pageNumber, async (limit) => {
+        const r = await mcp.call('list_tasks', { workspace_id: ws.id, limit });
+        expect(r.isError, String(limit)).toBe(!wholeIn(limit, 1, 200));
+        if (r.isError) expect(r.json).toEqual({ error: 'invalid request: limit: expected a whole number from 1 to 200', code: 'validation' });
+      }),
+      { numRuns: 60 },
     );
   });
 });

@@ -24,6 +24,30 @@ describe('dbErrorInfo', () => {
   });
 });
 
+describe('a missing database or table is an outage (issue 18: it was a 500 while health said ready)', () => {
+  it.each([
+    ['3D000', 'database "t_x" does not exist'],
+    ['3F000', 'schema "public" does not exist'],
+    ['42P01', 'relation "api_tokens" does not exist'],
+  ])('maps PostgreSQL %s to 503 database unavailable and flags the schema as missing', (code, message) => {
+    const err = Object.assign(new Error(message), { code });
+    expect(dbErrorInfo(err)).toMatchObject({ unavailable: true, schemaMissing: true });
+    expect(toDomainError(err).http).toBe(503);
+    expect(toDomainError(err).body()).toEqual({ error: 'database unavailable; retry shortly' });
+  });
+
+  it('maps SQLite "no such table" the same way, and leaves other SQLite errors alone', async () => {
+    const db = new SqliteDb(':memory:', ':memory:');
+    const missing = await db.query('SELECT * FROM api_tokens').catch((e: unknown) => e);
+    expect(dbErrorInfo(missing)).toMatchObject({ unavailable: true, schemaMissing: true });
+    expect(toDomainError(missing).http).toBe(503);
+    const syntax = await db.query('SELEC 1').catch((e: unknown) => e);
+    expect(dbErrorInfo(syntax)?.schemaMissing).toBeUndefined();
+    expect(toDomainError(syntax).code).toBe('internal');
+    await db.close();
+  });
+});
+
 describe('SQLite refuses a NUL the way PostgreSQL does', () => {
   it('rejects the parameter before the statement runs, with the same 400', async () => {
     const db = new SqliteDb(':memory:', ':memory:');

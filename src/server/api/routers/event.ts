@@ -4,16 +4,16 @@
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { listEvents, listRevisions } from '../../domain/events/history';
+import { ZEventPageParams } from '../../domain/events/page-params';
 import { openEventStream } from '../../domain/events/stream';
 import { createWebhook, disableWebhook, listDeliveries, listWebhooks } from '../../domain/events/webhooks';
 import { protectedProcedure, router } from '../trpc';
 
 const ZWorkspace = z.object({ workspace_id: z.string().min(1).max(200) });
-const ZSeq = z.coerce.number().int().min(0);
 
 export const eventRouter = router({
   list: protectedProcedure
-    .input(ZWorkspace.extend({ after: ZSeq.optional(), limit: z.number().int().min(1).max(500).optional() }))
+    .input(ZWorkspace.extend(ZEventPageParams.shape)) // the same page request as REST (page-params.ts)
     .query(({ ctx, input }) => listEvents(ctx.services, ctx.actor, { workspaceId: input.workspace_id, after: input.after, limit: input.limit })),
 
   /** `task.revisions`: the task's revision history (kept after delete). */
@@ -43,7 +43,7 @@ export const eventRouter = router({
     .mutation(({ ctx, input }) => disableWebhook(ctx.services, ctx.actor, input.workspace_id, input.webhook_id)),
 
   deliveries: protectedProcedure
-    .input(ZWorkspace.extend({ webhook_id: z.string().min(1).max(200), after: ZSeq.optional(), limit: z.number().int().min(1).max(500).optional() }))
+    .input(ZWorkspace.extend({ webhook_id: z.string().min(1).max(200), ...ZEventPageParams.shape }))
     .query(({ ctx, input }) =>
       listDeliveries(ctx.services, ctx.actor, { workspaceId: input.workspace_id, webhookId: input.webhook_id, after: input.after, limit: input.limit }),
     ),

@@ -4,6 +4,7 @@ import { deleteTask, setArchived, updateTask } from '../../domain/tasks/change-t
 import { createTask } from '../../domain/tasks/create-task';
 import { parseCreateRequest } from '../../domain/tasks/create-request';
 import { getTask, listTasks } from '../../domain/tasks/get-task';
+import { ZTaskListParams } from '../../domain/tasks/list-params';
 import { lookupTaskByExternalId } from '../../domain/tasks/lookup-task';
 import { releaseExternalId } from '../../domain/release/release-external-id';
 import { toCreateResponse, toLookupResponse } from '../../domain/tasks/responses';
@@ -43,22 +44,12 @@ export const taskRouter = router({
 
   get: protectedProcedure.input(z.object({ id: ZId })).query(async ({ ctx, input }) => toTaskBody(await getTask(ctx.services, ctx.actor, input.id))),
 
+  /** SPEC §10: the same page request as REST and MCP (list-params.ts). */
   list: protectedProcedure
-    .input(
-      z.object({
-        workspace_id: ZId,
-        archived: z.enum(['include', 'exclude', 'only']).optional(),
-        limit: z.number().int().min(1).max(200).optional(),
-        cursor: z.string().max(40).nullish(),
-      }),
-    )
+    .input(ZTaskListParams.extend({ workspace_id: ZId }))
     .query(async ({ ctx, input }) => {
-      const page = await listTasks(ctx.services, ctx.actor, {
-        workspaceId: input.workspace_id,
-        archived: input.archived,
-        limit: input.limit,
-        cursor: input.cursor,
-      });
+      const { workspace_id, ...params } = input;
+      const page = await listTasks(ctx.services, ctx.actor, { workspaceId: workspace_id, ...params });
       return { tasks: page.tasks.map(toTaskBody), next_cursor: page.nextCursor };
     }),
 

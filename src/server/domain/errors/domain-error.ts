@@ -76,6 +76,8 @@ export function isDomainError(err: unknown): err is DomainError {
 export function toDomainError(err: unknown): DomainError {
   if (isDomainError(err)) return err;
   const info = dbErrorInfo(err);
+  // A dropped database or table is an outage like any other (issue 18: it was a 500); readiness hears of it from
+  // the driver itself (Db.onSchemaMissing) and re-attests.
   if (info?.unavailable) return new DomainError('database_unavailable');
   // A NUL reached the database (issue 9 fuzzing found this as a 500 on PostgreSQL): it is the caller's input.
   if (info?.invalidText) return new DomainError('invalid_payload', 'text must not contain NUL (U+0000) characters');

@@ -2,13 +2,15 @@
 import { can, type Actor } from '../../auth/actor';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
+import { validationError } from '../tasks/create-input';
+import { MAX_EVENT_PAGE, ZEventPageParams } from './page-params';
 import { settledHighWater } from './horizon';
 import { runningHub } from './hub';
 import type { EventRecord, RevisionBody } from './outbox';
 
 export type { RevisionBody };
 
-export const MAX_PAGE = 500;
+export const MAX_PAGE = MAX_EVENT_PAGE;
 
 /** Events with after < seq <= upTo (optionally of one workspace), in seq order, at most MAX_PAGE. */
 export async function readEvents(
@@ -41,9 +43,13 @@ export async function listEvents(
   input: { workspaceId: string; after?: number; limit?: number },
 ): Promise<EventPage> {
   if (!can(actor, input.workspaceId, 'read')) throw new DomainError('not_found');
-  const after = input.after ?? 0;
+  // The surfaces parse with this schema already; a direct caller is held to the same rule (issue 18: `limit=0`
+  // reached the page arithmetic below and failed on an empty page).
+  const parsed = ZEventPageParams.safeParse({ after: input.after, limit: input.limit });
+  if (!parsed.success) throw validationError(parsed.error);
+  const after = parsed.data.after ?? 0;
   const upTo = await finalSeq(services);
-  const limit = input.limit ?? 100;
+  const limit = parsed.data.limit ?? 100;
   const events = await readEvents(services, { workspaceId: input.workspaceId, after, upTo, limit });
   // A full page continues after its last event; a short page has seen everything up to the final bound.
   const next = events.length >= Math.min(limit, MAX_PAGE) ? events.at(-1)!.seq : Math.max(after, upTo);

@@ -1,8 +1,10 @@
 // Task reads. A task in a workspace the caller cannot see is indistinguishable from no task (SPEC §11).
 import { can, visibleWorkspaces, type Actor, type Permission } from '../../auth/actor';
-import type { TxRepositories } from '../../db/store';
+import type { TxRepositories } from '../../db/repositories';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
+import { validationError } from './create-input';
+import { ZTaskListParams, type TTaskListParams } from './list-params';
 import type { Task } from './task';
 
 /** Loads a task the actor may act on; 404 when it does not exist or is invisible, 403 when only readable. */
@@ -22,13 +24,8 @@ export async function getTask(services: Services, actor: Actor, taskId: string):
   return getTaskOrThrow(services.store, actor, taskId);
 }
 
-export interface ListTasksInput {
+export interface ListTasksInput extends TTaskListParams {
   workspaceId: string;
-  /** Include archived tasks (default true: operators browse everything). */
-  archived?: 'include' | 'exclude' | 'only';
-  limit?: number;
-  /** Opaque cursor from a previous page: the last task number seen (newest first). */
-  cursor?: string | null;
 }
 
 export interface TaskPage {
@@ -36,16 +33,17 @@ export interface TaskPage {
   nextCursor: string | null;
 }
 
+/** Newest first. `archived` defaults to include (operators browse everything); `limit` to 50. */
 export async function listTasks(services: Services, actor: Actor, input: ListTasksInput): Promise<TaskPage> {
   if (!can(actor, input.workspaceId, 'read')) throw new DomainError('not_found');
-  const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
-  let beforeNumber: number | undefined;
-  if (input.cursor) {
-    const n = Number(input.cursor);
-    if (!Number.isInteger(n) || n < 0) throw new DomainError('validation_failed', 'cursor: invalid');
-    beforeNumber = n;
-  }
-  const rows = await services.store.tasks.listPage({ workspaceId: input.workspaceId, archived: input.archived, beforeNumber, limit: limit + 1 });
+  // The surfaces parse with this schema already; a direct caller is held to the same rule (issue 18).
+  const parsed = ZTaskListParams.safeParse({ archived: input.archived, limit: input.limit, cursor: input.cursor });
+  if (!parsed.success) throw validationError(parsed.error);
+  const { archived, cursor } = parsed.data;
+  const limit = parsed.data.limit ?? 50;
+  // The cursor is the last task number seen: a next_cursor value (list-params.ts).
+  const beforeNumber = cursor ? Number(cursor) : undefined;
+  const rows = await services.store.tasks.listPage({ workspaceId: input.workspaceId, archived, beforeNumber, limit: limit + 1 });
   const tasks = rows.slice(0, limit);
   return { tasks, nextCursor: rows.length > limit ? String(tasks[tasks.length - 1]!.number) : null };
 }

@@ -6,6 +6,7 @@ import type { Actor } from '../../auth/actor';
 import { DomainError } from '../../domain/errors/domain-error';
 import { validationError } from '../../domain/tasks/create-input';
 import { getTask, listTasks, listVisibleWorkspaces } from '../../domain/tasks/get-task';
+import { ZTaskListParams } from '../../domain/tasks/list-params';
 import { toTaskBody } from '../../domain/tasks/task';
 import type { Services } from '../../services';
 import { guarded, toolResult } from '../results';
@@ -13,12 +14,8 @@ import { described, idParam, ZTaskBody, taskBodyShape } from '../schemas';
 
 const id = z.string().min(1).max(200);
 const ZGetTaskArgs = z.object({ task_id: id });
-const ZListTasksArgs = z.object({
-  workspace_id: id.optional(),
-  archived: z.enum(['include', 'exclude', 'only']).optional(),
-  limit: z.number().int().min(1).max(200).optional(),
-  cursor: z.string().max(40).nullish(),
-});
+// SPEC §10: the same page request as REST and tRPC (list-params.ts).
+const ZListTasksArgs = ZTaskListParams.extend({ workspace_id: id.optional() });
 
 /** The SDK passes arguments through unvalidated (see `described`); this is the one place they are checked. */
 function parseArgs<T extends z.ZodType>(schema: T, args: unknown): z.infer<T> {
@@ -62,7 +59,7 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
         workspace_id: described(idParam, 'Workspace to list. Optional when you can access exactly one workspace.'),
         archived: described({ type: 'string', enum: ['include', 'exclude', 'only'] }, 'Archived tasks: include (default), exclude, or only.'),
         limit: described({ type: 'integer', minimum: 1, maximum: 200 }, 'Page size, 1-200 (default 50).'),
-        cursor: described({ type: ['string', 'null'] }, '`next_cursor` from the previous page.'),
+        cursor: described({ type: ['string', 'null'] }, '`next_cursor` from the previous page, exactly as returned (omit it for the first page).'),
       },
       outputSchema: {
         tasks: z.array(ZTaskBody),
@@ -72,13 +69,8 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
     },
     (args) =>
       guarded(async () => {
-        const input = parseArgs(ZListTasksArgs, args);
-        const page = await listTasks(services, actor, {
-          workspaceId: await resolveListWorkspace(services, actor, input.workspace_id),
-          archived: input.archived,
-          limit: input.limit,
-          cursor: input.cursor,
-        });
+        const { workspace_id, ...params } = parseArgs(ZListTasksArgs, args);
+        const page = await listTasks(services, actor, { workspaceId: await resolveListWorkspace(services, actor, workspace_id), ...params });
         return toolResult({ tasks: page.tasks.map(toTaskBody), next_cursor: page.nextCursor });
       }),
   );

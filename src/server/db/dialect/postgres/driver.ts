@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Db, DbErrorInfo, DbStats, Sql } from '../../types';
+import { SchemaAlarm } from '../../schema-alarm';
 
 // timestamptz and bigint come back as ISO strings / numbers so rows look the same as on SQLite.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => new Date(v).toISOString());
@@ -39,9 +40,19 @@ class PgSql implements Sql {
     protected readonly counters: DbStats,
     /** Outside a transaction every writing statement commits on its own: counted as a transaction (issue 4). */
     private readonly autocommit: boolean,
+    protected readonly alarm: SchemaAlarm,
   ) {}
 
   private async exe(text: string, params: readonly unknown[]) {
+    try {
+      return await this.send(text, params);
+    } catch (err) {
+      this.alarm.check(postgresErrorInfo(err));
+      throw err;
+    }
+  }
+
+  private async send(text: string, params: readonly unknown[]) {
     this.counters.statements++;
     if (WRITE.test(text)) {
       this.counters.writes++;
@@ -62,7 +73,9 @@ class PgSql implements Sql {
     try {
       return await client.query(config);
     } catch (err) {
-      if (postgresErrorInfo(err)?.unavailable !== false) lost = true;
+      const info = postgresErrorInfo(err);
+      // A missing table is no fault of this connection (issue 18): keep it.
+      if (info?.unavailable !== false && !info?.schemaMissing) lost = true;
       throw err;
     } finally {
       client.off('error', onError);
@@ -96,7 +109,8 @@ export class PostgresDb extends PgSql implements Db {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
-    super(pool, stats, true);
+    const alarm = new SchemaAlarm();
+    super(pool, stats, true, alarm);
     this.pool = pool;
     this.stats = stats;
   }
@@ -114,7 +128,7 @@ export class PostgresDb extends PgSql implements Db {
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const result = await fn(new PgSql(client, this.stats, false));
+      const result = await fn(new PgSql(client, this.stats, false, this.alarm));
       await client.query('COMMIT');
       return result;
     } catch (err) {
@@ -128,6 +142,10 @@ export class PostgresDb extends PgSql implements Db {
       client.off('error', onError);
       client.release(broken);
     }
+  }
+
+  onSchemaMissing(listener: () => void): () => void {
+    return this.alarm.listen(listener);
   }
 
   async exec(script: string): Promise<void> {
@@ -145,6 +163,11 @@ export class PostgresDb extends PgSql implements Db {
 
 const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300']);
 
+// 3D000 invalid_catalog_name (the database was dropped), 3F000 invalid_schema_name, 42P01 undefined_table (re-created
+// empty, or never migrated): every statement fails until an operator restores the schema — an outage, not a bug
+// in the request (issue 18: these were 500s while health said ready).
+const SCHEMA_MISSING = new Set(['3D000', '3F000', '42P01']);
+
 const LOST = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection closed/i;
 
 export function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
@@ -157,6 +180,7 @@ export function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
   }
   // 22021 character_not_in_repertoire (a NUL in a text parameter), 22P05 untranslatable_character.
   if (e.code === '22021' || e.code === '22P05') return { uniqueViolation: false, unavailable: false, invalidText: true };
+  if (SCHEMA_MISSING.has(e.code)) return { uniqueViolation: false, unavailable: true, schemaMissing: true };
   if (UNAVAILABLE.has(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) {
     return { uniqueViolation: false, unavailable: true };
   }

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { InvalidTextError, type Db, type DbErrorInfo, type DbStats, type Sql } from '../../types';
 import { Mutex } from '../../mutex';
+import { SchemaAlarm } from '../../schema-alarm';
 
 // SQLite is one writer at a time. better-sqlite3 is synchronous, but our transactions span awaits, so every
 // statement of this process goes through one mutex: nothing ever runs inside another caller's open transaction.
@@ -33,6 +34,7 @@ function adapt(text: string, params: readonly unknown[]): { sql: string; args: P
 export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   readonly stats: DbStats = { statements: 0, writes: 0, transactions: 0 };
+  private readonly alarm = new SchemaAlarm();
   readonly raw: Database.Database;
   private readonly cache = new Map<string, { stmt: Database.Statement; reader: boolean; sql: string }>();
   /** Every statement of this process goes through it, Prisma's included (dialect/sqlite/prisma.ts). */
@@ -63,6 +65,15 @@ export class SqliteDb implements Db {
 
   /** Executes synchronously; callers hold the mutex. */
   private exe(text: string, params: readonly unknown[]): { rows: unknown[]; changes: number } {
+    try {
+      return this.send(text, params);
+    } catch (err) {
+      this.alarm.check(sqliteErrorInfo(err));
+      throw err;
+    }
+  }
+
+  private send(text: string, params: readonly unknown[]): { rows: unknown[]; changes: number } {
     const { entry, args } = this.prepare(text, params);
     this.stats.statements++;
     if (entry.reader) return { rows: entry.stmt.all(...args), changes: 0 };
@@ -106,6 +117,10 @@ export class SqliteDb implements Db {
     });
   }
 
+  onSchemaMissing(listener: () => void): () => void {
+    return this.alarm.listen(listener);
+  }
+
   async exec(script: string): Promise<void> {
     await this.mutex.run(() => this.raw.exec(script));
   }
@@ -127,6 +142,8 @@ export function sqliteErrorInfo(err: unknown): DbErrorInfo | undefined {
     const target = message.split('constraint failed: ')[1]?.trim();
     return { uniqueViolation: true, target, unavailable: false };
   }
+  // The same outage as PostgreSQL's 42P01 (issue 18): the file was replaced by one without the schema.
+  if (e.code === 'SQLITE_ERROR' && /^no such table: /.test(message)) return { uniqueViolation: false, unavailable: true, schemaMissing: true };
   const unavailable = e.code === 'SQLITE_BUSY' || e.code === 'SQLITE_LOCKED' || e.code === 'SQLITE_CANTOPEN';
   return { uniqueViolation: false, unavailable };
 }

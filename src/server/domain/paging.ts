@@ -1,0 +1,9 @@
+// Page parameters shared by every surface (issue 18): one zod schema per list, so REST, tRPC and MCP accept the
+// same values and refuse the rest with the same words — REST had accepted `limit=0` (a 500) where tRPC said 400.
+import { z } from 'zod';
+
+/** A whole number in [min, max]; every way of missing it (type, fraction, range) gets the one message. */
+export function wholeNumber(min: number, max: number) {
+  const error = `expected a whole number from ${min} to ${max}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
