@@ -14,7 +14,7 @@ import { httpLoad, type HttpTarget } from './lib/http-load';
 import { closedLoop, randomInt, sequentialLatency, type LoadResult } from './lib/measure';
 import { parseOptions } from './lib/options';
 import { race } from './lib/race';
-import { toMarkdown, TRANSACTION_FORM, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
+import { toMarkdown, TRANSACTION_FORM, TRPC_ADAPTER, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
 import { bulkLoad, seed, type Seeded } from './lib/seed';
 import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
 import { countStatements, inProcess } from './lib/tether';
@@ -79,6 +79,7 @@ function plansFor(
   app: AppProcess,
   surfaces: Array<'rest' | 'trpc'>,
   transactionForm?: AppProcess,
+  trpcAdapterOnly?: AppProcess,
 ): Plan[] {
   const held = opts.smallTasks;
   const c = opts.concurrency;
@@ -98,6 +99,13 @@ function plansFor(
       { name: `${label} Created`, baseline: 'raw insert', run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }) },
       { name: `${label} lookup`, baseline: 'raw lookup', run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
     );
+    if (surface === 'trpc' && trpcAdapterOnly) {
+      const other: HttpTarget = { ...target, url: trpcAdapterOnly.url };
+      plans.push(
+        { name: `${label} Found ${TRPC_ADAPTER}`, baseline: 'raw lookup', run: (s) => httpLoad(other, surface, 'found', { connections: c, seconds: s }) },
+        { name: `${label} lookup ${TRPC_ADAPTER}`, baseline: 'raw lookup', run: (s) => httpLoad(other, surface, 'lookup', { connections: c, seconds: s }) },
+      );
+    }
     if (transactionForm) {
       const other: HttpTarget = { ...target, url: transactionForm.url };
       plans.push({
@@ -171,12 +179,16 @@ async function postgresPhase(): Promise<void> {
       log('starting a third server with the transaction-form creation store (TETHER_PG_ONE_STATEMENT=0)');
       const transactionForm = await startApp(url, { env: { TETHER_PG_ONE_STATEMENT: '0' } });
       cleanups.add(transactionForm.kill);
+      // Issue 14 item 6: tRPC's own adapter for every call (TETHER_TRPC_NATIVE=0), to weigh the native path in this run.
+      const adapterOnly = await startApp(url, { env: { TETHER_TRPC_NATIVE: '0' } });
+      cleanups.add(adapterOnly.kill);
       try {
-        const probe = cpuProbe(() => [...apps.map((a) => a.pid), transactionForm.pid], Number(new URL(url).port));
-        await matrix('postgres', plansFor(services, seeded, raw, app, ['rest', 'trpc'], transactionForm), probe);
+        const probe = cpuProbe(() => [...apps.map((a) => a.pid), transactionForm.pid, adapterOnly.pid], Number(new URL(url).port));
+        await matrix('postgres', plansFor(services, seeded, raw, app, ['rest', 'trpc'], transactionForm, adapterOnly), probe);
       } finally {
-        await transactionForm.stop();
+        await Promise.all([transactionForm.stop(), adapterOnly.stop()]);
         cleanups.delete(transactionForm.kill);
+        cleanups.delete(adapterOnly.kill);
       }
       report.peakRssMb = app.peakRssMb();
     }

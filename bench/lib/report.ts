@@ -40,6 +40,9 @@ export const medianOf = (s: Series, key: keyof LoadResult) => median(s.runs.map(
 /** The Created series of a server whose creation store is the transaction form (run.ts). */
 export const TRANSACTION_FORM = 'Created (transaction form)';
 
+/** The tRPC series of a server whose tRPC calls all go through tRPC's own adapter (TETHER_TRPC_NATIVE=0). */
+export const TRPC_ADAPTER = '(adapter only)';
+
 function find(report: Report, dialect: string, name: string): Series | undefined {
   return report.series.find((s) => s.dialect === dialect && s.name === name);
 }
@@ -74,6 +77,14 @@ function targets(report: Report): string[][] {
     if (!fast || !slow) continue;
     const v = medianOf(fast, 'opsPerSec') / medianOf(slow, 'opsPerSec');
     rows.push([`One-statement create's own gain (${label} Created / transaction form)`, '> 1 ×', `${f(v, 2)} ×`, mark(v > 1)]);
+  }
+  // Issue 14 item 6: the private native tRPC path is kept only while it is worth its upgrade risk (≥ 1.3×).
+  for (const series of ['Found', 'lookup']) {
+    const fast = find(report, 'postgres', `tRPC ${series}`);
+    const slow = find(report, 'postgres', `tRPC ${series} ${TRPC_ADAPTER}`);
+    if (!fast || !slow) continue;
+    const v = medianOf(fast, 'opsPerSec') / medianOf(slow, 'opsPerSec');
+    rows.push([`Native tRPC path's own gain (tRPC ${series} / adapter only)`, series === 'Found' ? '≥ 1.3 ×' : '–', `${f(v, 2)} ×`, series === 'Found' ? mark(v >= 1.3) : '']);
   }
   const c = report.counts.postgres;
   if (c) {

@@ -79,6 +79,7 @@ const ZEnv = z.object({
   TETHER_MAX_CONNECTIONS: int(0),
   TETHER_MAX_CONNECTIONS_PER_CLIENT: int(0),
   TETHER_ATTEST_INTERVAL_MS: int(100),
+  TETHER_TRPC_NATIVE: flag,
 });
 
 /** The command-line flag that, with TETHER_FAILPOINTS=1, turns the test hooks on (main.ts passes argv). */
@@ -114,6 +115,8 @@ export interface Config {
     maxConnections: number;
     /** Open connections at once from one client address (0: no cap). */
     maxConnectionsPerClient: number;
+    /** A plain single tRPC call is answered on the Node request (api/native-call.ts); off: tRPC's adapter answers all. */
+    trpcNativeCalls: boolean;
   };
   postgres: {
     poolSize: number;
@@ -177,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveTimeoutMs: e.TETHER_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
       maxConnections: e.TETHER_MAX_CONNECTIONS ?? 4096,
       maxConnectionsPerClient: e.TETHER_MAX_CONNECTIONS_PER_CLIENT ?? 256,
+      trpcNativeCalls: e.TETHER_TRPC_NATIVE ?? true,
     },
     postgres: {
       poolSize: e.TETHER_PG_POOL_SIZE ?? Math.max(4, availableParallelism() * 4),

@@ -22,6 +22,15 @@ export async function startTestApi(db: Db, overrides: Partial<Services> = {}): P
   return { url: server.url, services, server, close: () => server.close() };
 }
 
+/**
+ * A second server over the same database whose tRPC calls all go through tRPC's own adapter (TETHER_TRPC_NATIVE=0):
+ * tests compare its answers with the native path's. Close it yourself.
+ */
+export async function startAdapterOnlyApi(db: Db, api: TestApi): Promise<TestApi> {
+  const config = api.services.config;
+  return startTestApi(db, { config: { ...config, http: { ...config.http, trpcNativeCalls: false } } });
+}
+
 /** A token through the real token code; `db` may be the test database or a store (e.g. `api.services.store`). */
 export async function makeToken(
   db: Db | Pick<Repositories, 'tokens'>,

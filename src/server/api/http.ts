@@ -16,19 +16,6 @@ import { appRouter } from './root';
 
 const BASE_PATH = '/api/trpc/';
 
-/**
- * The fast path's switch and a count of the calls it answered. Tests turn it off to get the adapter's answer
- * for the same request, and read `served` to know which path answered (tests/integration/http/trpc-native.test.ts).
- */
-export const trpcFastPath = { enabled: true, served: 0 };
-
-interface TrpcHttp {
-  adapter: ReturnType<typeof createHTTPHandler>;
-  native: NativeCallOptions;
-}
-
-const perServices = new WeakMap<Services, TrpcHttp>();
-
 /** The context for one HTTP call; the one place refusals get their tRPC code (both paths use it). */
 async function contextFor(services: Services, req: IncomingMessage, res: ServerResponse) {
   try {
@@ -44,43 +31,38 @@ async function contextFor(services: Services, req: IncomingMessage, res: ServerR
   }
 }
 
-function trpcFor(services: Services): TrpcHttp {
-  let t = perServices.get(services);
-  if (!t) {
-    // One limit for both paths, read once, as the adapter always did.
-    const maxBodySize = services.config.http.maxBodyBytes;
-    t = {
-      adapter: createHTTPHandler({
-        router: appRouter,
-        basePath: BASE_PATH,
-        maxBodySize,
-        createContext: ({ req, res }) => contextFor(services, req, res),
-        // Issue 18: the adapter would decode the body like Fetch (bad bytes → U+FFFD); it gets it pre-read and strict.
-        middleware: strictInputMiddleware(maxBodySize),
-      }),
-      native: { router: appRouter, basePath: BASE_PATH, maxBodySize, createContext: (req, res) => contextFor(services, req, res) },
-    };
-    perServices.set(services, t);
-  }
-  return t;
-}
+/**
+ * The tRPC endpoint of one server, built once (the adapter, and the native path when `config.http.trpcNativeCalls`
+ * is on). It hangs on the server's routes, not in module scope, so two servers in one process never share it.
+ */
+export function createTrpcHandler(services: Services): ApiHandler {
+  // One limit for both paths, read once, as the adapter always did.
+  const maxBodySize = services.config.http.maxBodyBytes;
+  const adapter = createHTTPHandler({
+    router: appRouter,
+    basePath: BASE_PATH,
+    maxBodySize,
+    createContext: ({ req, res }) => contextFor(services, req, res),
+    // Issue 18: the adapter would decode the body like Fetch (bad bytes → U+FFFD); it gets it pre-read and strict.
+    middleware: strictInputMiddleware(maxBodySize),
+  });
+  const native: NativeCallOptions | undefined = services.config.http.trpcNativeCalls
+    ? { router: appRouter, basePath: BASE_PATH, maxBodySize, createContext: (req, res) => contextFor(services, req, res) }
+    : undefined;
 
-export const handleTrpc: ApiHandler = async (req, res, services) => {
-  try {
-    const t = trpcFor(services);
-    // issue 4: the adapter's Request/Response conversion made a tRPC call 2–3x slower than the same REST call;
-    // the plain single query or mutation is answered on the Node objects, with the adapter's exact response.
-    if (trpcFastPath.enabled && (await tryNativeCall(req, res, t.native))) {
-      trpcFastPath.served++;
-      return;
+  return async (req, res) => {
+    try {
+      // issue 4: the adapter's Request/Response conversion made a tRPC call 2–3x slower than the same REST call;
+      // the plain single query or mutation is answered on the Node objects, with the adapter's exact response.
+      if (native && (await tryNativeCall(req, res, native))) return;
+      // Authentication failures (CSRF, rate limit) surface from createContext; tRPC reports them as errors.
+      await new Promise<void>((resolve) => {
+        res.once('finish', resolve);
+        res.once('close', resolve);
+        adapter(req, res);
+      });
+    } catch (err) {
+      sendError(res, err);
     }
-    // Authentication failures (CSRF, rate limit) surface from createContext; tRPC reports them as errors.
-    await new Promise<void>((resolve) => {
-      res.once('finish', resolve);
-      res.once('close', resolve);
-      t.adapter(req, res);
-    });
-  } catch (err) {
-    sendError(res, err);
-  }
-};
+  };
+}

@@ -5,6 +5,9 @@
 // using tRPC's own pieces (procedure lookup, error shape, transformer, status), so the answer is byte-for-byte
 // what `resolveResponse` (@trpc/server 11.22.1, src/unstable-core-do-not-import/http/resolveResponse.ts)
 // produces. Anything else is declined before the request is touched and goes to the adapter unchanged.
+// Issue 14 item 6: it is kept because it is measured to be worth its upgrade risk (docs/BENCHMARKS.md: tRPC Found
+// against a server with it off, TETHER_TRPC_NATIVE=0, in the same run); tests/integration/http/trpc-native.test.ts
+// fails loudly on any other tRPC version until this file has been re-verified against it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getErrorShape, getTRPCErrorFromUnknown, transformTRPCResponse, TRPCError, type AnyTRPCProcedure, type AnyTRPCRouter } from '@trpc/server';
 import { createURL } from '@trpc/server/adapters/node-http';
@@ -12,6 +15,9 @@ import { getHTTPStatusCode } from '@trpc/server/http';
 import type { TRPCResponse } from '@trpc/server/rpc';
 import { getProcedureAtPath, isAsyncIterable, isObject, isPromise } from '@trpc/server/unstable-core-do-not-import';
 import { decodeBody, isJson, readBody, refuseMalformedTrpcQuery } from './strict-input';
+
+/** The @trpc/server version whose resolveResponse this file mirrors (package.json pins it exactly). */
+export const NATIVE_CALL_VERIFIED_WITH = '11.22.1';
 
 export interface NativeCallOptions {
   router: AnyTRPCRouter;

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpLimits } from '../config';
-import { handleTrpc } from '../api/http';
+import { createTrpcHandler } from '../api/http';
 import { handleMcp } from '../mcp/handler';
 import { handleRest } from '../rest/router';
 import type { Services } from '../services';
@@ -25,7 +25,7 @@ interface Route {
 export function apiRoutes(services: Services): Route[] {
   const routes: Route[] = [
     { prefix: '/api/health', handler: handleHealth },
-    { prefix: '/api/trpc', handler: handleTrpc },
+    { prefix: '/api/trpc', handler: createTrpcHandler(services) },
     { prefix: '/api/v1', handler: handleRest },
     { prefix: '/api/mcp', handler: handleMcp }, // SPEC §10: MCP (Streamable HTTP) mounts here.
   ];

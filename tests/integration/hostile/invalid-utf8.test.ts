@@ -4,10 +4,9 @@
 // MCP already answered 400 `invalid payload`; tRPC now says the same, on the native single-call path and on the
 // adapter path (batches), for bodies and for `?input=` query strings; and REST query strings follow the same rule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trpcFastPath } from '../../../src/server/api/http';
 import type { Db } from '../../../src/server/db/types';
 import { uniq, type TestWorkspace } from '../../support/fixtures';
-import { call, makeToken, type CallResult, type TestApi, useApiWorld } from '../../support/http';
+import { call, makeToken, startAdapterOnlyApi, type CallResult, type TestApi, useApiWorld } from '../../support/http';
 import { connectMcp, type McpTestClient } from '../mcp/mcp-client';
 import { tableCounts } from './hostile-support';
 
@@ -16,11 +15,19 @@ let api: TestApi;
 let ws: TestWorkspace;
 let token: string;
 let mcpToken: string;
+/** The same API with tRPC's native single-call path off (the adapter answers every call). */
+let adapterApi: TestApi;
 
 useApiWorld((w) => ({ db, api, ws, token } = w));
 beforeAll(async () => {
   mcpToken = await makeToken(db, [ws.id]);
+  adapterApi = await startAdapterOnlyApi(db, api);
 });
+afterAll(() => adapterApi?.close());
+
+/** The server whose tRPC path is native (the default) or the adapter (tests/integration/http/trpc-native.test.ts
+ *  shows which requests each one takes). */
+const serverFor = (fast: boolean) => (fast ? api.url : adapterApi.url);
 
 /** The byte sequences the probe used: not UTF-8 at all, an overlong NUL, a UTF-16 surrogate. */
 const BAD = [Buffer.from([0xff]), Buffer.from([0xfe]), Buffer.from([0xc0, 0x80]), Buffer.from([0xed, 0xa0, 0x80])];
@@ -31,8 +38,8 @@ function createBody(prefix: string, bad: Buffer, wrap: (json: string) => string 
   return Buffer.concat([Buffer.from(head!), bad, Buffer.from(tail!)]);
 }
 
-async function postBytes(path: string, body: Buffer): Promise<CallResult> {
-  const res = await fetch(api.url + path, {
+async function postBytes(path: string, body: Buffer, base = api.url): Promise<CallResult> {
+  const res = await fetch(base + path, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: new Uint8Array(body),
@@ -53,19 +60,12 @@ describe('tRPC refuses a body that is not UTF-8 (it used to store U+FFFD and col
   for (const fast of [true, false]) {
     const path = fast ? 'the native single-call path' : 'the adapter path';
     it(`task.create over ${path}: 400 invalid payload for each byte sequence, nothing written`, async () => {
-      trpcFastPath.enabled = fast;
-      try {
-        for (const bad of BAD) {
-          const before = await tableCounts(db);
-          const served = trpcFastPath.served;
-          const res = await postBytes('/api/trpc/task.create', createBody('u8-1-', bad));
-          expect(trpcFastPath.served - served, 'which path answered').toBe(fast ? 1 : 0);
-          expect(res.status, bad.toString('hex')).toBe(400);
-          expect((res.json as { error: unknown }).error).toMatchObject({ ...TRPC_INVALID, data: { ...TRPC_INVALID.data, path: 'task.create' } });
-          expect(await tableCounts(db)).toEqual(before);
-        }
-      } finally {
-        trpcFastPath.enabled = true;
+      for (const bad of BAD) {
+        const before = await tableCounts(db);
+        const res = await postBytes('/api/trpc/task.create', createBody('u8-1-', bad), serverFor(fast));
+        expect(res.status, bad.toString('hex')).toBe(400);
+        expect((res.json as { error: unknown }).error).toMatchObject({ ...TRPC_INVALID, data: { ...TRPC_INVALID.data, path: 'task.create' } });
+        expect(await tableCounts(db)).toEqual(before);
       }
       expect(await repairedIdentities()).toBe(0);
     });
@@ -99,17 +99,12 @@ describe('query strings whose escapes are not UTF-8', () => {
   it('tRPC ?input= (native and adapter) and ?batch=1&input= are 400 invalid payload', async () => {
     const q = lookupInput('u8-q-@@');
     for (const fast of [true, false]) {
-      trpcFastPath.enabled = fast;
-      try {
-        const res = await call(api.url, 'GET', `/api/trpc/task.byExternalId?input=${q}`, { token });
-        expect(res.status).toBe(400);
-        expect((res.json as { error: { message: string; data: object } }).error).toMatchObject({
-          message: 'invalid payload: the query string is not valid UTF-8',
-          data: { code: 'BAD_REQUEST', domainCode: 'invalid_payload' },
-        });
-      } finally {
-        trpcFastPath.enabled = true;
-      }
+      const res = await call(serverFor(fast), 'GET', `/api/trpc/task.byExternalId?input=${q}`, { token });
+      expect(res.status).toBe(400);
+      expect((res.json as { error: { message: string; data: object } }).error).toMatchObject({
+        message: 'invalid payload: the query string is not valid UTF-8',
+        data: { code: 'BAD_REQUEST', domainCode: 'invalid_payload' },
+      });
     }
     const batch = await call(api.url, 'GET', `/api/trpc/task.byExternalId?batch=1&input=${encodeURIComponent('{"0":').concat(q, '}')}`, { token });
     expect(batch.status).toBe(400);

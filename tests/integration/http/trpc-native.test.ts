@@ -1,14 +1,31 @@
 // Issue 4: the Node-native tRPC path (src/server/api/native-call.ts) answers the plain single query or mutation
 // exactly as tRPC's standalone adapter does — same status, headers, content type and JSON body (SPEC §10:
 // "Errors use tRPC codes ... with the same messages as REST") — and leaves every other request to the adapter.
-// Each case sends the same request twice, fast path on and off, and compares the two answers.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { trpcFastPath } from '../../../src/server/api/http';
+// Each case sends the same request to two servers over one database, the native path on and off
+// (TETHER_TRPC_NATIVE=0), and compares the two answers; a bare server that only tries the native path tells which
+// requests it takes. Issue 14 item 6: the path is built on tRPC internals, so this file is also the alarm that goes
+// off when a tRPC upgrade changes what it relies on.
+import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as publicServer from '@trpc/server';
+import * as unstableCore from '@trpc/server/unstable-core-do-not-import';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContext } from '../../../src/server/api/context';
+import { NATIVE_CALL_VERIFIED_WITH, tryNativeCall } from '../../../src/server/api/native-call';
+import { appRouter } from '../../../src/server/api/root';
+import type { Db } from '../../../src/server/db/types';
 import { createUser } from '../../../src/server/domain/users/create-user';
 import { uniq, type TestWorkspace } from '../../support/fixtures';
-import { call, trpc, type CallResult, type TestApi, useApiWorld } from '../../support/http';
+import { call, startAdapterOnlyApi, trpc, type CallResult, type TestApi, useApiWorld } from '../../support/http';
 
+let db: Db;
 let api: TestApi;
+/** The same API with the native path off: tRPC's adapter answers every call. */
+let adapterApi: TestApi;
+/** Answers 599 `declined` to every request the native path does not take. */
+let probe: Server;
+let probeUrl: string;
 let ws: TestWorkspace;
 let token: string;
 let taskId: string;
@@ -17,9 +34,21 @@ let cookie: string;
 const email = `${uniq('native')}@example.test`;
 
 useApiWorld((w) => {
-  ({ api, ws, token } = w);
+  ({ db, api, ws, token } = w);
 });
 beforeAll(async () => {
+  adapterApi = await startAdapterOnlyApi(db, api);
+  probe = createServer((req, res) => {
+    const opts = { router: appRouter, basePath: '/api/trpc/', maxBodySize: api.services.config.http.maxBodyBytes, createContext: (rq: typeof req, rs: typeof res) => createContext(api.services, rq, rs) };
+    tryNativeCall(req, res, opts).then(
+      (took) => {
+        if (!took) res.writeHead(599).end('declined');
+      },
+      (err: unknown) => res.writeHead(598).end(String(err)),
+    );
+  });
+  await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
+  probeUrl = `http://127.0.0.1:${(probe.address() as { port: number }).port}`;
   await createUser(api.services.store, { email, password: 'password-1', role: 'operator', workspaceIds: [ws.id] });
   const login = await call(api.url, 'POST', '/api/trpc/session.login', { body: { email, password: 'password-1' } });
   cookie = login.headers.get('set-cookie')!.split(';')[0]!;
@@ -44,28 +73,31 @@ function observe(r: CallResult): Answer {
   return { status: r.status, headers, json: r.json, text: r.json === undefined ? r.text : '' };
 }
 
-/** Sends the request with the fast path on, then off; returns both answers and whether the fast path answered. */
-async function bothWays(send: () => Promise<CallResult>) {
-  const before = trpcFastPath.served;
-  const fast = observe(await send());
-  const servedNatively = trpcFastPath.served - before === 1;
-  trpcFastPath.enabled = false;
-  try {
-    return { fast, adapter: observe(await send()), servedNatively };
-  } finally {
-    trpcFastPath.enabled = true;
-  }
+afterAll(async () => {
+  await adapterApi?.close();
+  await new Promise((ok) => probe?.close(ok));
+});
+
+/** A request, sent to the server at `base`. */
+type Send = (base: string) => Promise<CallResult>;
+
+/** Sends the request to the native-path server, then to the adapter-only one; and tells whether the native path takes it. */
+async function bothWays(send: Send) {
+  const fast = observe(await send(api.url));
+  const adapter = observe(await send(adapterApi.url));
+  const servedNatively = (await send(probeUrl)).status !== 599;
+  return { fast, adapter, servedNatively };
 }
 
-const get = (proc: string, query: string, headers: Record<string, string> = {}) => () =>
-  call(api.url, 'GET', `/api/trpc/${proc}${query}`, { token, headers });
+const get = (proc: string, query: string, headers: Record<string, string> = {}): Send => (base) =>
+  call(base, 'GET', `/api/trpc/${proc}${query}`, { token, headers });
 const input = (v: unknown) => `?input=${encodeURIComponent(JSON.stringify(v))}`;
-const post = (proc: string, rawBody: string, headers: Record<string, string> = {}, withToken = true) => () =>
-  call(api.url, 'POST', `/api/trpc/${proc}`, { token: withToken ? token : undefined, rawBody, headers });
+const post = (proc: string, rawBody: string, headers: Record<string, string> = {}, withToken = true): Send => (base) =>
+  call(base, 'POST', `/api/trpc/${proc}`, { token: withToken ? token : undefined, rawBody, headers });
 
 /** A POST with a body `call` cannot send: raw bytes, or a stream (no Content-Length: Transfer-Encoding: chunked). */
-const postRaw = (proc: string, body: () => Buffer | ReadableStream<Uint8Array>) => async (): Promise<CallResult> => {
-  const res = await fetch(`${api.url}/api/trpc/${proc}`, {
+const postRaw = (proc: string, body: () => Buffer | ReadableStream<Uint8Array>): Send => async (base) => {
+  const res = await fetch(`${base}/api/trpc/${proc}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: body(),
@@ -88,9 +120,9 @@ function streamOf(text: string): ReadableStream<Uint8Array> {
 const oversized = () => JSON.stringify({ workspace_id: ws.id, title: 'T', description: 'x'.repeat(1024 * 1024 + 10) });
 
 // [what, request, expected status, answered natively?]
-const cases: Array<[string, () => () => Promise<CallResult>, number, boolean]> = [
+const cases: Array<[string, () => Send, number, boolean]> = [
   ['a successful query (task.get)', () => get('task.get', input({ id: taskId })), 200, true],
-  ['a query without input (session.me, anonymous)', () => () => call(api.url, 'GET', '/api/trpc/session.me'), 200, true],
+  ['a query without input (session.me, anonymous)', () => (base) => call(base, 'GET', '/api/trpc/session.me'), 200, true],
   ['a successful mutation replay (task.create, deduplicated)', () => post('task.create', JSON.stringify(replayInput)), 200, true],
   ['JSON with a charset parameter', () => post('task.create', JSON.stringify(replayInput), { 'content-type': 'application/json; charset=utf-8' }), 200, true],
   ['a zod input validation error', () => post('task.create', JSON.stringify({ workspace_id: ws.id, title: 42 })), 400, true],
@@ -113,7 +145,7 @@ const cases: Array<[string, () => () => Promise<CallResult>, number, boolean]> =
   ['a POST to a query', () => post('task.get', JSON.stringify({ id: taskId })), 405, false],
   ['a body that is not JSON (text/plain)', () => post('task.create', JSON.stringify(replayInput), { 'content-type': 'text/plain' }), 415, false],
   ['an unbatched call asking for application/jsonl', () => get('task.get', input({ id: taskId }), { accept: 'application/jsonl' }), 400, false],
-  ['a HEAD request', () => () => call(api.url, 'HEAD', `/api/trpc/task.get${input({ id: taskId })}`, { token }), 204, false],
+  ['a HEAD request', () => (base) => call(base, 'HEAD', `/api/trpc/task.get${input({ id: taskId })}`, { token }), 204, false],
 ];
 
 describe('tRPC native path answers exactly like the adapter', () => {
@@ -127,12 +159,31 @@ describe('tRPC native path answers exactly like the adapter', () => {
   it('a created task (task.create, Created path) has the same body apart from its own id and times', async () => {
     const volatile = new Set(['id', 'identifier', 'external_id', 'created_at', 'updated_at']);
     const scrub = (a: Answer) => JSON.parse(JSON.stringify(a.json), (k, v: unknown) => (volatile.has(k) ? '<volatile>' : v)) as unknown;
-    const { fast, adapter, servedNatively } = await bothWays(() =>
-      trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, external_id: uniq('fresh-'), title: 'Fresh' }, token),
+    const { fast, adapter, servedNatively } = await bothWays((base) =>
+      trpc(base, 'mutation', 'task.create', { workspace_id: ws.id, external_id: uniq('fresh-'), title: 'Fresh' }, token),
     );
     expect(servedNatively).toBe(true);
     expect(adapter.status).toBe(200);
     expect((fast.json as { result: { data: { deduplicated: boolean } } }).result.data.deduplicated).toBe(false);
     expect({ ...fast, json: scrub(fast) }).toEqual({ ...adapter, json: scrub(adapter) });
+  });
+});
+
+describe('what the native path relies on in @trpc/server (issue 14 item 6: an upgrade must fail here, loudly)', () => {
+  it(`is the @trpc/server version the native path was checked against (${NATIVE_CALL_VERIFIED_WITH})`, () => {
+    const require = createRequire(import.meta.url);
+    const installed = (JSON.parse(readFileSync(require.resolve('@trpc/server/package.json'), 'utf8')) as { version: string }).version;
+    // On a tRPC upgrade: re-read resolveResponse.ts of the new version against src/server/api/native-call.ts, make this
+    // whole file pass, re-measure it (npm run bench -- --quick --only=matrix --series=tRPC: keep it only if tRPC Found
+    // is still >= 1.3x the adapter-only server), then move NATIVE_CALL_VERIFIED_WITH.
+    expect(installed, 'src/server/api/native-call.ts mirrors tRPC internals: re-verify it for this tRPC version').toBe(NATIVE_CALL_VERIFIED_WITH);
+  });
+
+  it('still finds the internal and public pieces it calls', () => {
+    for (const name of ['getProcedureAtPath', 'isAsyncIterable', 'isObject', 'isPromise'] as const) expect(typeof unstableCore[name], name).toBe('function');
+    for (const name of ['getErrorShape', 'getTRPCErrorFromUnknown', 'transformTRPCResponse'] as const) expect(typeof publicServer[name], name).toBe('function');
+    // The router shape it reads: the root config (transformer, error formatter) and a procedure's type.
+    expect(appRouter._def._config.transformer.input.deserialize).toBeTypeOf('function');
+    expect(appRouter._def.procedures).toHaveProperty(['task.get']);
   });
 });
