@@ -1,7 +1,7 @@
 // The one tRPC setup file (STYLE habit 1): building blocks only. Middlewares are named and narrow `ctx`.
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
-import { ERRORS, isDomainError, toDomainError } from '../domain/errors/domain-error';
+import { DomainError, ERRORS, isDomainError, toDomainError, type ErrorCode } from '../domain/errors/domain-error';
 import { validationError } from '../domain/tasks/create-input';
 import type { Context } from './context';
 
@@ -15,7 +15,8 @@ const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     let message = error.message;
-    let domainCode: string | undefined;
+    // SPEC §10: the domain code, typed as the union of known codes (clients branch on it: `tether/client`).
+    let domainCode: ErrorCode | undefined;
     if (isDomainError(cause)) {
       message = cause.message;
       domainCode = cause.code;
@@ -72,7 +73,10 @@ const mapErrors = t.middleware(async function mapErrors({ next }) {
  * on the hot path).
  */
 const requireActor = t.middleware(async function requireActor({ ctx, next }) {
-  if (!ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: ERRORS.unauthenticated.message });
+  if (!ctx.actor) {
+    const cause = new DomainError('unauthenticated'); // its domain code reaches `data.domainCode`, as REST's 401 says
+    throw new TRPCError({ code: 'UNAUTHORIZED', message: cause.message, cause });
+  }
   return mapFailure(await next({ ctx: { ...ctx, actor: ctx.actor } }));
 });
 

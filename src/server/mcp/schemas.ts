@@ -1,5 +1,6 @@
 // Zod schemas for the MCP tools: what the client sees (JSON Schema via the SDK) and what we promise back.
 import { z } from 'zod';
+import { ZTaskBody } from '../domain/tasks/schemas';
 
 /**
  * An input parameter the tool *describes* (type and words for the agent) but does not validate: the SDK's
@@ -14,20 +15,6 @@ export function described(jsonSchema: Record<string, unknown>, description: stri
 
 export const idParam = { type: 'string', minLength: 1, maxLength: 200 };
 
-/** The task body every surface returns (SPEC §10; `toTaskBody`): `external_id` only when held. */
-export const taskBodyShape = {
-  id: z.string(),
-  workspace_id: z.string(),
-  identifier: z.string().describe('Human identifier, e.g. OPS-42.'),
-  title: z.string(),
-  description: z.string().nullable(),
-  step_id: z.string(),
-  parent_id: z.string().nullable(),
-  archived_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  revision: z.number().int(),
-  external_id: z.string().optional().describe('The external identity this task holds; absent when it holds none.'),
-};
-
-export const ZTaskBody = z.object(taskBodyShape);
+/** The task body every surface returns (SPEC §10; `toTaskBody`): the shared schema (domain/tasks/schemas.ts). */
+export const taskBodyShape = ZTaskBody.shape;
+export { ZTaskBody };

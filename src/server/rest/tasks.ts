@@ -1,7 +1,9 @@
-// REST task endpoints (SPEC §10). Each handler parses, calls the one domain function, and maps the result.
+// REST task endpoints (SPEC §10). Each handler parses (through the same envelopes as tRPC and MCP), calls the one
+// domain function, and maps the result.
 import { DomainError } from '../domain/errors/domain-error';
 import { releaseExternalId } from '../domain/release/release-external-id';
 import { deleteTask, setArchived, updateTask } from '../domain/tasks/change-task';
+import { parseIdentityEnvelope } from '../domain/tasks/create-input';
 import { createTask } from '../domain/tasks/create-task';
 import { getTask, listTasks } from '../domain/tasks/get-task';
 import { ZTaskListParams } from '../domain/tasks/list-params';
@@ -74,8 +76,8 @@ export const taskRoutes: RestRoute[] = [
     method: 'GET',
     pattern: path('/workspaces/:workspace_id/tasks/by-external-id'),
     async handle(r) {
-      const result = await lookupTaskByExternalId(r.services, r.auth.actor, r.params.workspace_id!, single(r.query, 'external_id'));
-      sendJson(r.res, 200, toLookupResponse(result));
+      const req = parseIdentityEnvelope({ workspace_id: r.params.workspace_id, external_id: single(r.query, 'external_id') });
+      sendJson(r.res, 200, toLookupResponse(await lookupTaskByExternalId(r.services, r.auth.actor, req.workspace_id, req.external_id)));
     },
   },
   {
@@ -83,10 +85,15 @@ export const taskRoutes: RestRoute[] = [
     pattern: path('/workspaces/:workspace_id/tasks/by-external-id'),
     async handle(r) {
       const key = r.req.headers['idempotency-key'];
+      const req = parseIdentityEnvelope({
+        workspace_id: r.params.workspace_id,
+        external_id: single(r.query, 'external_id'),
+        idempotency_key: Array.isArray(key) ? key[0] : key,
+      });
       const result = await releaseExternalId(r.services, r.auth.actor, {
-        workspaceId: r.params.workspace_id!,
-        rawExternalId: single(r.query, 'external_id'),
-        idempotencyKey: Array.isArray(key) ? key[0] : key,
+        workspaceId: req.workspace_id,
+        rawExternalId: req.external_id,
+        idempotencyKey: req.idempotency_key,
         source: r.auth.via === 'cookie' ? 'console' : 'rest',
       });
       if (result.status === 204) noContent(r);

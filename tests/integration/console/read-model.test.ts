@@ -93,7 +93,11 @@ beforeAll(async () => {
 
   // Two releases: one frees Alpha's identity (by a person), one finds nothing (by a token).
   await as(operator).task.releaseExternalId({ workspace_id: ws.id, external_id: 'jira:A-1', idempotency_key: randomUUID() });
-  await as(bot).task.releaseExternalId({ workspace_id: ws.id, external_id: 'jira:none', idempotency_key: randomUUID() });
+  // SPEC §10: "nothing holds it" is a NOT_FOUND error on tRPC; its result is still stored, so the history lists it.
+  await expect(as(bot).task.releaseExternalId({ workspace_id: ws.id, external_id: 'jira:none', idempotency_key: randomUUID() })).rejects.toMatchObject({
+    code: 'NOT_FOUND',
+    message: 'task not found',
+  });
 });
 
 afterAll(async () => {

@@ -239,7 +239,7 @@ describe('tRPC surface (SPEC §10)', () => {
     expect(denied.status).toBe(404);
     expect((denied.json as { error: { message: string } }).error.message).toBe('task not found');
     const rel = await trpc(api.url, 'mutation', 'task.releaseExternalId', { workspace_id: ws.id, external_id: ext, idempotency_key: randomUUID() }, token);
-    expect((rel.json as { result: { data: unknown } }).result.data).toMatchObject({ status: 204, released: true });
+    expect((rel.json as { result: { data: unknown } }).result.data).toEqual({ released: true, replayed: false, release_id: expect.any(String), holder_task_id: expect.any(String) });
   });
 
   it('unauthenticated → 401', async () => {

@@ -8,9 +8,8 @@ import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { eventPayload } from '../events/outbox';
 import { requireExternalId } from '../identity/normalize';
+import { ZIdempotencyKey } from '../tasks/schemas';
 import { toTaskBody } from '../tasks/task';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ReleaseResult {
   /** 204 released; 404 nothing held it. Both are stored and replayed. */
@@ -38,7 +37,7 @@ export async function releaseExternalId(services: Services, actor: Actor, input:
   if (!can(actor, input.workspaceId, 'release')) throw new DomainError('task_not_found');
   const key = input.idempotencyKey;
   if (key === undefined || key === null || key === '') throw new DomainError('idempotency_key_required');
-  if (typeof key !== 'string' || !UUID.test(key)) throw new DomainError('idempotency_key_invalid');
+  if (typeof key !== 'string' || !ZIdempotencyKey.safeParse(key).success) throw new DomainError('idempotency_key_invalid');
   const externalId = requireExternalId(input.rawExternalId);
   services.readiness.requireIdentity();
   const hash = requestHash('release', input.workspaceId, externalId, actor.id);

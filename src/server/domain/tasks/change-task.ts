@@ -1,7 +1,6 @@
 // Lifecycle changes of a completed task (SPEC §2.3, §8, §9): update, archive/unarchive, delete. Each writes the next
 // revision and one outbox event in the same transaction as the change.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { Actor } from '../../auth/actor';
 import type { TaskChanges } from '../../db/repositories/tasks';
 import type { TxRepositories } from '../../db/store';
@@ -9,16 +8,9 @@ import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { eventPayload } from '../events/outbox';
 import { isPlainObject, validationError } from './create-input';
+import { ZUpdateTaskInput } from './schemas';
 import { getTaskOrThrow } from './get-task';
 import { toTaskBody, type Task } from './task';
-
-/** SPEC §2.3: no update surface accepts `external_id`; the field is ignored and the rest still applies. */
-export const ZUpdateTaskInput = z.object({
-  title: z.string().trim().min(1, 'title must not be empty').max(500).optional(),
-  description: z.string().max(100_000).nullable().optional(),
-  step_id: z.string().min(1).max(200).optional(),
-});
-export type TUpdateTaskInput = z.infer<typeof ZUpdateTaskInput>;
 
 /** The task, locked for the rest of the transaction, if the actor may change it and its creation has finished. */
 async function lockedForChange(tx: TxRepositories, actor: Actor, taskId: string): Promise<Task> {

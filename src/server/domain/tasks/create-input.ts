@@ -1,12 +1,17 @@
 // The create request: the envelope read before the lookup (SPEC §4.1 step 1), and the full field schema
-// validated only after a lookup miss (step 6), so a drifted retry still gets its task back.
-import { z } from 'zod';
+// validated only after a lookup miss (step 6), so a drifted retry still gets its task back. The schemas themselves
+// are shared with every surface (./schemas.ts); this file turns their failures into the error table's words.
+import type { z } from 'zod';
 import { DomainError } from '../errors/domain-error';
+import { ZCreateEnvelope, ZCreateTaskFields, ZIdentityEnvelope, type TCreateTaskFields, type TIdentityEnvelope } from './schemas';
+
+export { ZCreateTaskFields, type TCreateTaskFields } from './schemas';
 
 export interface CreateEnvelope {
   workspaceId?: string;
   parentId?: string;
-  rawExternalId: unknown;
+  /** A string, or absent (`null` and absent both mean "no identity"). Normalized after authorization (SPEC §2.1). */
+  rawExternalId: string | null | undefined;
   body: Record<string, unknown>;
 }
 
@@ -14,42 +19,39 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function optionalId(body: Record<string, unknown>, key: string): string | undefined {
-  const v = body[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw new DomainError('invalid_payload', `${key} must be a string`);
-  return v;
+/**
+ * An envelope's type errors, all `invalid payload` (SPEC §4.1 step 1) and decided before authorization. A non-string
+ * `external_id` is exactly `invalid payload` on every surface (issue 17); a wrong id says which field it was.
+ */
+function envelopeError(error: z.ZodError): DomainError {
+  const field = error.issues[0]?.path[0];
+  if (field === undefined || field === 'external_id') return new DomainError('invalid_payload');
+  return new DomainError('invalid_payload', `${String(field)} must be a string`);
 }
 
-/** SPEC §4.1 step 1. Anything but an object with string ids is `invalid payload`. */
+/** SPEC §4.1 step 1. Anything but an object with string ids and a string (or absent) identity is `invalid payload`. */
 export function parseEnvelope(body: unknown): CreateEnvelope {
   if (!isPlainObject(body)) throw new DomainError('invalid_payload');
+  const r = ZCreateEnvelope.safeParse(body);
+  if (!r.success) throw envelopeError(r.error);
   return {
-    workspaceId: optionalId(body, 'workspace_id'),
-    parentId: optionalId(body, 'parent_id'),
-    rawExternalId: body.external_id,
+    workspaceId: r.data.workspace_id ?? undefined,
+    parentId: r.data.parent_id ?? undefined,
+    rawExternalId: r.data.external_id,
     body,
   };
 }
 
-const id = z.string().min(1).max(200);
-
-/** The rest of the request (SPEC §10 create body fields), checked after a lookup miss. */
-export const ZCreateTaskFields = z.object({
-  title: z.string({ error: 'title is required' }).trim().min(1, 'title is required').max(500),
-  description: z.string().max(100_000).nullish(),
-  step_id: id.nullish(),
-  attachments: z.array(id).max(100).nullish(),
-  repositories: z
-    .array(z.object({ repository_id: id, fresh_branch: z.boolean().optional() }))
-    .max(50)
-    .nullish(),
-  remote_contributions: z.array(z.string().min(1).max(2000)).max(50).nullish(),
-  start_agent: z.boolean().nullish(),
-  agent_profile_id: id.nullish(),
-  blocked_by: z.array(id).max(100).nullish(),
-});
-export type TCreateTaskFields = z.infer<typeof ZCreateTaskFields>;
+/**
+ * Lookup and release (SPEC §7): the workspace, and an identity and key that are strings when present, read before
+ * authorization — from tRPC's input, and from REST's path, query and header alike.
+ */
+export function parseIdentityEnvelope(raw: unknown): TIdentityEnvelope {
+  if (!isPlainObject(raw)) throw new DomainError('invalid_payload');
+  const r = ZIdentityEnvelope.safeParse(raw);
+  if (!r.success) throw envelopeError(r.error);
+  return r.data;
+}
 
 /** zod issues → one clear client error (STYLE habit 5: only input validation is a client error). */
 export function validationError(error: z.ZodError): DomainError {

@@ -1,11 +1,15 @@
-// The response bodies every surface sends for creates and lookups (SPEC §3): `deduplicated` only on create,
-// `creation_complete` only on create and lookup, `external_id` only when held.
+// The response bodies every surface sends for creates, lookups and releases (SPEC §3, §7): `deduplicated` only on
+// create, `creation_complete` only on create and lookup, `external_id` only when held. Their schemas: ./schemas.ts.
+import type { z } from 'zod';
 import { isCreationComplete, isDeduplicated, type CreateOutcome } from '../creation/operation';
+import { DomainError } from '../errors/domain-error';
+import type { ReleaseResult } from '../release/release-external-id';
 import type { LookupResult } from './lookup-task';
-import { toTaskBody, type TaskBody } from './task';
+import type { TReleaseResult, ZCreateTaskResult, ZLookupResult } from './schemas';
+import { toTaskBody } from './task';
 
-export type CreateResponse = TaskBody & { deduplicated: boolean; creation_complete: boolean };
-export type LookupResponse = TaskBody & { creation_complete: boolean };
+export type CreateResponse = z.output<typeof ZCreateTaskResult>;
+export type LookupResponse = z.output<typeof ZLookupResult>;
 
 export function toCreateResponse(outcome: CreateOutcome): CreateResponse {
   return { ...toTaskBody(outcome.task), deduplicated: isDeduplicated(outcome), creation_complete: isCreationComplete(outcome) };
@@ -13,4 +17,13 @@ export function toCreateResponse(outcome: CreateOutcome): CreateResponse {
 
 export function toLookupResponse(result: LookupResult): LookupResponse {
   return { ...toTaskBody(result.task), creation_complete: result.creationComplete };
+}
+
+/**
+ * A release as data, for surfaces whose results are not HTTP statuses (tRPC). SPEC §10: "nothing holds it" is an error
+ * there too — `task not found`, as REST's stored 404 says, and as a replay of that 404 says again.
+ */
+export function toReleaseResponse(result: ReleaseResult): TReleaseResult {
+  if (result.status === 404 || result.holderTaskId === null) throw new DomainError('task_not_found');
+  return { released: true, replayed: result.replayed, release_id: result.releaseId, holder_task_id: result.holderTaskId };
 }
