@@ -1,7 +1,24 @@
 // The release dialog, exactly per SPEC §13 / §7: refuses until the identity is typed exactly, releases, the
-// stored row and release operation match, and a retry after a lost answer re-uses the one Idempotency-Key.
-import { expect, test } from '@playwright/test';
-import { createTask, expectAccessible, row, rows, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+// stored row and release operation match, and a retry after a lost answer re-uses the one Idempotency-Key. Issue 14:
+// "nothing holds it" now reaches the dialog as a NOT_FOUND error (SPEC §10), not as data; the dialog still says each
+// result in plain words — released, nothing holds it, creation completing, key conflict — each checked here against
+// what the server stored.
+import { expect, test, type Page } from '@playwright/test';
+import {
+  api,
+  armFailpoint,
+  BASE_URL,
+  cli,
+  createTask,
+  expectAccessible,
+  releaseFailpoint,
+  row,
+  rows,
+  screenshot,
+  seedWorkspace,
+  signIn,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 test.beforeAll(() => {
@@ -110,4 +127,74 @@ test('a release retried after its answer was lost re-uses the key and releases o
   expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', sentKeys[0])).toHaveLength(1);
   expect(row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!.revision).toBe(before.revision + 1);
   expect(rows("SELECT id FROM outbox_events WHERE task_id = ? AND type = 'task.updated'", task.id)).toHaveLength(1);
+});
+
+/** Opens the task's release dialog and types the identity; returns the dialog and its Idempotency-Key. */
+async function openReleaseDialog(page: Page, taskId: string, externalId: string) {
+  await page.goto(`/tasks/${taskId}`);
+  await page.getByRole('button', { name: 'Release identity…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Release external identity' });
+  await dialog.getByLabel('Type the external id exactly to confirm').fill(externalId);
+  const key = (await dialog.getByTestId('idempotency-key').textContent())!;
+  return { dialog, key };
+}
+
+test('nothing holds it any more: the NOT_FOUND answer reads "Nothing holds it", and the 404 is stored for the key', async ({ page }) => {
+  const externalId = `gone-${Date.now()}`;
+  const task = await createTask(seed, externalId, 'Deleted meanwhile');
+  await signIn(page, seed.operator.email);
+  const { dialog, key } = await openReleaseDialog(page, task.id, externalId);
+  // While the dialog is open, the task is deleted (SPEC §8: that frees the identity).
+  expect((await api('DELETE', `/tasks/${task.id}`, seed.token)).status).toBe(204);
+
+  await dialog.getByRole('button', { name: 'Release', exact: true }).click();
+  await expect(dialog.getByRole('status')).toContainText('Nothing holds it.');
+  await expect(dialog.getByRole('button', { name: 'Close' })).toBeVisible();
+  expect(rows('SELECT result_status, holder_task_id FROM release_operations WHERE idempotency_key = ?', key)).toEqual([{ result_status: 404, holder_task_id: null }]);
+});
+
+test('a holder whose create is completing: "Creation completing — try again", nothing changes, then the retry releases', async ({ page }) => {
+  const externalId = `completing-${Date.now()}`;
+  // Hold a create between Complete's two phases (SPEC §4.3): the task is `completing`, so release must refuse.
+  await armFailpoint({ name: 'complete_between_phases', action: 'pause', match: externalId });
+  const pending = api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, external_id: externalId, title: 'Completing' });
+  try {
+    await expect.poll(() => row<{ creation_state: string }>('SELECT creation_state FROM tasks WHERE external_id = ?', externalId)?.creation_state).toBe('completing');
+    const taskId = row<{ id: string }>('SELECT id FROM tasks WHERE external_id = ?', externalId)!.id;
+    await signIn(page, seed.operator.email);
+    const { dialog, key } = await openReleaseDialog(page, taskId, externalId);
+    await dialog.getByRole('button', { name: 'Release', exact: true }).click();
+    await expect(dialog.getByRole('status')).toContainText('Creation completing — try again.');
+    expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', taskId)!.external_id).toBe(externalId);
+    expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', key)).toEqual([]);
+
+    await releaseFailpoint('complete_between_phases');
+    expect((await pending).status).toBe(200);
+    await dialog.getByRole('button', { name: 'Retry release' }).click();
+    await expect(dialog.getByRole('status')).toContainText('Released.');
+    expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', taskId)!.external_id).toBeNull();
+    expect(rows('SELECT result_status FROM release_operations WHERE idempotency_key = ?', key)).toEqual([{ result_status: 204 }]);
+  } finally {
+    await releaseFailpoint('complete_between_phases');
+  }
+});
+
+test("the dialog's key already used for another request: \"Key conflict\", nothing released", async ({ page }) => {
+  const externalId = `conflict-${Date.now()}`;
+  const task = await createTask(seed, externalId, 'Keep my identity');
+  await signIn(page, seed.operator.email);
+  const { dialog, key } = await openReleaseDialog(page, task.id, externalId);
+  // Someone else's release (another identity, another actor) used the same key first.
+  const releaser = cli<{ token: string }>(['token', 'create', '--name', `e2e releaser ${Date.now()}`, '--workspace', seed.workspaceId, '--scope', 'identities:release']).token;
+  const other = await fetch(`${BASE_URL}/api/v1/workspaces/${seed.workspaceId}/tasks/by-external-id?external_id=other-${Date.now()}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${releaser}`, 'idempotency-key': key },
+  });
+  expect(other.status).toBe(404);
+
+  await dialog.getByRole('button', { name: 'Release', exact: true }).click();
+  await expect(dialog.getByRole('status')).toContainText('Key conflict.');
+  await expect(dialog.getByRole('button', { name: 'Close' })).toBeVisible();
+  expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', task.id)!.external_id).toBe(externalId);
+  expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', key)).toHaveLength(1);
 });

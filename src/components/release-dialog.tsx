@@ -105,6 +105,7 @@ function OutcomeMessage({ outcome, holder, externalId }: { outcome: Outcome; hol
   }
 }
 
+/** Each refusal in plain words: SPEC §7's two conflicts, and "not found" (nothing holds it, or the key's stored 404). */
 function toOutcome(err: unknown): Outcome {
   const code = domainCodeOf(err);
   if (code === 'creation_completing') return { kind: 'creation_completing' };
@@ -158,8 +159,9 @@ export function ReleaseDialog({
     e.preventDefault();
     if (!matches || release.isPending || final) return;
     try {
+      // SPEC §10: only a release answers with data; "nothing holds it" arrives as a NOT_FOUND error (toOutcome).
       const r = await release.mutateAsync({ workspace_id: workspaceId, external_id: externalId, idempotency_key: key });
-      setOutcome(r.released ? { kind: 'released', replayed: r.replayed } : { kind: 'nothing_holds_it' });
+      setOutcome({ kind: 'released', replayed: r.replayed });
     } catch (err) {
       setOutcome(toOutcome(err));
     }

@@ -1,16 +1,19 @@
 // Reading tRPC errors in the console: the server's errorFormatter (src/server/api/trpc.ts) puts the domain
-// code in `data.domainCode` and the table's words in `message`.
+// code in `data.domainCode` (a union of the known codes, so a misspelled code does not compile) and the table's
+// words in `message`.
+import type { ErrorCode } from '../server/domain/errors/domain-error';
+
 export interface ApiErrorData {
   code?: string;
   httpStatus?: number;
-  domainCode?: string;
+  domainCode?: ErrorCode;
 }
 
 function dataOf(err: unknown): ApiErrorData | undefined {
   return (err as { data?: ApiErrorData } | null)?.data ?? undefined;
 }
 
-export function domainCodeOf(err: unknown): string | undefined {
+export function domainCodeOf(err: unknown): ErrorCode | undefined {
   return dataOf(err)?.domainCode;
 }
 
