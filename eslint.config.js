@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.next/', 'src/generated/', 'next-env.d.ts', 'bench/results/', 'test-results/', 'playwright-report/', 'data/'] },
+  { ignores: ['node_modules/', '.next/', 'dist/', 'src/generated/', 'next-env.d.ts', 'bench/results/', 'test-results/', 'playwright-report/', 'data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,10 +13,10 @@ export default tseslint.config(
     },
   },
   {
-    // Pages, components and the tRPC client glue end up in browser bundles: they may import the server's TYPES
-    // (AppRouter) but never its modules. (`server-only` cannot guard those modules: the custom server loads them
-    // in plain Node, where that package throws on import.)
-    files: ['src/app/**', 'src/components/**', 'src/trpc/**'],
+    // Pages, components, the tRPC client glue and the client package (`tether/client`) end up in browser bundles:
+    // they may import the server's TYPES (AppRouter) but never its modules. (`server-only` cannot guard those
+    // modules: the custom server loads them in plain Node, where that package throws on import.)
+    files: ['src/app/**', 'src/components/**', 'src/trpc/**', 'src/client/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
