@@ -2,7 +2,7 @@
 // (`node_modules/tether` links to a folder with Tether's package.json and the BUILT `dist/client`), the example's
 // sources, and a fresh template tsconfig (tests/integration/client/fixtures). Only `tether/client` is imported.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -81,13 +81,17 @@ export function programFiles(template: Template, app: string): string[] {
  */
 export function runStrictCheck(pkg: string): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'tether-strict-'));
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(pkg, join(dir, 'node_modules/tether'), 'dir');
-  const compilerOptions = { target: 'es2023', lib: ['ES2023', 'DOM'], module: 'esnext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: false, types: [] };
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['check.ts'] }));
-  writeFileSync(join(dir, 'check.ts'), "export * from 'tether/client';\n");
-  const r = run(process.execPath, [tsc, '-p', '.', '--pretty', 'false'], dir);
-  return r.output.split('\n').filter((line) => line.includes('dist/client/index.d.ts') || line.includes('check.ts'));
+  try {
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(pkg, join(dir, 'node_modules/tether'), 'dir');
+    const compilerOptions = { target: 'es2023', lib: ['ES2023', 'DOM'], module: 'esnext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: false, types: [] };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['check.ts'] }));
+    writeFileSync(join(dir, 'check.ts'), "export * from 'tether/client';\n");
+    const r = run(process.execPath, [tsc, '-p', '.', '--pretty', 'false'], dir);
+    return r.output.split('\n').filter((line) => line.includes('dist/client/index.d.ts') || line.includes('check.ts'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
