@@ -29,6 +29,20 @@ export interface NewOperation {
   at: string;
 }
 
+/** The task a zero-step create inserts already settled (SPEC §4.3): `stepId` null names the workspace's first step. */
+export interface SettledTask {
+  id: string;
+  workspaceId: string;
+  number: number;
+  identifier: string;
+  title: string;
+  description: string | null;
+  stepId: string | null;
+  parentId: string | null;
+  externalId: string | null;
+  at: string;
+}
+
 /** What Complete stores as its outcome (replayed by a second Complete with the same handle, SPEC §4.3). */
 export interface StoredOutcome {
   kind: 'created' | 'created_identity_lost' | 'gone' | 'aborted';
@@ -153,6 +167,43 @@ export class CreationRepository {
     return row ? { number: num(row.task_sequence), prefix: str(row.prefix) } : undefined;
   }
 
+  /**
+   * SPEC §4.3, zero-step plans: the task row as the two-phase path leaves it (`completed`, revision 1, settled when it
+   * holds an identity), inserted only if its target admits it — all in one statement: the step (the one named, or
+   * the workspace's first) belongs to the workspace, and WIP admission counts the step's tasks under the workspace
+   * lock the caller's transaction already holds (drawTaskNumber). With `validate` the statement is also the request's
+   * validation (SPEC §4.1 step 6): the workspace has no working-folder root (else the plan would have a step) and a
+   * named parent is a task of the workspace. Undefined, having inserted nothing, when the target refuses it.
+   */
+  async insertSettledTask(t: SettledTask, validate: boolean): Promise<Task | undefined> {
+    const row = await this.sql.one<TaskRow>(
+      `INSERT INTO tasks (${TASK_COLUMNS})
+       SELECT $1, w.id, $3, $4, $5, $6, s.id, CAST($7 AS text), NULL, $8, $8, 1, 'completed', $9, $10
+       FROM workspaces w JOIN workflow_steps s ON s.workspace_id = w.id
+       WHERE w.id = $2
+         AND s.id = COALESCE(CAST($11 AS text), (SELECT f.id FROM workflow_steps f WHERE f.workspace_id = $2 ORDER BY f.position LIMIT 1))
+         AND (s.wip_limit IS NULL OR (SELECT COUNT(*) FROM tasks a WHERE a.step_id = s.id AND a.archived_at IS NULL) < s.wip_limit)
+         AND ($12 = 0 OR (w.root_path IS NULL AND (CAST($7 AS text) IS NULL
+           OR EXISTS (SELECT 1 FROM tasks p WHERE p.id = CAST($7 AS text) AND p.workspace_id = $2))))
+       RETURNING ${TASK_COLUMNS}`,
+      [
+        t.id,
+        t.workspaceId,
+        t.number,
+        t.identifier,
+        t.title,
+        t.description,
+        t.parentId,
+        t.at,
+        t.externalId,
+        t.externalId === null ? null : t.at,
+        t.stepId,
+        validate ? 1 : 0,
+      ],
+    );
+    return row ? toTask(row) : undefined;
+  }
+
   /** The step's WIP limit and, when it has one, its unarchived tasks, in one statement; undefined if no such step. */
   async wipOccupancy(stepId: string): Promise<{ wipLimit: number | null; active: number } | undefined> {
     const row = await this.sql.one<{ wip_limit: unknown; n: unknown }>(
@@ -163,6 +214,17 @@ export class CreationRepository {
     );
     if (!row) return undefined;
     return { wipLimit: row.wip_limit === null || row.wip_limit === undefined ? null : num(row.wip_limit), active: num(row.n) };
+  }
+
+  /** SPEC §4.3 zero-step: the operation as the two-phase path leaves it — `completed`, its outcome and event id, no
+   *  lease — inserted in the same transaction as its task. */
+  async insertCompletedOperation(op: Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'>, outcome: StoredOutcome): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
+         identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at)
+       VALUES ($1, $2, $3, $4, $5, 'completed', $6, $7, $8, 0, NULL, NULL, $9, $10, NULL, $11, $11, $11)`,
+      [op.id, op.workspaceId, op.taskId, op.actorId, op.externalId, JSON.stringify(op.plan), op.tokenHash, false, JSON.stringify(outcome), outcome.event_id ?? null, op.at],
+    );
   }
 
   // ---- the operation ------------------------------------------------------------------------------------------
