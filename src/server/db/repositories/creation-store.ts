@@ -13,7 +13,7 @@ import { toTaskBody, type Task } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
 import type { TxRepositories } from './index';
 import type { Sql } from '../types';
-import { CreationRepository, type ClaimedOperation, type Fence, type StepChange, type StepState, type StoredOutcome } from './creation';
+import { CreationRepository, type ClaimedOperation, type Fence, type SettledDraw, type StepChange, type StepState, type StoredOutcome } from './creation';
 import type { DeferredIntent } from './launches';
 
 export type Transactor = <T>(fn: (tx: TxRepositories) => Promise<T>) => Promise<T>;
@@ -117,7 +117,11 @@ async function orRolledBack<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** The task Begin inserts: `preparing`, revision 0, numbered by the workspace sequence. */
-export function begunTask(b: BeginRecord, number: number, identifier: string): Task {
+export function begunTask(
+  b: Pick<BeginRecord, 'taskId' | 'workspaceId' | 'title' | 'description' | 'stepId' | 'parentId' | 'externalId' | 'at'>,
+  number: number,
+  identifier: string,
+): Task {
   return {
     id: b.taskId,
     workspaceId: b.workspaceId,
@@ -137,10 +141,30 @@ export function begunTask(b: BeginRecord, number: number, identifier: string): T
   };
 }
 
-/** Why insertSettledTask refused a task (inside the transaction that drew its number, which then rolls back). */
-async function refusalOf(tx: TxRepositories, s: SettledRecord): Promise<SettledResult> {
-  if (s.validate || s.stepId === null) return { kind: 'unplanned' };
-  return (await tx.creation.wipOccupancy(s.stepId)) ? { kind: 'wip_full' } : { kind: 'step_missing' };
+/**
+ * Why a zero-step create's target refuses it, if it does (inside the transaction that drew its number, which then
+ * rolls back). A request validated here (`validate`) that needs the general path — a folder root to plan, an unknown
+ * step or parent, a workspace gone — is `unplanned`, so validation reports it in its own words.
+ */
+async function refusalOf(tx: TxRepositories, s: SettledRecord, drawn: SettledDraw | undefined): Promise<SettledResult | undefined> {
+  if (!drawn) return { kind: s.validate ? 'unplanned' : 'workspace_missing' };
+  if (s.validate && (drawn.rootPath !== null || !drawn.parentHeld)) return { kind: 'unplanned' };
+  if (!drawn.stepId) return { kind: s.validate ? 'unplanned' : 'step_missing' };
+  if (drawn.wipLimit === null) return undefined;
+  // SPEC §4.1 step 7: WIP admission counts under the workspace lock, in a statement later than the one that took it.
+  const step = await tx.creation.wipOccupancy(drawn.stepId);
+  if (!step) return { kind: s.validate ? 'unplanned' : 'step_missing' };
+  return step.wipLimit !== null && step.active >= step.wipLimit ? { kind: 'wip_full' } : undefined;
+}
+
+/** The task a zero-step create inserts: already settled and `completed` at revision 1, as phase B leaves it. */
+export function settledTask(s: SettledRecord, number: number, identifier: string, stepId: string): Task {
+  return {
+    ...begunTask({ ...s, stepId }, number, identifier),
+    revision: 1,
+    creationState: 'completed',
+    externalIdSettledAt: s.externalId === null ? null : s.at,
+  };
 }
 
 export class CreationStore extends CreationRepository {
@@ -187,17 +211,17 @@ export class CreationStore extends CreationRepository {
   createSettled(s: SettledRecord): Promise<SettledResult> {
     return orRolledBack(() =>
       this.transaction(async (tx): Promise<SettledResult> => {
-        const drawn = await tx.creation.drawTaskNumber(s.workspaceId);
-        if (!drawn) throw new Rollback<SettledResult>({ kind: s.validate ? 'unplanned' : 'workspace_missing' });
-        const identifier = `${drawn.prefix}-${drawn.number}`;
-        const task = await tx.creation.insertSettledTask({ ...s, id: s.taskId, number: drawn.number, identifier }, s.validate);
-        if (!task) throw new Rollback(await refusalOf(tx, s));
+        const drawn = await tx.creation.drawSettledNumber(s.workspaceId, s.stepId, s.parentId);
+        const refused = await refusalOf(tx, s, drawn);
+        if (refused || !drawn?.stepId) throw new Rollback<SettledResult>(refused ?? { kind: 'unplanned' });
+        const task = settledTask(s, drawn.number, `${drawn.prefix}-${drawn.number}`, drawn.stepId);
         const begun = asBegun(task);
+        await tx.tasks.insert(task);
         await tx.events.insertRevisions([
           { task: begun, change: 'begin', actorId: s.actorId, snapshot: toTaskBody(begun), at: s.at },
           { task, change: 'create', actorId: s.actorId, snapshot: toTaskBody(task), at: s.at },
         ]);
-        await tx.creation.insertCompletedOperation({ ...s, id: s.operationId, taskId: task.id }, { kind: 'created', event_id: s.eventId });
+        await tx.creation.insertCompletedOperation({ ...s, id: s.operationId }, { kind: 'created', event_id: s.eventId });
         await tx.events.insertEvent(eventPayload({ id: s.eventId, type: 'task.created', task, at: s.at }));
         if (s.deferred) await tx.launches.insertDeferredIntent({ ...s.deferred, at: s.at });
         await s.beforeCommit?.();

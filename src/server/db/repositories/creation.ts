@@ -7,7 +7,7 @@ import type { CreationPlan, PlannedStep, StepKind } from '../../domain/creation/
 import type { Task } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
 import type { Sql } from '../types';
-import { json, num, str, strOrNull } from '../values';
+import { json, num, numOrNull, str, strOrNull } from '../values';
 import { TASK_COLUMNS, toTask, type TaskRow } from './tasks';
 
 /** Who may write for an operation (SPEC §4.2): the creating request at generation 0, or the recovery claim since. */
@@ -29,18 +29,16 @@ export interface NewOperation {
   at: string;
 }
 
-/** The task a zero-step create inserts already settled (SPEC §4.3): `stepId` null names the workspace's first step. */
-export interface SettledTask {
-  id: string;
-  workspaceId: string;
+/** A zero-step create's number and what its target holds (drawSettledNumber). */
+export interface SettledDraw {
   number: number;
-  identifier: string;
-  title: string;
-  description: string | null;
+  prefix: string;
+  rootPath: string | null;
+  /** The step named (if it is the workspace's) or the workspace's first; null when there is none. */
   stepId: string | null;
-  parentId: string | null;
-  externalId: string | null;
-  at: string;
+  wipLimit: number | null;
+  /** No parent was named, or it is a task of the workspace. */
+  parentHeld: boolean;
 }
 
 /** What Complete stores as its outcome (replayed by a second Complete with the same handle, SPEC §4.3). */
@@ -168,40 +166,35 @@ export class CreationRepository {
   }
 
   /**
-   * SPEC §4.3, zero-step plans: the task row as the two-phase path leaves it (`completed`, revision 1, settled when it
-   * holds an identity), inserted only if its target admits it — all in one statement: the step (the one named, or
-   * the workspace's first) belongs to the workspace, and WIP admission counts the step's tasks under the workspace
-   * lock the caller's transaction already holds (drawTaskNumber). With `validate` the statement is also the request's
-   * validation (SPEC §4.1 step 6): the workspace has no working-folder root (else the plan would have a step) and a
-   * named parent is a task of the workspace. Undefined, having inserted nothing, when the target refuses it.
+   * drawTaskNumber for a zero-step create (SPEC §4.3), which also reads its target in the same statement: the step
+   * (the one named, or the workspace's first) with its WIP limit, the working-folder root, and whether a named parent
+   * is a task of the workspace — what validation reads (SPEC §4.1 step 6). Undefined when the workspace is gone.
+   * The WIP count is NOT read here: on PostgreSQL this statement's snapshot may predate the create that held the
+   * workspace lock before it, so admission counts in a later statement (wipOccupancy).
    */
-  async insertSettledTask(t: SettledTask, validate: boolean): Promise<Task | undefined> {
-    const row = await this.sql.one<TaskRow>(
-      `INSERT INTO tasks (${TASK_COLUMNS})
-       SELECT $1, w.id, $3, $4, $5, $6, s.id, CAST($7 AS text), NULL, $8, $8, 1, 'completed', $9, $10
-       FROM workspaces w JOIN workflow_steps s ON s.workspace_id = w.id
-       WHERE w.id = $2
-         AND s.id = COALESCE(CAST($11 AS text), (SELECT f.id FROM workflow_steps f WHERE f.workspace_id = $2 ORDER BY f.position LIMIT 1))
-         AND (s.wip_limit IS NULL OR (SELECT COUNT(*) FROM tasks a WHERE a.step_id = s.id AND a.archived_at IS NULL) < s.wip_limit)
-         AND ($12 = 0 OR (w.root_path IS NULL AND (CAST($7 AS text) IS NULL
-           OR EXISTS (SELECT 1 FROM tasks p WHERE p.id = CAST($7 AS text) AND p.workspace_id = $2))))
-       RETURNING ${TASK_COLUMNS}`,
-      [
-        t.id,
-        t.workspaceId,
-        t.number,
-        t.identifier,
-        t.title,
-        t.description,
-        t.parentId,
-        t.at,
-        t.externalId,
-        t.externalId === null ? null : t.at,
-        t.stepId,
-        validate ? 1 : 0,
-      ],
+  async drawSettledNumber(workspaceId: string, stepId: string | null, parentId: string | null): Promise<SettledDraw | undefined> {
+    // The subqueries name the workspace through the updated row, and their parameters only in primary-key
+    // equalities: SQLite (built with STAT4) re-prepares a statement on every execution once a parameter meets a
+    // column whose statistics could change its plan — measured at ~300 µs per create after ANALYZE.
+    const step = (column: string) => `CASE WHEN CAST($2 AS text) IS NULL
+         THEN (SELECT f.${column} FROM workflow_steps f WHERE f.workspace_id = workspaces.id ORDER BY f.position LIMIT 1)
+         ELSE (SELECT n.${column} FROM workflow_steps n WHERE n.id = $2 AND n.workspace_id = workspaces.id) END`;
+    const row = await this.sql.one<{ task_sequence: unknown; prefix: unknown; root_path: unknown; step_id: unknown; wip_limit: unknown; parent_held: unknown }>(
+      `UPDATE workspaces SET task_sequence = task_sequence + 1 WHERE id = $1
+       RETURNING task_sequence, prefix, root_path, ${step('id')} AS step_id, ${step('wip_limit')} AS wip_limit,
+         CASE WHEN CAST($3 AS text) IS NULL THEN 1
+           WHEN (SELECT p.workspace_id FROM tasks p WHERE p.id = $3) = workspaces.id THEN 1 ELSE 0 END AS parent_held`,
+      [workspaceId, stepId, parentId],
     );
-    return row ? toTask(row) : undefined;
+    if (!row) return undefined;
+    return {
+      number: num(row.task_sequence),
+      prefix: str(row.prefix),
+      rootPath: strOrNull(row.root_path),
+      stepId: strOrNull(row.step_id),
+      wipLimit: numOrNull(row.wip_limit),
+      parentHeld: num(row.parent_held) === 1,
+    };
   }
 
   /** The step's WIP limit and, when it has one, its unarchived tasks, in one statement; undefined if no such step. */
