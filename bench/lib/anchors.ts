@@ -7,7 +7,6 @@
 //     (PostgreSQL), or better-sqlite3's prepared statements (SQLite);
 //   - and, when Debian's `pgbench` binary is installed next to the server, pgbench itself running the same two
 //     statements (`-M prepared`, one connection per operation in flight) — the C client's ceiling.
-import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/server/config';
 import type { Db } from '../../src/server/db/types';
 import { pgBin } from '../../tests/support/postgres-server';
+import { openSqlite } from './baseline';
 import type { LoadResult } from './measure';
 import { randomInt } from './measure';
 
@@ -61,12 +61,9 @@ export function pgAnchor(url: string): Anchor {
 }
 
 export function sqliteAnchor(file: string): Anchor {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('synchronous = NORMAL');
-  const lookup = db.prepare(LOOKUP.replace(/\$\d+/g, '?'));
-  const insert = db.prepare(INSERT.replace(/\$\d+/g, '?'));
+  const { db, prepare } = openSqlite(file);
+  const lookup = prepare(LOOKUP);
+  const insert = prepare(INSERT);
   return {
     async lookup() {
       if (!lookup.get(1 + randomInt(ACCOUNTS))) throw new Error('anchor lookup missed');

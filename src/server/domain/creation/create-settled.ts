@@ -9,23 +9,12 @@ import type { Actor } from '../../auth/actor';
 import type { Services } from '../../services';
 import type { TCreateTaskFields } from '../tasks/create-input';
 import type { Task } from '../tasks/task';
-import { hashToken, refusal } from './begin';
+import { hashToken, refusal, type BeginInput } from './begin';
 import { buildPlan } from './build-plan';
 import { deferredIntent } from './complete';
-import type { CreationPlan } from './plan';
 
-export interface SettledInput {
-  workspaceId: string;
-  /** null: the request named no step (the workspace's first). */
-  stepId: string | null;
-  title: string;
-  description: string | null;
-  parentId: string | null;
-  externalId: string | null;
-  plan: CreationPlan;
-  /** Test seam for the "a primary-key collision is never Found" guard. */
-  taskId?: string;
-}
+/** What Begin is given, with the step still to resolve when the request named none (null: the workspace's first). */
+export type SettledInput = Omit<BeginInput, 'stepId' | 'wipLimited'> & { stepId: string | null };
 
 /** A request after the lookup miss (SPEC §4.1 step 6), before anything about it was read. */
 export interface CreateRequest {
