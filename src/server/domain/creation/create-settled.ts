@@ -39,13 +39,12 @@ export async function createSettled(services: Services, actor: Actor, input: Set
  * when the request needs the general path: a step to plan, or a validation error to report as validateCreate does.
  */
 export async function createPlain(services: Services, actor: Actor, request: CreateRequest): Promise<Task | undefined> {
-  const { fields } = request;
+  const { fields, ...ids } = request;
   if (fields.attachments?.length || fields.repositories?.length || fields.agent_profile_id || fields.blocked_by?.length) return undefined;
   // With nothing to look up, this is the plan validation would build for a workspace without a root.
   const plan = await buildPlan(services, request.workspaceId, fields, null);
   if (plan.steps.length > 0) return undefined;
-  await services.failpoints.hit('before_begin', request.externalId ?? fields.title);
-  const input = { ...request, stepId: fields.step_id ?? null, title: fields.title, description: fields.description ?? null, plan };
+  const input = { ...ids, stepId: fields.step_id ?? null, title: fields.title, description: fields.description ?? null, plan };
   return commit(services, actor, input, true);
 }
 

@@ -53,6 +53,7 @@ export async function createTask(
   try {
     // Step 6: only on a miss, validate the rest and build the plan.
     const fields = parseFields(envelope.body);
+    await services.failpoints.hit('before_begin', externalId ?? fields.title);
     // SPEC §4.3: a zero-step plan is Begin and Complete in one transaction. A request that needs no read to plan
     // tries that first, validated inside the transaction; undefined sends it through validation and planning here.
     const request = { workspaceId, parentId: envelope.parentId ?? null, externalId: externalId ?? null, taskId: options.taskId };
@@ -60,7 +61,6 @@ export async function createTask(
     if (plain) return { kind: 'created', task: plain };
     const target = await validateCreate(store, workspaceId, envelope.parentId ?? null, fields);
     const plan = await buildPlan(services, workspaceId, fields, target.rootPath);
-    await services.failpoints.hit('before_begin', externalId ?? fields.title);
     const input = { ...request, stepId: target.stepId, wipLimited: target.wipLimited, title: fields.title, description: fields.description ?? null, plan };
     if (plan.steps.length === 0) return { kind: 'created', task: await createSettled(services, actor, input) };
     // Step 7: Begin.
