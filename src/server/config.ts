@@ -122,7 +122,8 @@ export interface Config {
     poolSize: number;
     connectTimeoutMs: number;
     queryTimeoutMs: number;
-    /** The creating request's Begin and Complete phases as one statement each (db/dialect/postgres/creation.ts). */
+    /** A zero-step create's one transaction, and the creating request's Begin and Complete phases, as one statement
+     *  each (db/dialect/postgres/creation.ts). */
     oneStatementCreate: boolean;
   };
   auth: {

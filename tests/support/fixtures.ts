@@ -12,6 +12,14 @@ export function uniq(prefix = 'x'): string {
   return `${prefix}${randomBytes(4).toString('hex')}`;
 }
 
+/**
+ * `body` with one planned step (a remote contribution, SPEC §5): only such a create has a moment between Begin and
+ * Complete to pause or crash at — a zero-step plan commits both as one transaction (SPEC §4.3) and is never unsettled.
+ */
+export function withPlannedStep<T extends Record<string, unknown>>(body: T): T & { remote_contributions: string[] } {
+  return { ...body, remote_contributions: [`https://git.example/acme/app/pull/${uniq('')}`] };
+}
+
 export interface TestWorkspace {
   id: string;
   prefix: string;

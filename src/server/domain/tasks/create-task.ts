@@ -3,6 +3,7 @@
 import { can, visibleWorkspaces, type Actor } from '../../auth/actor';
 import type { Services } from '../../services';
 import { begin } from '../creation/begin';
+import { createPlain, createSettled } from '../creation/create-settled';
 import { complete, type CompleteResult } from '../creation/complete';
 import { awaitRecoveredOutcome } from '../creation/await-recovered';
 import { LeaseLostError } from '../creation/errors';
@@ -52,21 +53,18 @@ export async function createTask(
   try {
     // Step 6: only on a miss, validate the rest and build the plan.
     const fields = parseFields(envelope.body);
+    await services.failpoints.hit('before_begin', externalId ?? fields.title);
+    // SPEC §4.3: a zero-step plan is Begin and Complete in one transaction. A request that needs no read to plan
+    // tries that first, validated inside the transaction; undefined sends it through validation and planning here.
+    const request = { workspaceId, parentId: envelope.parentId ?? null, externalId: externalId ?? null, taskId: options.taskId };
+    const plain = await createPlain(services, actor, { ...request, fields });
+    if (plain) return { kind: 'created', task: plain };
     const target = await validateCreate(store, workspaceId, envelope.parentId ?? null, fields);
     const plan = await buildPlan(services, workspaceId, fields, target.rootPath);
-    await services.failpoints.hit('before_begin', externalId ?? fields.title);
+    const input = { ...request, stepId: target.stepId, wipLimited: target.wipLimited, title: fields.title, description: fields.description ?? null, plan };
+    if (plan.steps.length === 0) return { kind: 'created', task: await createSettled(services, actor, input) };
     // Step 7: Begin.
-    created = await begin(services, actor, {
-      workspaceId,
-      stepId: target.stepId,
-      wipLimited: target.wipLimited,
-      title: fields.title,
-      description: fields.description ?? null,
-      parentId: envelope.parentId ?? null,
-      externalId: externalId ?? null,
-      plan,
-      taskId: options.taskId,
-    });
+    created = await begin(services, actor, input);
   } catch (err) {
     // Step 8: after a miss, any failure before the insert commits — the identity index included — re-reads
     // the identity first; only a second miss lets the original error surface.
