@@ -43,6 +43,8 @@ export async function abortOperation(services: Services, handle: CreationHandle,
     await store.creation.recordStep(handle, step.index, { compensationState: outcome, error: failure });
   }
 
+  // Test hook: the operation is `aborting` and its task still holds the identity (release answers creation_aborting).
+  await services.failpoints.hit('abort_before_remove', handle.externalId ?? handle.taskId);
   // 3. Remove the task row (task row first: the lock order of release and delete) and end the operation.
   await store.transaction(async (tx) => {
     await tx.creation.removePreparingTask(handle.taskId);

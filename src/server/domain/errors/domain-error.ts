@@ -20,6 +20,7 @@ export const ERRORS = {
   not_found: { http: 404, trpc: 'NOT_FOUND', message: 'not found' },
   wip_limit_exceeded: { http: 409, trpc: 'CONFLICT', message: 'workflow step WIP limit exceeded' },
   creation_completing: { http: 409, trpc: 'CONFLICT', message: 'creation is completing; retry shortly' },
+  creation_aborting: { http: 409, trpc: 'CONFLICT', message: 'creation is aborting; retry shortly' },
   idempotency_key_conflict: { http: 409, trpc: 'CONFLICT', message: 'idempotency key reused with a different request' },
   conflict: { http: 409, trpc: 'CONFLICT', message: 'conflict' },
   // Creation steps (SPEC §4.4, §5): the error a caller gets when a step fails and the create is aborted.
@@ -37,7 +38,7 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 
 /** Codes whose body carries `code` as well as `error` (SPEC §7). */
-const CODE_IN_BODY: ReadonlySet<ErrorCode> = new Set(['creation_completing', 'idempotency_key_conflict']);
+const CODE_IN_BODY: ReadonlySet<ErrorCode> = new Set(['creation_completing', 'creation_aborting', 'idempotency_key_conflict']);
 
 export class DomainError extends Error {
   readonly code: ErrorCode;

@@ -93,7 +93,11 @@ async function releaseOnce(
     // Preparing: free the identity now; the operation's Complete will yield CreatedIdentityLost. No event now.
     const cleared = await tx.tasks.releasePreparingIdentity(holder.id, externalId);
     const marked = await tx.creation.markIdentityReleased(holder.id, at);
-    if (!cleared || !marked) throw new DomainError('creation_completing');
+    // Its operation moved on: completing, or aborting (SPEC §7: the abort removes the task; a retry finds no holder).
+    // Throwing rolls the clear back: nothing changes, nothing is stored as final.
+    if (!cleared || !marked) {
+      throw new DomainError((await tx.creation.findOperationStateOfTask(holder.id)) === 'aborting' ? 'creation_aborting' : 'creation_completing');
+    }
   }
 
   const releaseId = randomUUID();
