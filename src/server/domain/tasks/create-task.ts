@@ -116,8 +116,11 @@ async function resolveWorkspace(
 ): Promise<string> {
   if (explicit) return explicit;
   if (parentId) {
+    // A parent with no retained history resolves to no workspace: the same 404 a workspace the caller cannot access
+    // gets at step 3 (SPEC §11), so a parent id cannot be probed across workspaces (issue 17). No fallback either.
     const workspaceId = await services.store.events.workspaceOfTask(parentId);
-    if (workspaceId) return workspaceId;
+    if (!workspaceId) throw new DomainError('task_not_created');
+    return workspaceId;
   }
   if (options.singleWorkspaceFallback) {
     const visible = visibleWorkspaces(actor);
