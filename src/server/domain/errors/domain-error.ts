@@ -33,6 +33,8 @@ export const ERRORS = {
   internal: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'internal error' },
   identity_not_ready: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is unavailable: schema attestation has not passed' },
   database_unavailable: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'database unavailable; retry shortly' },
+  // SPEC §4.1 step 8: a create kept losing the identity race to creates that vanished before its re-read.
+  identity_contended: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is contended; retry shortly' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

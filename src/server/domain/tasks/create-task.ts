@@ -10,16 +10,22 @@ import { withLease } from '../creation/fence';
 import { runPlannedSteps } from '../creation/coordinator';
 import type { CreateOutcome } from '../creation/operation';
 import { buildPlan } from '../creation/build-plan';
+import { isExternalIdViolation } from '../../db/dialect';
 import { DomainError } from '../errors/domain-error';
 import { normalizeExternalId } from '../identity/normalize';
 import { parseEnvelope, parseFields } from './create-input';
 import { validateCreate } from './validate-create';
+
+/** How often a create that lost the identity race to a create that then vanished runs again (SPEC §4.1 step 8). */
+export const LOST_RACE_RETRIES = 3;
 
 export interface CreateTaskOptions {
   /** SPEC §4.1 step 2: only MCP falls back to the caller's single accessible workspace. */
   singleWorkspaceFallback?: boolean;
   /** Test seam: force the new task's id (primary-key collision guard). */
   taskId?: string;
+  /** Internal: lost identity races already retried by this request (retryLostRace). */
+  lostRaces?: number;
 }
 
 export async function createTask(
@@ -71,8 +77,12 @@ export async function createTask(
     // Step 8: after a miss, any failure before the insert commits — the identity index included — re-reads
     // the identity first; only a second miss lets the original error surface.
     if (externalId !== undefined) {
+      await services.failpoints.hit('before_reread', externalId);
       const held = await store.tasks.findByExternalId(workspaceId, externalId);
       if (held) return found(held);
+      // Lost the race on the identity index, yet nothing holds it now: the winner aborted (or was released or
+      // deleted) in between. Nothing was written, so run again from the lookup — a bounded number of times.
+      if (isExternalIdViolation(err)) return retryLostRace(services, actor, body, options);
     }
     throw err;
   }
@@ -97,6 +107,12 @@ export async function createTask(
   // Only now may asynchronous work start (CreatedIdentityLost included): the agent launch (issue 5).
   services.dispatcher.afterComplete(handle.plan);
   return { kind: result.kind, task: result.task };
+}
+
+async function retryLostRace(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
+  const lost = (options.lostRaces ?? 0) + 1;
+  if (lost > LOST_RACE_RETRIES) throw new DomainError('identity_contended', undefined, { 'retry-after': '1' });
+  return createTask(services, actor, body, { ...options, lostRaces: lost });
 }
 
 function found(task: import('./task').Task): CreateOutcome {
