@@ -96,8 +96,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Issue 8: first run (no users) prints a one-time link that creates the first admin (src/server/domain/users/setup.ts).
   const setupToken = opts.pages === false ? null : await issueSetupToken(services.store);
   if (setupToken) log(`No users yet. Create the first admin (one-time link): ${url}/setup?token=${setupToken}`);
-  // SPEC §12: re-attest without a restart — periodically, and at once when the database reports a missing table.
-  const stopAttest = services.readiness.watch(store.driver, { intervalMs: config.attestIntervalMs, log });
+  // SPEC §12: re-attest without a restart — periodically, at once when the database reports a missing table, and on
+  // demand (`tether attest`, the console, a legacy resolution — in any process: requests are read from the database).
+  const stopAttest = services.readiness.watch(store.driver, {
+    intervalMs: config.attestIntervalMs,
+    log,
+    latestRequest: () => store.attestationRequests.latestId(),
+  });
 
   // SPEC §9: the outbox relay (live streams + webhooks). TETHER_RELAY=0 turns it off for this process.
   const stopRelay = config.relay.enabled ? startRelay(services) : undefined;

@@ -3,6 +3,7 @@ import { adminRouter } from './routers/admin';
 import { consoleRouter } from './routers/console';
 import { sessionRouter } from './routers/session';
 import { eventRouter } from './routers/event';
+import { identityRouter } from './routers/identity';
 import { taskRouter } from './routers/task';
 import { workspaceRouter } from './routers/workspace';
 import { router } from './trpc';
@@ -14,6 +15,7 @@ export const appRouter = router({
   session: sessionRouter,
   console: consoleRouter,
   admin: adminRouter,
+  identity: identityRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -12,6 +12,7 @@ import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
 import { createPrisma, type Prisma } from './prisma';
 import { AgentProfileRepository } from './repositories/agent-profiles';
+import { AttestationRequestRepository } from './repositories/attestation-requests';
 import { AttachmentRepository } from './repositories/attachments';
 import { ContributionRepository } from './repositories/contributions';
 import { ConsoleRepository } from './repositories/console';
@@ -19,6 +20,7 @@ import { CreationStore } from './repositories/creation-store';
 import { EventRepository } from './repositories/events';
 import { GitRepositoryRepository } from './repositories/git-repositories';
 import { LaunchRepository } from './repositories/launches';
+import { LegacyRepository } from './repositories/legacy';
 import { ReleaseRepository } from './repositories/releases';
 import { SessionRepository } from './repositories/sessions';
 import { SetupTokenRepository } from './repositories/setup-tokens';
@@ -57,6 +59,8 @@ export class Store implements Repositories {
   readonly tokens: TokenRepository;
   readonly setupTokens: SetupTokenRepository;
   readonly console: ConsoleRepository;
+  readonly legacy: LegacyRepository;
+  readonly attestationRequests: AttestationRequestRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
@@ -90,6 +94,8 @@ export class Store implements Repositories {
     this.tokens = new TokenRepository(driver, prisma);
     this.setupTokens = new SetupTokenRepository(prisma);
     this.console = new ConsoleRepository(prisma);
+    this.legacy = base.legacy;
+    this.attestationRequests = new AttestationRequestRepository(driver);
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */
