@@ -5,7 +5,9 @@ import { userInfo } from 'node:os';
 import type { Actor } from '../server/auth/actor';
 import { schemaVersion } from '../server/db/migrate';
 import type { Store } from '../server/db/store';
+import { loadConfig } from '../server/config';
 import { createServices } from '../server/create-services';
+import { createLogger } from '../server/observability/logger';
 import type { Services } from '../server/services';
 
 /**
@@ -43,7 +45,11 @@ export interface CliContext {
 export function createCliContext(program: Command): CliContext {
   let built: Services | undefined;
   const services = async (opts: { raw?: boolean } = {}) => {
-    built ??= createServices();
+    // The CLI's stdout is its answer (`--json` included): anything the services log goes to stderr.
+    if (!built) {
+      const config = loadConfig();
+      built = createServices({ config, log: createLogger(config.log, process.stderr) });
+    }
     // Reach the database first, so "unreachable" is not reported as "not migrated" (schemaVersion swallows errors).
     await built.store.ping();
     if (!opts.raw && (await schemaVersion(built.store.driver)) === 0) throw new CliError('the database has no schema yet; run `tether migrate` first');

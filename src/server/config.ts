@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { LOG_LEVELS, type LogSettings } from './observability/logger';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -79,6 +80,10 @@ const ZEnv = z.object({
   TETHER_MAX_CONNECTIONS: int(0),
   TETHER_MAX_CONNECTIONS_PER_CLIENT: int(0),
   TETHER_ATTEST_INTERVAL_MS: int(100),
+  TETHER_CLEANUP_BACKOFF_MS: int(1),
+  TETHER_LOG_LEVEL: z.preprocess(unset, z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
+  TETHER_LOG_FORMAT: z.preprocess(unset, z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional()),
+  TETHER_CLEANUP_MAX_BACKOFF_MS: int(1),
 });
 
 /** The command-line flag that, with TETHER_FAILPOINTS=1, turns the test hooks on (main.ts passes argv). */
@@ -134,6 +139,11 @@ export interface Config {
   relay: { enabled: boolean; pollMs: number };
   webhooks: { leaseMs: number; timeoutMs: number; backoffMs: number; maxBackoffMs: number };
   /**
+   * SPEC §4.4: a compensation handed to cleanup is retried by the runtime after `backoffMs`, doubling each time up
+   * to `maxBackoffMs`, until it succeeds (runtime/cleanup.ts).
+   */
+  cleanup: { backoffMs: number; maxBackoffMs: number };
+  /**
    * Failpoints are test hooks (issue 3 item 7) that can pause, fail or kill a create. Issue 18: on only with
    * TETHER_FAILPOINTS=1 *and* the `--test-hooks` flag on the server's command line, which no start script
    * passes (`npm start`, `npm run serve`, `npm run dev`), and never with NODE_ENV=production.
@@ -141,6 +151,9 @@ export interface Config {
   failpointsEnabled: boolean;
   /** SPEC §12: how often readiness re-attests the catalog without a restart (readiness.ts). */
   attestIntervalMs: number;
+  /** The structured log (observability/logger.ts): level, and JSON or readable lines (`auto`: readable on a terminal).
+   *  Under the test runner (NODE_ENV=test) the default level is `silent`: tests stay quiet. */
+  log: LogSettings;
 }
 
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
@@ -202,8 +215,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMs: e.TETHER_WEBHOOK_BACKOFF_MS ?? 1_000,
       maxBackoffMs: e.TETHER_WEBHOOK_MAX_BACKOFF_MS ?? 3_600_000,
     },
+    cleanup: { backoffMs: e.TETHER_CLEANUP_BACKOFF_MS ?? 10_000, maxBackoffMs: e.TETHER_CLEANUP_MAX_BACKOFF_MS ?? 3_600_000 },
     failpointsEnabled: (e.TETHER_FAILPOINTS ?? false) && argv.includes(TEST_HOOKS_FLAG) && !production,
     attestIntervalMs: e.TETHER_ATTEST_INTERVAL_MS ?? 30_000,
+    log: { level: e.TETHER_LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'silent' : 'info'), format: e.TETHER_LOG_FORMAT ?? 'auto' },
   };
 }
 

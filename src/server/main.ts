@@ -23,7 +23,7 @@ export interface StartOptions {
   port?: number;
   host?: string;
   services?: Services;
-  /** Where status lines go (default console.log); tests pass a no-op. */
+  /** Where status lines go (default: the structured log, `services.log`); tests pass a no-op. */
   log?: (line: string) => void;
 }
 
@@ -59,8 +59,8 @@ async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): 
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
-  const log = opts.log ?? ((line: string) => console.log(line));
   const services = opts.services ?? createServices();
+  const log = opts.log ?? ((line: string) => services.log.info(line));
   const { config, store } = services;
   let pages: Awaited<ReturnType<typeof startNext>> | undefined;
   try {
@@ -131,12 +131,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 async function main(argv: string[]): Promise<void> {
   // The command line is read here only: `--test-hooks` is half of the failpoint opt-in (config.ts).
   const running = await startServer({ dev: argv.includes('--dev'), services: createServices({ config: loadConfig(undefined, argv) }) });
+  const { log } = running.services;
   const stop = (signal: string) => {
-    console.log(`Tether: ${signal} received, shutting down`);
+    log.info(`Tether: ${signal} received, shutting down`);
     running.close().then(
       () => process.exit(0),
       (err: unknown) => {
-        console.error('Tether: shutdown failed:', err);
+        log.error({ err }, 'Tether: shutdown failed');
         process.exit(1);
       },
     );

@@ -81,6 +81,6 @@ export const handleTrpc: ApiHandler = async (req, res, services) => {
       t.adapter(req, res);
     });
   } catch (err) {
-    sendError(res, err);
+    sendError(res, err, services);
   }
 };

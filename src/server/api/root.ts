@@ -1,5 +1,6 @@
 // The app router: one router per noun (STYLE naming). The console imports only `type AppRouter`.
 import { adminRouter } from './routers/admin';
+import { cleanupRouter } from './routers/cleanup';
 import { consoleRouter } from './routers/console';
 import { sessionRouter } from './routers/session';
 import { eventRouter } from './routers/event';
@@ -16,6 +17,7 @@ export const appRouter = router({
   console: consoleRouter,
   admin: adminRouter,
   identity: identityRouter,
+  cleanup: cleanupRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -81,7 +81,7 @@ export function launchDispatcher(services: () => Services): CreationDispatcher {
     afterComplete(plan) {
       if (plan.startPolicy !== 'immediate') return;
       setImmediate(() => {
-        dispatchLaunches(services()).catch((err: unknown) => console.error('agent dispatch failed:', (err as Error).message));
+        dispatchLaunches(services()).catch((err: unknown) => services().log.warn({ err: (err as Error).message }, 'agent dispatch failed'));
       });
     },
   };

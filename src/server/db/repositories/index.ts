@@ -6,6 +6,7 @@ import type { Sql } from '../types';
 import { AgentProfileRepository } from './agent-profiles';
 import type { AttestationRequestRepository } from './attestation-requests';
 import { AttachmentRepository } from './attachments';
+import { CleanupRepository } from './cleanup';
 import type { ConsoleRepository } from './console';
 import { ContributionRepository } from './contributions';
 import { CreationRepository } from './creation';
@@ -36,6 +37,7 @@ export interface TxRepositories {
   readonly gitRepositories: GitRepositoryRepository;
   readonly webhooks: WebhookRepository;
   readonly legacy: LegacyRepository;
+  readonly cleanup: CleanupRepository;
 }
 
 /** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
@@ -69,5 +71,6 @@ export function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Prom
     gitRepositories: new GitRepositoryRepository(sql, dialect, prisma),
     webhooks: new WebhookRepository(sql, dialect, prisma),
     legacy: new LegacyRepository(sql, dialect),
+    cleanup: new CleanupRepository(sql, dialect),
   };
 }

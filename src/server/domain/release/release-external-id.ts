@@ -34,6 +34,18 @@ export function requestHash(method: string, workspaceId: string, externalId: str
 }
 
 export async function releaseExternalId(services: Services, actor: Actor, input: ReleaseInput): Promise<ReleaseResult> {
+  // Counted in memory by result (issue 17 metrics): released, not_found, or the refusal's code.
+  try {
+    const result = await decideRelease(services, actor, input);
+    services.metrics.releases.inc({ result: result.status === 204 ? 'released' : 'not_found', replayed: String(result.replayed) });
+    return result;
+  } catch (err) {
+    services.metrics.releases.inc({ result: err instanceof DomainError ? err.code : 'error', replayed: 'false' });
+    throw err;
+  }
+}
+
+async function decideRelease(services: Services, actor: Actor, input: ReleaseInput): Promise<ReleaseResult> {
   // Unauthorized → the same 404 as "nothing holds it", before anything is validated.
   if (!can(actor, input.workspaceId, 'release')) throw new DomainError('task_not_found');
   const key = input.idempotencyKey;

@@ -34,6 +34,13 @@ export async function createTask(
   body: unknown,
   options: CreateTaskOptions = {},
 ): Promise<CreateOutcome> {
+  const outcome = await decideCreate(services, actor, body, options);
+  // Counted in memory only: a Found stays write-free (issue 17 metrics; the surface is the request's).
+  services.metrics.recordCreate(services.requests.current()?.surface ?? 'none', outcome.kind);
+  return outcome;
+}
+
+async function decideCreate(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
   const { store, readiness } = services;
 
   // Step 1: the transport envelope.
@@ -112,7 +119,7 @@ export async function createTask(
 async function retryLostRace(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
   const lost = (options.lostRaces ?? 0) + 1;
   if (lost > LOST_RACE_RETRIES) throw new DomainError('identity_contended', undefined, { 'retry-after': '1' });
-  return createTask(services, actor, body, { ...options, lostRaces: lost });
+  return decideCreate(services, actor, body, { ...options, lostRaces: lost });
 }
 
 function found(task: import('./task').Task): CreateOutcome {
