@@ -82,6 +82,23 @@ const ZEnv = z.object({
   TETHER_ATTEST_INTERVAL_MS: int(100),
   TETHER_CLEANUP_BACKOFF_MS: int(1),
   TETHER_LOG_LEVEL: z.preprocess(unset, z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
+  TETHER_AGENT_COMMAND: z.preprocess(
+    unset,
+    z
+      .string()
+      .transform((v, ctx) => {
+        try {
+          const argv: unknown = JSON.parse(v);
+          if (Array.isArray(argv) && argv.length > 0 && argv.every((a) => typeof a === 'string' && a.length > 0 && !a.includes('\0'))) return argv as string[];
+        } catch {
+          // reported below
+        }
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of strings (the program, then its arguments), e.g. ["/usr/local/bin/run-agent","--quiet"]' });
+        return z.NEVER;
+      })
+      .optional(),
+  ),
+  TETHER_AGENT_TIMEOUT_MS: int(1),
   TETHER_LOG_FORMAT: z.preprocess(unset, z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional()),
   TETHER_CLEANUP_MAX_BACKOFF_MS: int(1),
 });
@@ -151,6 +168,12 @@ export interface Config {
   failpointsEnabled: boolean;
   /** SPEC §12: how often readiness re-attests the catalog without a restart (readiness.ts). */
   attestIntervalMs: number;
+  /**
+   * The built-in agent runner (runtime/agent-runners.ts): the command it runs per launch — argv, never a shell line —
+   * or null when none is configured (launches through it then fail, recorded on the intent), and how long a run may
+   * take before it is stopped.
+   */
+  agents: { command: string[] | null; timeoutMs: number };
   /** The structured log (observability/logger.ts): level, and JSON or readable lines (`auto`: readable on a terminal).
    *  Under the test runner (NODE_ENV=test) the default level is `silent`: tests stay quiet. */
   log: LogSettings;
@@ -218,8 +241,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cleanup: { backoffMs: e.TETHER_CLEANUP_BACKOFF_MS ?? 10_000, maxBackoffMs: e.TETHER_CLEANUP_MAX_BACKOFF_MS ?? 3_600_000 },
     failpointsEnabled: (e.TETHER_FAILPOINTS ?? false) && argv.includes(TEST_HOOKS_FLAG) && !production,
     attestIntervalMs: e.TETHER_ATTEST_INTERVAL_MS ?? 30_000,
+    agents: { command: e.TETHER_AGENT_COMMAND ?? null, timeoutMs: e.TETHER_AGENT_TIMEOUT_MS ?? 30 * 60_000 },
     log: { level: e.TETHER_LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'silent' : 'info'), format: e.TETHER_LOG_FORMAT ?? 'auto' },
   };
+}
+
+/** What an agent command inherits from this process's environment: enough to find programs and read text, never
+ *  the server's own settings (DATABASE_URL holds a password). */
+const AGENT_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
+
+/** The environment the built-in agent runner's command runs with: AGENT_ENV from this process, plus `extra`. */
+export function agentCommandEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: Record<string, string> = {};
+  for (const name of AGENT_ENV) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  // Next's types make NODE_ENV a required key of ProcessEnv; the command gets none of ours, on purpose.
+  return { ...env, ...extra } as NodeJS.ProcessEnv;
 }
 
 /** The environment a child process (git) runs with: this process's, plus `extra`. */

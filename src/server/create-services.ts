@@ -41,7 +41,7 @@ export function createServices(options: ServiceOptions = {}): Services {
     tokenCache: options.tokenCache ?? new TokenCache(config.auth.tokenCacheMs),
     rateLimiter: options.rateLimiter ?? new RateLimiter(config.auth.rateLimitPerSec, config.auth.rateLimitBurst),
     hub: options.hub ?? new EventHub(),
-    agentRunners: options.agentRunners ?? new AgentRunners(),
+    agentRunners: options.agentRunners ?? new AgentRunners(config.agents),
     dispatcher: options.dispatcher ?? launchDispatcher(() => services),
     log: options.log ?? createLogger(config.log),
     metrics: options.metrics ?? new Metrics(metricSources(() => services)),

@@ -114,6 +114,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     (closing ??= (async () => {
       await stopRelay?.(); // ends live streams first, so server.close() is not held open by them
       await stopRecovery?.();
+      await services.agentRunners.close(); // agent commands still running are stopped, and how they ended recorded
       await stopAttest();
       const stopped = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
