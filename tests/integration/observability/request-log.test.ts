@@ -51,7 +51,8 @@ describe('request log lines', () => {
   });
 
   it('generate an id when none (or an unusable one) is sent, and echo that', async () => {
-    for (const headers of [{}, { 'x-request-id': 'has spaces in it' }, { 'x-request-id': 'x'.repeat(200) }]) {
+    const sent: Array<Record<string, string>> = [{}, { 'x-request-id': 'has spaces in it' }, { 'x-request-id': 'x'.repeat(200) }];
+    for (const headers of sent) {
       const r = await call(api.url, 'GET', '/api/health', { headers });
       const id = r.headers.get('x-request-id')!;
       expect(id).toMatch(/^[0-9a-f-]{36}$/);

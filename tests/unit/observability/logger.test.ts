@@ -24,7 +24,7 @@ describe('createLogger', () => {
   it('is readable on a terminal (auto) and JSON elsewhere', () => {
     const tty = capture(true);
     createLogger({ level: 'info', format: 'auto' }, tty.out).info({ route: '/api/health', status: 200 }, 'request');
-    expect(tty.lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  request {2}route=\/api\/health status=200\n$/);
+    expect(tty.lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}request {2}route=\/api\/health status=200\n$/);
     const pipe = capture(false);
     createLogger({ level: 'info', format: 'auto' }, pipe.out).info('hello');
     expect(JSON.parse(pipe.lines[0]!)).toMatchObject({ msg: 'hello' });
