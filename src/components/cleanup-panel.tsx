@@ -5,12 +5,12 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useTRPC } from '../trpc/client';
-import { useLivePoll } from './live';
 import { Badge, ExternalId, QueryState, Time } from './ui';
 
 export function CleanupPanel({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.cleanup.list.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(5_000) }));
+  // Cleanup announces no event (nothing about the task changes), so this polls whether or not the stream is live.
+  const q = useQuery(trpc.cleanup.list.queryOptions({ workspace_id: workspaceId }, { refetchInterval: 5_000 }));
   return (
     <section className="panel" aria-labelledby="cleanup-title">
       <h2 id="cleanup-title">Compensations waiting for cleanup</h2>
