@@ -8,6 +8,12 @@ import { useTRPC } from '../trpc/client';
 import { messageOf } from '../trpc/errors';
 import { ExternalId, QueryState, Time } from './ui';
 
+/** SPEC §13: an external id in plain text (the confirmation question) shows invisible and direction-changing
+ *  characters as ⟨U+XXXX⟩, so a spoofed id cannot disguise itself or garble the question. */
+function visible(externalId: string): string {
+  return externalId.replace(/[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}
+
 export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -17,10 +23,11 @@ export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
   const resolve = useMutation(trpc.identity.resolveLegacy.mutationOptions({ onSuccess: refresh }));
 
   const confirmAndResolve = (row: { task_id: string; identifier: string; external_id: string }, action: 'settle' | 'release') => {
+    const id = visible(row.external_id);
     const question =
       action === 'settle'
-        ? `Settle “${row.external_id}” on ${row.identifier} as it is? The task keeps this external id; creates with it will find this task.`
-        : `Release “${row.external_id}” from ${row.identifier}? The task is kept without it; the next create with this external id makes a NEW task.`;
+        ? `Settle “${id}” on ${row.identifier} as it is? The task keeps this external id; creates with it will find this task.`
+        : `Release “${id}” from ${row.identifier}? The task is kept without it; the next create with this external id makes a NEW task.`;
     if (window.confirm(question)) resolve.mutate({ workspace_id: workspaceId, task_id: row.task_id, action });
   };
 
@@ -106,7 +113,7 @@ export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
             )}
             {resolve.isSuccess && (
               <p role="status">
-                {resolve.data.action === 'settle' ? 'Settled' : 'Released'} <code className="extid__value">{resolve.data.external_id}</code>.
+                {resolve.data.action === 'settle' ? 'Settled' : 'Released'} <ExternalId value={resolve.data.external_id} copy={false} />.
               </p>
             )}
           </>
