@@ -4,6 +4,7 @@
 import type { Dialect, Sql } from './types';
 import type { CatalogColumn, CatalogIndex, IdentityCatalog } from './catalog';
 import { dbErrorInfo } from './dialect';
+import { LEGACY_TASKS } from './repositories/legacy';
 import { readPostgresIdentityCatalog } from './dialect/postgres/attest';
 import { readSqliteIdentityCatalog } from './dialect/sqlite/attest';
 
@@ -152,8 +153,7 @@ const LEGACY_LIMIT = 100;
  * that could settle or release it. Nothing can resolve it automatically, so an operator must.
  */
 export async function findLegacyIdentities(db: Sql): Promise<{ total: number; rows: AttestationResult['legacy'] }> {
-  const where = `t.external_id IS NOT NULL AND t.external_id_settled_at IS NULL
-    AND NOT EXISTS (SELECT 1 FROM creation_operations o WHERE o.task_id = t.id)`;
+  const where = LEGACY_TASKS;
   const total = await db.one<{ n: unknown }>(`SELECT COUNT(*) AS n FROM tasks t WHERE ${where}`);
   const rows = await db.query<AttestationResult['legacy'][number]>(
     `SELECT t.id AS task_id, t.workspace_id, t.external_id FROM tasks t WHERE ${where} ORDER BY t.workspace_id, t.id LIMIT ${LEGACY_LIMIT}`,

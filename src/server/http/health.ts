@@ -3,6 +3,7 @@
 // It answers from the attestation held in memory plus one trivial query, so it stays cheap enough to poll.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from '../services';
+import { CLEANUP_FAILING_AFTER } from '../domain/creation/cleanup';
 import { sendJson } from './body';
 
 export interface HealthBody {
@@ -17,6 +18,43 @@ export interface HealthBody {
     legacy: Array<{ task_id: string; workspace_id: string; external_id: string }>;
     checked_at: string;
   };
+  /**
+   * SPEC §4.4: compensations handed to cleanup that the runtime is still retrying (`pending`), and those that keep
+   * failing — for operators to look at. Readiness does not depend on it. Null when the database cannot say.
+   */
+  cleanup: { pending: number; failing: CleanupBody[] } | null;
+}
+
+interface CleanupBody {
+  operation_id: string;
+  workspace_id: string;
+  step_index: number;
+  kind: string;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: string | null;
+}
+
+const FAILING_SHOWN = 20;
+
+async function cleanupBody(services: Services): Promise<HealthBody['cleanup']> {
+  try {
+    const { pending, failing } = await services.store.cleanup.summary(CLEANUP_FAILING_AFTER, FAILING_SHOWN);
+    return {
+      pending,
+      failing: failing.map((f) => ({
+        operation_id: f.operationId,
+        workspace_id: f.workspaceId,
+        step_index: f.stepIndex,
+        kind: f.kind,
+        attempts: f.attempts,
+        last_error: f.lastError,
+        next_attempt_at: f.nextAttemptAt,
+      })),
+    };
+  } catch {
+    return null;
+  }
 }
 
 const PING_TIMEOUT_MS = 2_000;
@@ -54,6 +92,7 @@ export async function healthBody(services: Services): Promise<HealthBody> {
       legacy: attestation.legacy,
       checked_at: attestation.checkedAt,
     },
+    cleanup: databaseUp ? await cleanupBody(services) : null,
   };
 }
 

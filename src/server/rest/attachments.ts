@@ -73,6 +73,6 @@ export const handleAttachments: ApiHandler = async (req, res, services) => {
     const out = await handleUpload(req, services, auth.actor);
     sendJson(res, out.status, out.body);
   } catch (err) {
-    sendError(res, err);
+    sendError(res, err, services);
   }
 };

@@ -274,6 +274,12 @@ export class CreationRepository {
     return n > 0;
   }
 
+  /** The state of the operation creating `taskId` (release tells `aborting` from `completing`, SPEC §7). */
+  async findOperationStateOfTask(taskId: string): Promise<OperationState | undefined> {
+    const row = await this.sql.one<{ state: unknown }>('SELECT state FROM creation_operations WHERE task_id = $1 ORDER BY created_at DESC LIMIT 1', [taskId]);
+    return row ? (str(row.state) as OperationState) : undefined;
+  }
+
   // ---- Complete (SPEC §4.3) -----------------------------------------------------------------------------------
 
   /** Phase A, the task row (taken first: the lock order of release and delete). False unless it was preparing. */

@@ -11,16 +11,22 @@ import { withLease } from '../creation/fence';
 import { runPlannedSteps } from '../creation/coordinator';
 import type { CreateOutcome } from '../creation/operation';
 import { buildPlan } from '../creation/build-plan';
+import { isExternalIdViolation } from '../../db/dialect';
 import { DomainError } from '../errors/domain-error';
 import { normalizeExternalId } from '../identity/normalize';
 import { parseEnvelope, parseFields } from './create-input';
 import { validateCreate } from './validate-create';
+
+/** How often a create that lost the identity race to a create that then vanished runs again (SPEC §4.1 step 8). */
+export const LOST_RACE_RETRIES = 3;
 
 export interface CreateTaskOptions {
   /** SPEC §4.1 step 2: only MCP falls back to the caller's single accessible workspace. */
   singleWorkspaceFallback?: boolean;
   /** Test seam: force the new task's id (primary-key collision guard). */
   taskId?: string;
+  /** Internal: lost identity races already retried by this request (retryLostRace). */
+  lostRaces?: number;
 }
 
 export async function createTask(
@@ -29,6 +35,13 @@ export async function createTask(
   body: unknown,
   options: CreateTaskOptions = {},
 ): Promise<CreateOutcome> {
+  const outcome = await decideCreate(services, actor, body, options);
+  // Counted in memory only: a Found stays write-free (issue 17 metrics; the surface is the request's).
+  services.metrics.recordCreate(services.requests.current()?.surface ?? 'none', outcome.kind);
+  return outcome;
+}
+
+async function decideCreate(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
   const { store, readiness } = services;
 
   // Step 1: the transport envelope.
@@ -69,8 +82,12 @@ export async function createTask(
     // Step 8: after a miss, any failure before the insert commits — the identity index included — re-reads
     // the identity first; only a second miss lets the original error surface.
     if (externalId !== undefined) {
+      await services.failpoints.hit('before_reread', externalId);
       const held = await store.tasks.findByExternalId(workspaceId, externalId);
       if (held) return found(held);
+      // Lost the race on the identity index, yet nothing holds it now: the winner aborted (or was released or
+      // deleted) in between. Nothing was written, so run again from the lookup — a bounded number of times.
+      if (isExternalIdViolation(err)) return retryLostRace(services, actor, body, options);
     }
     throw err;
   }
@@ -97,6 +114,12 @@ export async function createTask(
   return { kind: result.kind, task: result.task };
 }
 
+async function retryLostRace(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
+  const lost = (options.lostRaces ?? 0) + 1;
+  if (lost > LOST_RACE_RETRIES) throw new DomainError('identity_contended', undefined, { 'retry-after': '1' });
+  return decideCreate(services, actor, body, { ...options, lostRaces: lost });
+}
+
 function found(task: import('./task').Task): CreateOutcome {
   return { kind: task.creationState === 'completed' ? 'found_settled' : 'found_unsettled', task };
 }
@@ -114,8 +137,11 @@ async function resolveWorkspace(
 ): Promise<string> {
   if (explicit) return explicit;
   if (parentId) {
+    // A parent with no retained history resolves to no workspace: the same 404 a workspace the caller cannot access
+    // gets at step 3 (SPEC §11), so a parent id cannot be probed across workspaces (issue 17). No fallback either.
     const workspaceId = await services.store.events.workspaceOfTask(parentId);
-    if (workspaceId) return workspaceId;
+    if (!workspaceId) throw new DomainError('task_not_created');
+    return workspaceId;
   }
   if (options.singleWorkspaceFallback) {
     const visible = visibleWorkspaces(actor);
