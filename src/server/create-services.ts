@@ -6,6 +6,7 @@ import { RateLimiter } from './auth/rate-limit';
 import { loadConfig } from './config';
 import { openDb } from './db/dialect';
 import { Store } from './db/store';
+import { CreationPulse } from './domain/console/pulse';
 import { EventHub } from './domain/events/hub';
 import { TokenCache } from './domain/tokens/token-cache';
 import { Failpoints } from './failpoints';
@@ -41,6 +42,7 @@ export function createServices(options: ServiceOptions = {}): Services {
     tokenCache: options.tokenCache ?? new TokenCache(config.auth.tokenCacheMs),
     rateLimiter: options.rateLimiter ?? new RateLimiter(config.auth.rateLimitPerSec, config.auth.rateLimitBurst),
     hub: options.hub ?? new EventHub(),
+    pulse: options.pulse ?? new CreationPulse(() => store.pulse.openOperations()),
     agentRunners: options.agentRunners ?? new AgentRunners(config.agents),
     dispatcher: options.dispatcher ?? launchDispatcher(() => services),
     log: options.log ?? createLogger(config.log),

@@ -6,6 +6,7 @@ import type { RateLimiter } from './auth/rate-limit';
 import type { Config } from './config';
 import type { Store } from './db/store';
 import type { Db } from './db/types';
+import type { CreationPulse } from './domain/console/pulse';
 import type { CreationDispatcher } from './domain/creation/operation';
 import type { EventHub } from './domain/events/hub';
 import type { TokenCache } from './domain/tokens/token-cache';
@@ -31,6 +32,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** The relay's in-process side: live streams wait on it (domain/events/hub.ts). */
   hub: EventHub;
+  /** What the console polls to follow creates in flight, one shared read per process (domain/console/pulse.ts). */
+  pulse: CreationPulse;
   /** The agent runners profiles can name (runtime/agent-runners.ts). */
   agentRunners: AgentRunners;
   /** SPEC §4.1 step 10: what starts after a successful Complete (runtime/dispatcher.ts). */

@@ -22,6 +22,7 @@ import { EventRepository } from './repositories/events';
 import { GitRepositoryRepository } from './repositories/git-repositories';
 import { LaunchRepository } from './repositories/launches';
 import { LegacyRepository } from './repositories/legacy';
+import { PulseRepository } from './repositories/pulse';
 import { ReleaseRepository } from './repositories/releases';
 import { SessionRepository } from './repositories/sessions';
 import { SetupTokenRepository } from './repositories/setup-tokens';
@@ -66,6 +67,8 @@ export class Store implements Repositories {
   readonly attestationRequests: AttestationRequestRepository;
   /** What the metrics endpoint reads at scrape time. */
   readonly stats: StatsRepository;
+  /** The open operations, summarized: what the console polls to follow creates in flight (SPEC §13). */
+  readonly pulse: PulseRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
@@ -103,6 +106,7 @@ export class Store implements Repositories {
     this.cleanup = base.cleanup;
     this.attestationRequests = new AttestationRequestRepository(driver);
     this.stats = new StatsRepository(driver);
+    this.pulse = new PulseRepository(driver);
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */

@@ -4,6 +4,7 @@
 // database (the creation store's claim: PostgreSQL skips rows another claimer holds; SQLite runs one immediate
 // transaction at a time).
 import type { Actor } from '../auth/actor';
+import type { StepChange, StepRecord } from '../db/repositories/creation';
 import { abortOperation } from '../domain/creation/abort';
 import { complete } from '../domain/creation/complete';
 import { runPlannedSteps } from '../domain/creation/coordinator';
@@ -55,16 +56,30 @@ async function reconcileSteps(services: Services, handle: CreationHandle): Promi
     const evidence = await STEP_KINDS[step.kind].verify(stepContext(services, handle, step), step.evidence);
     const at = new Date().toISOString();
     if (evidence) {
-      await store.creation.recordStep(handle, step.index, { state: 'succeeded', evidence, finishedAt: at, leaseExpiresAt: null });
+      await settleStep(services, handle, step, 'succeeded', { state: 'succeeded', evidence, finishedAt: at, leaseExpiresAt: null });
     } else if (step.attempts < MAX_ATTEMPTS) {
       // Not made (or not all of it): steps are idempotent, so the step simply runs again, keeping its notes.
-      await store.creation.recordStep(handle, step.index, { state: 'planned', leaseExpiresAt: null });
+      await settleStep(services, handle, step, 'rerun', { state: 'planned', leaseExpiresAt: null });
     } else {
       const error = JSON.stringify({ code: 'creation_step_failed', detail: `${step.kind}: effect not found after ${step.attempts} attempts` });
-      await store.creation.recordStep(handle, step.index, { state: 'failed', error, finishedAt: at, leaseExpiresAt: null });
+      await settleStep(services, handle, step, 'failed', { state: 'failed', error, finishedAt: at, leaseExpiresAt: null });
     }
   }
   return true;
+}
+
+/** Records recovery's decision about a step, and the decision in the operation's history (SPEC §13), in one fenced transaction. */
+async function settleStep(services: Services, handle: CreationHandle, step: StepRecord, decision: 'succeeded' | 'rerun' | 'failed', change: StepChange) {
+  await services.store.creation.fenced(handle, async (tx) => {
+    await tx.creation.changeStep(handle.operationId, step.index, change);
+    await tx.creation.recordHistory({
+      operationId: handle.operationId,
+      at: new Date().toISOString(),
+      generation: handle.generation,
+      leaseOwner: services.instanceId,
+      event: { kind: 'step_reconciled', stepIndex: step.index, stepKind: step.kind, decision, attempts: step.attempts },
+    });
+  });
 }
 
 /** The operation's state now (after a step failure or a failed Complete: did it end aborted?). */

@@ -40,6 +40,9 @@ export const consoleRouter = router({
 
   operation: protectedProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readOperation(ctx.services.store, ctx.actor, input.id)),
 
+  /** SPEC §13: polled about once a second; when its signature moves, the console refetches what it shows. */
+  pulse: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => ctx.services.pulse.read(ctx.actor, input.workspace_id)),
+
   releases: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readReleases(ctx.services.store, ctx.actor, input.workspace_id)),
 
   events: protectedProcedure

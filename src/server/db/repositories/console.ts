@@ -2,6 +2,7 @@
 // console's rows (domain/console/rows.ts).
 import type {
   ConsoleEvent,
+  ConsoleHistoryEntry,
   ConsoleOperation,
   ConsoleRevision,
   ConsoleStep,
@@ -172,6 +173,33 @@ function prettyJson(v: string | null): string | null {
   }
 }
 
+// ---- history ------------------------------------------------------------------------------------------------
+
+/** A creation_history row (its `detail` is the JSON repositories/creation.ts wrote) as the console shows it. */
+function toHistoryEntry(r: { at: Date; kind: string; generation: number; leaseOwner: string | null; detail: string | null }): ConsoleHistoryEntry | undefined {
+  let d: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = r.detail ? JSON.parse(r.detail) : {};
+    if (parsed && typeof parsed === 'object') d = parsed as Record<string, unknown>;
+  } catch {
+    // A detail that does not parse still shows when it happened and what kind it was.
+  }
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  const base = { at: r.at.toISOString(), generation: r.generation, lease_owner: r.leaseOwner };
+  switch (r.kind) {
+    case 'takeover':
+      return { ...base, kind: 'takeover', previous_owner: text(d.previousOwner), lease_expired_at: text(d.leaseExpiredAt), lease_until: text(d.leaseUntil) };
+    case 'step_reconciled': {
+      const decision = d.decision === 'succeeded' || d.decision === 'failed' ? d.decision : 'rerun';
+      return { ...base, kind: 'step_reconciled', step_index: Number(d.stepIndex ?? 0), step_kind: text(d.stepKind) ?? '', decision, attempts: Number(d.attempts ?? 0) };
+    }
+    case 'aborting':
+      return { ...base, kind: 'aborting', error: text(d.error) ?? '', resumed: d.resumed === true };
+    default:
+      return undefined; // a kind this version does not know (written by a newer one)
+  }
+}
+
 // ---- events ------------------------------------------------------------------------------------------------
 
 const EVENT_SELECT = { seq: true, id: true, taskId: true, type: true, revision: true, payload: true, createdAt: true } as const;
@@ -317,6 +345,18 @@ export class ConsoleRepository {
       started_at: s.startedAt?.toISOString() ?? null,
       finished_at: s.finishedAt?.toISOString() ?? null,
     }));
+  }
+
+  /** The operation's history (takeovers, reconciled steps, aborts), oldest first. */
+  async operationHistory(operationId: string): Promise<ConsoleHistoryEntry[]> {
+    const prisma = await this.prisma();
+    const rows = await prisma.creationHistory.findMany({
+      where: { operationId },
+      select: { at: true, kind: true, generation: true, leaseOwner: true, detail: true },
+      orderBy: [{ at: 'asc' }, { id: 'asc' }],
+      take: 500,
+    });
+    return rows.flatMap((r) => toHistoryEntry(r) ?? []);
   }
 
   /** The task's revisions, newest first. */

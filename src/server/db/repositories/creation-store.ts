@@ -314,7 +314,16 @@ export class CreationStore extends CreationRepository {
       const claimed: ClaimedOperation[] = [];
       for (const seen of await tx.creation.listExpired(now.toISOString(), limit)) {
         const op = await tx.creation.takeOver(seen, owner, until, now.toISOString());
-        if (op) claimed.push(op);
+        if (!op) continue;
+        claimed.push(op);
+        // SPEC §13: the operation's history names whose lease expired and who took over (rare: no cost to creates).
+        await tx.creation.recordHistory({
+          operationId: op.operationId,
+          at: now.toISOString(),
+          generation: op.generation,
+          leaseOwner: owner,
+          event: { kind: 'takeover', previousOwner: seen.leaseOwner, leaseExpiredAt: seen.leaseExpiresAt, leaseUntil: until },
+        });
       }
       return claimed;
     });

@@ -1,6 +1,7 @@
 // Creation operations and their steps (SPEC §4, §5, §6): the statements of Begin, Complete, Abort, the fence and
 // recovery claims, on the driver (hot path). Each method is one statement; the transactions that compose them are
 // in creation-store.ts (and the PostgreSQL one-statement forms in dialect/postgres/creation.ts).
+import { randomUUID } from 'node:crypto';
 import { LeaseLostError } from '../../domain/creation/errors';
 import type { OperationState } from '../../domain/creation/operation';
 import type { CreationPlan, PlannedStep, StepKind } from '../../domain/creation/plan';
@@ -62,6 +63,32 @@ export interface ClaimedOperation extends Fence {
   actorId: string;
   externalId: string | null;
   plan: CreationPlan;
+}
+
+/** An expired operation as a recovery claimer saw it: whose lease ran out, and when (for its history). */
+export interface ExpiredOperation extends Fence {
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+}
+
+/**
+ * One entry of an operation's history (SPEC §6, §13; creation_history): the rare events besides its steps. Only
+ * recovery and Abort write them, so a create that finishes by itself writes none.
+ */
+export type HistoryEvent =
+  /** A recovery claim: `previousOwner`'s lease (generation `generation - 1`) had expired at `leaseExpiredAt`. */
+  | { kind: 'takeover'; previousOwner: string | null; leaseExpiredAt: string | null; leaseUntil: string }
+  /** Recovery checked a step a dead owner left `running`/`unknown`: its effect was found, re-run, or given up. */
+  | { kind: 'step_reconciled'; stepIndex: number; stepKind: string; decision: 'succeeded' | 'rerun' | 'failed'; attempts: number }
+  /** Abort began (or a recovery resumed it): the error it ends with. */
+  | { kind: 'aborting'; error: string; resumed: boolean };
+
+export interface HistoryRecord {
+  operationId: string;
+  at: string;
+  generation: number;
+  leaseOwner: string | null;
+  event: HistoryEvent;
 }
 
 export type StepState = 'planned' | 'running' | 'succeeded' | 'failed' | 'unknown';
@@ -388,14 +415,19 @@ export class CreationRepository {
   // ---- recovery claims (SPEC §6) ------------------------------------------------------------------------------
 
   /** Open operations whose lease ran out, oldest first; rows another claimer holds are skipped (PostgreSQL). */
-  async listExpired(now: string, limit: number): Promise<Fence[]> {
-    const rows = await this.sql.query<{ id: unknown; generation: unknown }>(
-      `SELECT id, generation FROM creation_operations
+  async listExpired(now: string, limit: number): Promise<ExpiredOperation[]> {
+    const rows = await this.sql.query<{ id: unknown; generation: unknown; lease_owner: unknown; lease_expires_at: unknown }>(
+      `SELECT id, generation, lease_owner, lease_expires_at FROM creation_operations
        WHERE state IN ('preparing', 'completing', 'aborting') AND lease_expires_at < $1
        ORDER BY lease_expires_at LIMIT ${Math.max(1, Math.floor(limit))}${this.dialect.skipLocked}`,
       [now],
     );
-    return rows.map((r) => ({ operationId: str(r.id), generation: num(r.generation) }));
+    return rows.map((r) => ({
+      operationId: str(r.id),
+      generation: num(r.generation),
+      leaseOwner: strOrNull(r.lease_owner),
+      leaseExpiresAt: strOrNull(r.lease_expires_at),
+    }));
   }
 
   /** Compare-and-set on the generation seen: of two claimers exactly one moves it, fencing out every older owner. */
@@ -416,5 +448,16 @@ export class CreationRepository {
       externalId: strOrNull(op.external_id),
       plan: json<CreationPlan>(op.plan),
     };
+  }
+
+  // ---- history (SPEC §6, §13) ---------------------------------------------------------------------------------
+
+  /** Appends one entry to the operation's history (rare paths only: takeovers, reconciled steps, aborts). */
+  async recordHistory(h: HistoryRecord): Promise<void> {
+    const { kind, ...detail } = h.event;
+    await this.sql.run(
+      'INSERT INTO creation_history (id, operation_id, at, kind, generation, lease_owner, detail) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [randomUUID(), h.operationId, h.at, kind, h.generation, h.leaseOwner, JSON.stringify(detail)],
+    );
   }
 }

@@ -46,11 +46,15 @@ export async function readCleanup(store: Pick<Repositories, 'cleanup'>, actor: A
   }));
 }
 
-/** One operation with its task and step timeline; an operation in a workspace the actor cannot see is a 404. */
+/** One operation with its task, step timeline and history (SPEC §13: lease holders, takeovers, aborts); an operation in a workspace the actor cannot see is a 404. */
 export async function readOperation(store: ConsoleStore, actor: Actor, operationId: string) {
   const operation = await store.console.operation(operationId);
   if (!operation) throw new DomainError('not_found');
   requireRead(actor, operation.workspace_id);
-  const [steps, task] = await Promise.all([store.console.operationSteps(operationId), store.console.findTask(operation.task_id)]);
-  return { operation, task: task ?? null, steps };
+  const [steps, task, history] = await Promise.all([
+    store.console.operationSteps(operationId),
+    store.console.findTask(operation.task_id),
+    store.console.operationHistory(operationId),
+  ]);
+  return { operation, task: task ?? null, steps, history };
 }

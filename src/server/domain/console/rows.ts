@@ -92,6 +92,17 @@ export interface ConsoleStep {
   finished_at: string | null;
 }
 
+/**
+ * One entry of an operation's history (SPEC §6, §13; creation_history): a recovery takeover, a step recovery
+ * reconciled, or the start of an Abort. `generation` and `lease_owner` are the operation's when it happened (for a
+ * takeover: the new holder's).
+ */
+export type ConsoleHistoryEntry = { at: string; generation: number; lease_owner: string | null } & (
+  | { kind: 'takeover'; previous_owner: string | null; lease_expired_at: string | null; lease_until: string | null }
+  | { kind: 'step_reconciled'; step_index: number; step_kind: string; decision: 'succeeded' | 'rerun' | 'failed'; attempts: number }
+  | { kind: 'aborting'; error: string; resumed: boolean }
+);
+
 export interface ConsoleRevision {
   revision: number;
   change: string;

@@ -19,6 +19,14 @@ export async function abortOperation(services: Services, handle: CreationHandle,
     if (s !== 'preparing' && s !== 'aborting') throw new Error(`cannot abort a creation operation in state ${s}`);
     if ((await tx.creation.countOpenSteps(handle.operationId)) > 0) throw new UnknownStepError(handle.operationId);
     await tx.creation.markAborting(handle.operationId, message);
+    // SPEC §13: the operation's history says when Abort began (or a recovery resumed it) and why.
+    await tx.creation.recordHistory({
+      operationId: handle.operationId,
+      at: new Date().toISOString(),
+      generation: handle.generation,
+      leaseOwner: services.instanceId,
+      event: { kind: 'aborting', error: message, resumed: s === 'aborting' },
+    });
     return s;
   });
   if (state === 'aborted') return;
