@@ -3,11 +3,20 @@ import { z } from 'zod';
 import { listVisibleWorkspaces } from '../../domain/tasks/get-task';
 import { can } from '../../auth/actor';
 import { DomainError } from '../../domain/errors/domain-error';
+import { createWorkspaceAs } from '../../domain/workspaces/create-workspace';
 import { deleteWorkspace } from '../../domain/workspaces/delete-workspace';
 import { listSteps } from '../../domain/workspaces/steps';
 import { protectedProcedure, router } from '../trpc';
 
 export const workspaceRouter = router({
+  /** Issue 15: an instance admin creates a workspace from the console (first run: there is none yet). */
+  create: protectedProcedure
+    .input(z.object({ name: z.string().min(1).max(200), prefix: z.string().min(1).max(10) }))
+    .mutation(async ({ ctx, input }) => {
+      const w = await createWorkspaceAs(ctx.services.store, ctx.actor, { name: input.name, prefix: input.prefix });
+      return { id: w.id, name: w.name, prefix: w.prefix };
+    }),
+
   /** SPEC §8: admin only; deletes its tasks (events in order), aborts in-flight creations, keeps history. */
   delete: protectedProcedure
     .input(z.object({ workspace_id: z.string().min(1).max(200) }))

@@ -2,6 +2,7 @@
 // without step_id lands in the first).
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, normalize } from 'node:path';
+import type { Actor } from '../../auth/actor';
 import type { Store } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { isUniqueViolationOf } from './unique-violation';
@@ -49,4 +50,13 @@ export async function createWorkspace(store: Store, input: CreateWorkspaceInput)
     throw err;
   }
   return { ...workspace, steps };
+}
+
+/**
+ * The console's "create a workspace" (issue 15: right after setup the only admin has no workspace and must be able to
+ * make one there). Only an instance-wide admin may: a workspace has no admin before it exists (SPEC §11).
+ */
+export async function createWorkspaceAs(store: Store, actor: Actor, input: CreateWorkspaceInput): Promise<Workspace> {
+  if (!actor.global || actor.kind !== 'user') throw new DomainError('forbidden', 'only an instance admin can create a workspace');
+  return createWorkspace(store, input);
 }
