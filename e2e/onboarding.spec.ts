@@ -94,3 +94,48 @@ test('the printed setup URL creates the first admin once, then stops working', a
   });
   expect(res.status()).toBe(404);
 });
+
+// Issue 15: right after setup the only admin was told "You are not a member of any workspace yet. Ask an admin to add
+// you." — and the console could not create a workspace. Now they create it (and its first token, shown once) there.
+test('right after setup, the first admin creates a workspace and its first token in the console', async ({ page }, testInfo) => {
+  const origin = new URL(setupUrl).origin;
+  await page.goto(`${origin}/signin`);
+  await page.getByLabel('Email').fill('first.admin@example.test');
+  await page.getByLabel('Password').fill('a long enough password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Create your first workspace' })).toBeVisible();
+  await expect(page.getByText('Ask an admin to add you')).toHaveCount(0);
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'first-workspace-form');
+
+  await page.getByLabel('Name').fill('Operations');
+  await page.getByLabel(/Task prefix/).fill('ops');
+  await expect(page.getByLabel(/Task prefix/)).toHaveValue('OPS');
+  await page.getByRole('button', { name: 'Create workspace' }).click();
+  const token = page.getByTestId('new-token');
+  await expect(token).toBeVisible();
+  const secret = (await token.textContent())!;
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'first-workspace-token');
+
+  let workspaceId = '';
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const ws = db.prepare('SELECT id, name, prefix FROM workspaces').all() as Array<{ id: string; name: string; prefix: string }>;
+    expect(ws).toEqual([{ id: expect.any(String), name: 'Operations', prefix: 'OPS' }]);
+    workspaceId = ws[0]!.id;
+    const tokens = db.prepare('SELECT t.secret_hash, g.workspace_id FROM api_tokens t JOIN api_token_grants g ON g.token_id = t.id').all() as Array<{ secret_hash: string; workspace_id: string }>;
+    expect(tokens).toEqual([{ secret_hash: expect.any(String), workspace_id: workspaceId }]);
+    expect(tokens[0]!.secret_hash).not.toContain(secret);
+  } finally {
+    db.close();
+  }
+
+  // The token works against the API, and the console opens on the new workspace.
+  const created = await page.request.post(`${origin}/api/v1/tasks`, { headers: { authorization: `Bearer ${secret}` }, data: { workspace_id: workspaceId, title: 'First task' } });
+  expect(created.status()).toBe(200);
+  await page.getByRole('button', { name: /open the console/ }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  await expect(page.getByLabel('Workspace')).toHaveValue(workspaceId);
+  await expect(page.getByRole('link', { name: /^1 tasks/ })).toBeVisible();
+});

@@ -141,3 +141,14 @@ export async function expectAccessible(page: Page): Promise<void> {
 export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
 }
+
+/** Waits until a create is paused at failpoint `name` (GET /api/_test/failpoints lists how many wait there). */
+export async function waitForPause(name: string): Promise<void> {
+  await expect
+    .poll(async () => {
+      const res = await fetch(`${BASE_URL}/api/_test/failpoints`);
+      const { failpoints } = (await res.json()) as { failpoints: Array<{ name: string; paused: number }> };
+      return failpoints.find((f) => f.name === name)?.paused ?? 0;
+    }, { intervals: [50] })
+    .toBeGreaterThan(0);
+}

@@ -1,16 +1,30 @@
 'use client';
 // The console's top bar: brand, navigation, live status, workspace picker and the signed-in person with Sign out.
+// On a small screen (issue 15: at 390 px the full bar took ~250 px) it is one line — brand, live status and a Menu
+// button that opens navigation, workspace and account below it; the menu closes when the page changes.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { useState } from 'react';
 import { setCsrfToken, useTRPC } from '../trpc/client';
 import { ConsoleNav } from './console-nav';
 import { LiveIndicator } from './live';
 import { useConsoleSession } from './session';
 
+/**
+ * Links beside the pages (documentation and the like), shown in the bar and in the compact menu alike. Issue 19 adds
+ * `{ href: '/docs/api', label: 'API reference' }` here.
+ */
+const HEADER_LINKS: ReadonlyArray<{ href: string; label: string }> = [];
+
 export function ConsoleHeader() {
   const { me, workspace, selectWorkspace } = useConsoleSession();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const pathname = usePathname() ?? '/';
+  // Open for the page it was opened on: navigating closes it without an effect.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
   const logout = useMutation(
     trpc.session.logout.mutationOptions({
       onSettled: () => {
@@ -25,28 +39,44 @@ export function ConsoleHeader() {
       <Link href="/" className="console-brand">
         Tether
       </Link>
-      <ConsoleNav />
-      <div className="console-header__end">
+      <div className="console-header__live">
         <LiveIndicator />
-        {me.workspaces.length > 0 && (
-          <label className="ws-picker">
-            <span className="visually-hidden">Workspace</span>
-            <select value={workspace?.id ?? ''} onChange={(e) => selectWorkspace(e.target.value)}>
-              {me.workspaces.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.prefix} · {w.name}
-                </option>
-              ))}
-            </select>
-          </label>
+      </div>
+      <button type="button" className="btn console-menu-toggle" aria-expanded={open} aria-controls="console-menu" onClick={() => setOpenOn(open ? null : pathname)}>
+        Menu
+      </button>
+      <div id="console-menu" className="console-menu" data-open={open}>
+        <ConsoleNav />
+        {HEADER_LINKS.length > 0 && (
+          <ul className="console-links">
+            {HEADER_LINKS.map((l) => (
+              <li key={l.href}>
+                <a href={l.href}>{l.label}</a>
+              </li>
+            ))}
+          </ul>
         )}
-        <span className="whoami" title={`Signed in as ${me.email}`}>
-          {me.email}
-          {workspace && <span className="muted"> ({workspace.role})</span>}
-        </span>
-        <button type="button" className="btn" onClick={() => logout.mutate()} disabled={logout.isPending}>
-          Sign out
-        </button>
+        <div className="console-header__end">
+          {me.workspaces.length > 0 && (
+            <label className="ws-picker">
+              <span className="visually-hidden">Workspace</span>
+              <select value={workspace?.id ?? ''} onChange={(e) => selectWorkspace(e.target.value)}>
+                {me.workspaces.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.prefix} · {w.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          <span className="whoami" title={`Signed in as ${me.email}`}>
+            {me.email}
+            {workspace && <span className="muted"> ({workspace.role})</span>}
+          </span>
+          <button type="button" className="btn" onClick={() => logout.mutate()} disabled={logout.isPending}>
+            Sign out
+          </button>
+        </div>
       </div>
     </header>
   );

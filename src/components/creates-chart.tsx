@@ -54,29 +54,33 @@ export function CreatesChart({ hours }: { hours: Hour[] }) {
         ))}
         <span className="muted">· 24 h, hourly, {total} total</span>
       </figcaption>
-      <table className="visually-hidden">
-        <caption>Creates per hour by outcome</caption>
-        <thead>
-          <tr>
-            <th scope="col">Hour (UTC)</th>
-            {SERIES.map((s) => (
-              <th scope="col" key={s.key}>
-                {s.label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {hours.map((h) => (
-            <tr key={h.start}>
-              <th scope="row">{exact(h.start)}</th>
+      {/* Issue 15: a table ignores `overflow` and grows to its content, so hiding it by its own class left a wide
+          invisible box that scrolled small screens sideways; the wrapper is a block that does clip. */}
+      <div className="visually-hidden">
+        <table>
+          <caption>Creates per hour by outcome</caption>
+          <thead>
+            <tr>
+              <th scope="col">Hour (UTC)</th>
               {SERIES.map((s) => (
-                <td key={s.key}>{h[s.key]}</td>
+                <th scope="col" key={s.key}>
+                  {s.label}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {hours.map((h) => (
+              <tr key={h.start}>
+                <th scope="row">{exact(h.start)}</th>
+                {SERIES.map((s) => (
+                  <td key={s.key}>{h[s.key]}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -3,6 +3,7 @@
 // header, and the polling rule pages follow — no fast polling while events arrive, the old intervals when they don't.
 import { createContext, useContext, type ReactNode } from 'react';
 import { useLiveEvents, type LiveStatus } from '../trpc/use-live-events';
+import { PulseWatcher } from './pulse';
 import { useConsoleSession } from './session';
 
 const LiveContext = createContext<LiveStatus>('off');
@@ -10,7 +11,12 @@ const LiveContext = createContext<LiveStatus>('off');
 export function LiveEvents({ children }: { children: ReactNode }) {
   const { workspace } = useConsoleSession();
   const status = useLiveEvents(workspace?.id ?? null);
-  return <LiveContext.Provider value={status}>{children}</LiveContext.Provider>;
+  return (
+    <LiveContext.Provider value={status}>
+      <PulseWatcher workspaceId={workspace?.id ?? null} />
+      {children}
+    </LiveContext.Provider>
+  );
 }
 
 export function useLiveStatus(): LiveStatus {
@@ -18,9 +24,10 @@ export function useLiveStatus(): LiveStatus {
 }
 
 /**
- * A query's refetchInterval. While the stream is live, events refresh the page and only a slow safety net polls:
- * some changes announce no event (a create's begin, step progress and leases — task.created comes at completion,
- * SPEC §4.2, §9; a release that freed nothing). Without the stream, poll as fast as `offlineMs`, as before.
+ * A query's refetchInterval. While the stream is live, events refresh the page, the pulse (components/pulse.tsx)
+ * refreshes it when a create in flight moves (its begin, step progress, leases and takeovers announce no event,
+ * SPEC §4.2, §9), and only a slow safety net polls (a release that freed nothing). Without the stream, poll as fast
+ * as `offlineMs`, as before.
  */
 export const LIVE_FALLBACK_POLL_MS = 30_000;
 

@@ -2,11 +2,14 @@
 // Who is signed in, and which workspace the console is looking at. The gate sends anyone without a session to
 // sign-in; roles shown here only shape the UI — the server checks every request itself (SPEC §11).
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { setCsrfToken, useTRPC } from '../trpc/client';
 import type { AppRouter } from '../server/api/root';
 import type { inferRouterOutputs } from '@trpc/server';
+import { ConsoleNav } from './console-nav';
+import { FirstWorkspace } from './first-workspace';
 
 type Me = NonNullable<inferRouterOutputs<AppRouter>['session']['me']>;
 export type WorkspaceRef = Me['workspaces'][number];
@@ -64,10 +67,24 @@ export function ConsoleGate({ children }: { children: ReactNode }) {
   }, [me.data, selected]);
 
   if (me.isError) {
+    // Issue 15: the frame stays (brand and navigation) and the person can retry in place.
     return (
-      <div className="state state--error" role="alert">
-        <p>The console could not reach the server. Reload the page to try again.</p>
-      </div>
+      <>
+        <header className="console-header">
+          <Link href="/" className="console-brand">
+            Tether
+          </Link>
+          <ConsoleNav />
+        </header>
+        <main id="main" className="console-main">
+          <div className="state state--error" role="alert">
+            <p>The console could not check your session: the server did not answer. Your work is safe; try again in a moment.</p>
+            <button type="button" className="btn" onClick={() => void me.refetch()} disabled={me.isFetching}>
+              {me.isFetching ? 'Trying…' : 'Try again'}
+            </button>
+          </div>
+        </main>
+      </>
     );
   }
   if (!value) {
@@ -80,11 +97,31 @@ export function ConsoleGate({ children }: { children: ReactNode }) {
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 
-/** The selected workspace, or a plain message when the person has none. */
+/**
+ * The selected workspace. Without one: an instance admin creates the first (issue 15: right after setup there is
+ * none); anyone else is told who can add them.
+ */
 export function WithWorkspace({ children }: { children: (w: WorkspaceRef) => ReactNode }) {
-  const { workspace } = useConsoleSession();
-  if (!workspace) {
-    return <div className="state state--empty">You are not a member of any workspace yet. Ask an admin to add you.</div>;
+  const { me, workspace, selectWorkspace } = useConsoleSession();
+  // Kept on while the new token is on screen: the session refetching (and finding the workspace) must not hide it.
+  const [onboarding, setOnboarding] = useState(false);
+  if (!workspace || onboarding) {
+    if (me.is_admin) {
+      return (
+        <FirstWorkspace
+          onStarted={() => setOnboarding(true)}
+          onFinished={(id) => {
+            selectWorkspace(id);
+            setOnboarding(false);
+          }}
+        />
+      );
+    }
+    return (
+      <div className="state state--empty">
+        You are not a member of any workspace yet. An admin of a workspace can add you under Settings → Members (signed in as {me.email}).
+      </div>
+    );
   }
   return <>{children(workspace)}</>;
 }

@@ -130,7 +130,7 @@ export function Tokens({ workspaceId }: { workspaceId: string }) {
           </p>
         </div>
       )}
-      <QueryState query={q} isEmpty={(d) => d.length === 0} empty="No tokens for this workspace.">
+      <QueryState query={q} isEmpty={(d) => d.length === 0} empty="No tokens for this workspace yet. Create one below so a client can call the API.">
         {(tokens) => (
           <table className="table">
             <caption className="visually-hidden">API tokens</caption>

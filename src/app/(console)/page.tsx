@@ -49,7 +49,7 @@ function Overview({ workspaceId }: { workspaceId: string }) {
             </section>
             <section className="panel" aria-labelledby="events-title">
               <h2 id="events-title">Recent events</h2>
-              {o.recent_events.length === 0 ? <p className="muted">No events yet.</p> : <EventsList events={o.recent_events} />}
+              {o.recent_events.length === 0 ? <p className="muted">No events yet: they appear here as tasks are created and changed through the API.</p> : <EventsList events={o.recent_events} />}
             </section>
           </div>
         </>

@@ -12,6 +12,7 @@ import { sendError, sendJson } from './body';
 import { handleHealth } from './health';
 import { handleMetrics } from './metrics';
 import { observeRequest } from './observe';
+import { markPageRequest } from './page-origin';
 import { routeLabel } from './route-label';
 import type { RequestEntry } from '../observability/request-scope';
 import { handleFailpoints } from './test-hooks';
@@ -157,7 +158,10 @@ export function createHttpServer(services: Services, opts: { next?: PageHandler 
       if (route) work = route.handler(req, res, services);
       // /api/* belongs to this server: an unknown API path is a JSON 404, not a Next HTML page.
       else if (under(path, '/api') || !pages) work = Promise.resolve(sendJson(res, 404, { error: 'not found' }));
-      else work = pages(req, res);
+      else {
+        markPageRequest(req);
+        work = pages(req, res);
+      }
     } catch (err) {
       work = Promise.reject(err); // a handler that throws before returning its promise
     }

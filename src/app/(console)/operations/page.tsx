@@ -34,7 +34,7 @@ function Operations({ workspaceId }: { workspaceId: string }) {
           ))}
         </select>
       </label>
-      <QueryState query={q} minHeight="12rem" isEmpty={(d) => d.length === 0} empty="No creation operations match this filter.">
+      <QueryState query={q} minHeight="12rem" isEmpty={(d) => d.length === 0} empty={filter === 'all' ? 'No creation operations yet: each create through the API (POST /api/v1/tasks) starts one.' : 'No creation operations in this state. Choose “all” to see every one.'}>
         {(ops) => (
           <div className="table-wrap">
             <table className="table">

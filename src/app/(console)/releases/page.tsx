@@ -12,7 +12,7 @@ function Releases({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
   const q = useQuery(trpc.console.releases.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(10_000) }));
   return (
-    <QueryState query={q} minHeight="10rem" isEmpty={(d) => d.length === 0} empty="No identity has been released in this workspace.">
+    <QueryState query={q} minHeight="10rem" isEmpty={(d) => d.length === 0} empty="No identity has been released in this workspace. Release one from a task’s page when its external thing must be made again.">
       {(rows) => (
         <div className="table-wrap">
           <table className="table">

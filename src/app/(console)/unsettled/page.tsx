@@ -30,7 +30,7 @@ function Unsettled({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
   const q = useQuery(trpc.console.unsettled.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(2_000) }));
   return (
-    <QueryState query={q} minHeight="10rem" isEmpty={(d) => d.length === 0} empty="No unsettled identities: every create has finished.">
+    <QueryState query={q} minHeight="10rem" isEmpty={(d) => d.length === 0} empty="No unsettled identities: every create has finished. A create in progress shows here within about two seconds of its start.">
       {(rows) => (
         <div className="table-wrap">
           <table className="table">

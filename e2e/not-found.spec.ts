@@ -1,0 +1,79 @@
+// Issue 15: real not-found pages and a session check that fails gracefully. The defects: `/tasks/<unknown id>` showed
+// a bare error with a useless Try again, answered HTTP 200 and asked the API twice; unknown routes got Next's bare 404
+// outside the console; a failed session check replaced the page with one bare line.
+import { expect, test, type Page } from '@playwright/test';
+import { createTask, expectAccessible, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+
+let seed: Seed;
+test.beforeAll(() => {
+  seed = seedWorkspace('NF');
+});
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+/** The console frame is there: navigation, who is signed in, Sign out. */
+async function expectFrame(page: Page) {
+  await expect(page.getByRole('navigation', { name: 'Console' })).toBeAttached();
+  await expect(page.getByRole('link', { name: 'Tether' })).toBeVisible();
+}
+
+for (const [what, path] of [
+  ['an unknown task', `/tasks/${UNKNOWN}`],
+  ['an unknown operation', `/operations/${UNKNOWN}`],
+  ['an id no task can have', '/tasks/not-an-id'],
+  ['an unknown route', '/no/such/page'],
+] as const) {
+  test(`${what} is a 404 inside the console with a way back`, async ({ page }, testInfo) => {
+    await signIn(page, seed.operator.email);
+    const apiCalls: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/trpc/console.task') || r.url().includes('/api/trpc/console.operation')) apiCalls.push(r.url());
+    });
+    const res = await page.goto(path);
+    expect(res?.status()).toBe(404);
+    await expect(page.getByRole('heading', { level: 1, name: 'Not found' })).toBeVisible();
+    await expectFrame(page);
+    await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Try again' })).toHaveCount(0);
+    // The server decided before rendering: the browser never asked for the missing thing (let alone twice).
+    expect(apiCalls).toEqual([]);
+    await expectAccessible(page);
+    await screenshot(page, testInfo, `not-found-${path.split('/')[1]}`);
+    await page.getByRole('main').getByRole('link', { name: 'Overview' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  });
+}
+
+test('a task and an operation that exist answer 200, and one in a workspace you cannot see is a 404', async ({ page, browser }) => {
+  const task = await createTask(seed, `nf-exists-${Date.now()}`);
+  const op = row<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = ?', task.id)!;
+  await signIn(page, seed.operator.email);
+  expect((await page.goto(`/tasks/${task.id}`))?.status()).toBe(200);
+  await expect(page.getByRole('heading', { level: 1, name: new RegExp(task.identifier) })).toBeVisible();
+  expect((await page.goto(`/operations/${op.id}`))?.status()).toBe(200);
+  await expect(page.getByRole('heading', { level: 1, name: /Creation operation/ })).toBeVisible();
+
+  // Signed out, the page is not a 404 (that would say it does not exist); it sends the person to sign in.
+  const anonymous = await browser.newPage();
+  const res = await anonymous.goto(`/tasks/${task.id}`);
+  expect(res?.status()).toBe(200);
+  await expect(anonymous).toHaveURL(/\/signin\?next=/);
+  await anonymous.close();
+});
+
+test('a failed session check keeps the console frame and offers a retry that works', async ({ page }, testInfo) => {
+  await signIn(page, seed.operator.email);
+  let failing = true;
+  await page.route('**/api/trpc/session.me*', (route) => (failing ? route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"down"}' }) : route.fallback()));
+  await page.goto('/unsettled');
+  const alert = page.getByRole('alert').filter({ hasText: 'could not check your session' });
+  await expect(alert).toBeVisible();
+  await expectFrame(page);
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'session-check-failed');
+
+  failing = false;
+  await alert.getByRole('button', { name: 'Try again' }).click();
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Unsettled identities' })).toBeVisible();
+});

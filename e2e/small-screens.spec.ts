@@ -1,0 +1,73 @@
+// Issue 15: small screens. At 390 px no console page may scroll sideways (the defects: the Overview scrolled 300 px —
+// the chart's screen-reader table was not constrained; the Operations state filter ran off-screen) and the header is
+// one compact line with a Menu (it took ~250 px). Every console page is visited: add new pages to PAGES.
+import { expect, test, type Page } from '@playwright/test';
+import { createTask, expectAccessible, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+
+let seed: Seed;
+let taskId = '';
+let operationId = '';
+test.beforeAll(async () => {
+  seed = seedWorkspace('SS');
+  const task = await createTask(seed, `small-${Date.now()}-${'long-segment-'.repeat(6)}`, 'A task with a long external id to wrap');
+  taskId = task.id;
+  operationId = row<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = ?', task.id)!.id;
+});
+
+const SMALL = { width: 390, height: 844 };
+
+/** Signs in at desktop width (the helper waits for Sign out, which sits in the closed menu when small), then shrinks. */
+async function signInSmall(page: Page, email: string) {
+  await signIn(page, email);
+  await page.setViewportSize(SMALL);
+}
+
+/** Every console page, with the heading that says it has rendered. Pages added later go here. */
+const PAGES: Array<{ name: string; path: () => string; heading: RegExp }> = [
+  { name: 'overview', path: () => '/', heading: /^Overview$/ },
+  { name: 'tasks', path: () => '/tasks', heading: /^Tasks$/ },
+  { name: 'task', path: () => `/tasks/${taskId}`, heading: /A task with a long external id/ },
+  { name: 'unsettled', path: () => '/unsettled', heading: /^Unsettled identities$/ },
+  { name: 'operations', path: () => '/operations', heading: /^Creation operations$/ },
+  { name: 'operation', path: () => `/operations/${operationId}`, heading: /^Creation operation / },
+  { name: 'releases', path: () => '/releases', heading: /^Release/ },
+  { name: 'settings', path: () => '/settings', heading: /^Settings$/ },
+  { name: 'not-found', path: () => '/no/such/page', heading: /^Not found$/ },
+];
+
+/** How far the page can scroll sideways (0 when it fits). */
+const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+for (const p of PAGES) {
+  test(`${p.name} does not scroll sideways at 390 px`, async ({ page }, testInfo) => {
+    await signInSmall(page, seed.admin.email);
+    await page.goto(p.path());
+    await expect(page.getByRole('heading', { level: 1, name: p.heading })).toBeVisible();
+    await page.waitForLoadState('networkidle').catch(() => undefined); // the live stream never idles; best effort
+    await expect(page.getByRole('status').filter({ hasText: 'Loading…' })).toHaveCount(0);
+    expect(await sidewaysOverflow(page)).toBe(0);
+    await screenshot(page, testInfo, `390-${p.name}`);
+    await expectAccessible(page);
+  });
+}
+
+test('the header is one compact line with a Menu that opens the pages and closes on navigation', async ({ page }, testInfo) => {
+  await signInSmall(page, seed.operator.email);
+  await page.goto('/operations?state=open');
+  const header = page.getByRole('banner');
+  const box = (await header.boundingBox())!;
+  expect(box.height).toBeLessThan(70);
+  const menu = page.getByRole('button', { name: 'Menu' });
+  await expect(menu).toHaveAttribute('aria-expanded', 'false');
+  await expect(page.getByRole('navigation', { name: 'Console' })).toBeHidden();
+  await menu.click();
+  await expect(menu).toHaveAttribute('aria-expanded', 'true');
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, testInfo, '390-menu-open');
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Unsettled' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Unsettled identities' })).toBeVisible();
+  await expect(menu).toHaveAttribute('aria-expanded', 'false');
+  await expect(page.getByRole('navigation', { name: 'Console' })).toBeHidden();
+  expect(await sidewaysOverflow(page)).toBe(0);
+});

@@ -1,0 +1,6 @@
+// Any path no console page answers (issue 15): a real 404 inside the console frame, not Next's bare page outside it.
+import { notFound } from 'next/navigation';
+
+export default function MissingPage(): never {
+  notFound();
+}

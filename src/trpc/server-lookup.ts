@@ -1,0 +1,25 @@
+// Server-side only (a page's server component): asks the API whether a console query answers "not found", so the
+// page can answer with a real 404 (issue 15) instead of rendering and then showing an error. The person's session
+// cookie goes along: "not found" includes "in a workspace you cannot see" (the API answers those alike, SPEC §11).
+import { headers } from 'next/headers';
+import { API_ORIGIN_HEADER } from './api-origin';
+
+/**
+ * True when the API answers 404 (or 400: an id that cannot exist) for `procedure` with `input`. Anything else —
+ * signed out, a server that cannot be reached, a 500 — is left to the page, which shows it with a way to retry.
+ */
+export async function apiSaysNotFound(procedure: string, input: unknown): Promise<boolean> {
+  const h = await headers();
+  const origin = h.get(API_ORIGIN_HEADER);
+  if (!origin) return false;
+  try {
+    const res = await fetch(`${origin}/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+      headers: { cookie: h.get('cookie') ?? '' },
+      cache: 'no-store',
+    });
+    await res.body?.cancel();
+    return res.status === 404 || res.status === 400;
+  } catch {
+    return false;
+  }
+}
