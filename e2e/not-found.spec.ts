@@ -2,7 +2,7 @@
 // a bare error with a useless Try again, answered HTTP 200 and asked the API twice; unknown routes got Next's bare 404
 // outside the console; a failed session check replaced the page with one bare line.
 import { expect, test, type Page } from '@playwright/test';
-import { createTask, expectAccessible, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+import { armFailpoint, createTask, expectAccessible, releaseFailpoint, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
 
 let seed: Seed;
 test.beforeAll(() => {
@@ -63,17 +63,21 @@ test('a task and an operation that exist answer 200, and one in a workspace you 
 
 test('a failed session check keeps the console frame and offers a retry that works', async ({ page }, testInfo) => {
   await signIn(page, seed.operator.email);
-  let failing = true;
-  await page.route('**/api/trpc/session.me*', (route) => (failing ? route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"down"}' }) : route.fallback()));
-  await page.goto('/unsettled');
-  const alert = page.getByRole('alert').filter({ hasText: 'could not check your session' });
-  await expect(alert).toBeVisible();
-  await expectFrame(page);
-  await expectAccessible(page);
-  await screenshot(page, testInfo, 'session-check-failed');
+  // The server's session check fails (for the page's render on the server and for the browser's own ask alike).
+  await armFailpoint({ name: 'session_me', action: 'error' });
+  try {
+    await page.goto('/unsettled');
+    const alert = page.getByRole('alert').filter({ hasText: 'could not check your session' });
+    await expect(alert).toBeVisible();
+    await expectFrame(page);
+    await expectAccessible(page);
+    await screenshot(page, testInfo, 'session-check-failed');
 
-  failing = false;
-  await alert.getByRole('button', { name: 'Try again' }).click();
-  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
-  await expect(page.getByRole('heading', { level: 1, name: 'Unsettled identities' })).toBeVisible();
+    await releaseFailpoint('session_me');
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1, name: 'Unsettled identities' })).toBeVisible();
+  } finally {
+    await releaseFailpoint('session_me');
+  }
 });

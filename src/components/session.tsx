@@ -11,7 +11,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { ConsoleNav } from './console-nav';
 import { FirstWorkspace } from './first-workspace';
 
-type Me = NonNullable<inferRouterOutputs<AppRouter>['session']['me']>;
+export type Me = NonNullable<inferRouterOutputs<AppRouter>['session']['me']>;
 export type WorkspaceRef = Me['workspaces'][number];
 
 interface ConsoleSession {
@@ -30,17 +30,24 @@ export function useConsoleSession(): ConsoleSession {
 }
 
 /** The session query; keeps the CSRF token the API client sends in step with the signed-in session. */
-export function useMe() {
+export function useMe(initialMe?: Me | null) {
   const trpc = useTRPC();
-  const me = useQuery(trpc.session.me.queryOptions(undefined, { staleTime: 60_000, refetchOnWindowFocus: true }));
+  const me = useQuery(
+    trpc.session.me.queryOptions(undefined, {
+      staleTime: 60_000,
+      refetchOnWindowFocus: true,
+      ...(initialMe !== undefined ? { initialData: initialMe } : {}),
+    }),
+  );
   useEffect(() => {
     if (me.data !== undefined) setCsrfToken(me.data?.csrf_token ?? null);
   }, [me.data]);
   return me;
 }
 
-export function ConsoleGate({ children }: { children: ReactNode }) {
-  const me = useMe();
+/** `initialMe`: the session as the server read it for this page (undefined: unknown, ask from the browser). */
+export function ConsoleGate({ children, initialMe }: { children: ReactNode; initialMe?: Me | null }) {
+  const me = useMe(initialMe);
   const router = useRouter();
   const pathname = usePathname() ?? '/';
   const [selected, setSelected] = useState<string | null>(null);
@@ -66,7 +73,8 @@ export function ConsoleGate({ children }: { children: ReactNode }) {
     };
   }, [me.data, selected]);
 
-  if (me.isError) {
+  // A failed background re-check keeps the page it had; only a session never learned stops here.
+  if (me.isError && me.data === undefined) {
     // Issue 15: the frame stays (brand and navigation) and the person can retry in place.
     return (
       <>

@@ -17,9 +17,28 @@ export async function apiSaysNotFound(procedure: string, input: unknown): Promis
       headers: { cookie: h.get('cookie') ?? '' },
       cache: 'no-store',
     });
-    await res.body?.cancel();
+    await res.arrayBuffer(); // read to the end: the connection goes back to the pool
     return res.status === 404 || res.status === 400;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The signed-in person as `session.me` answers for this request's cookie, for the console frame's first render on the
+ * server; `undefined` when the API could not say (the browser then asks itself and shows any failure with a retry).
+ * Rendering the frame with the session already known is what lets a page's `notFound()` reach the server render and
+ * answer a real 404 (issue 15): behind a gate still "Loading…" the page is never rendered there.
+ */
+export async function readSessionForRender<T>(): Promise<T | null | undefined> {
+  const h = await headers();
+  const origin = h.get(API_ORIGIN_HEADER);
+  if (!origin) return undefined;
+  try {
+    const res = await fetch(`${origin}/api/trpc/session.me`, { headers: { cookie: h.get('cookie') ?? '' }, cache: 'no-store' });
+    const body = (await res.json()) as { result?: { data?: T | null } };
+    return res.ok && body.result && 'data' in body.result ? (body.result.data ?? null) : undefined;
+  } catch {
+    return undefined;
   }
 }
