@@ -13,7 +13,16 @@ interface Created {
   token: string | null;
 }
 
-export function FirstWorkspace({ onStarted, onFinished }: { onStarted(): void; onFinished(workspaceId: string): void }) {
+export function FirstWorkspace({
+  onStarted,
+  onFinished,
+  another = false,
+}: {
+  onStarted(): void;
+  onFinished(workspaceId: string): void;
+  /** On Settings, for an instance admin who has workspaces already. */
+  another?: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const createWorkspace = useMutation(trpc.workspace.create.mutationOptions());
@@ -58,7 +67,7 @@ export function FirstWorkspace({ onStarted, onFinished }: { onStarted(): void; o
           </p>
         </div>
         <button type="button" className="btn btn--primary" onClick={() => onFinished(created.id)}>
-          I have copied it — open the console
+          I have copied it — open {another ? 'the new workspace' : 'the console'}
         </button>
       </section>
     );
@@ -67,7 +76,7 @@ export function FirstWorkspace({ onStarted, onFinished }: { onStarted(): void; o
   const error = createWorkspace.error ?? createToken.error;
   return (
     <section className="panel" aria-labelledby="first-ws-title">
-      <h2 id="first-ws-title">Create your first workspace</h2>
+      <h2 id="first-ws-title">{another ? 'Create another workspace' : 'Create your first workspace'}</h2>
       <p>
         Tasks live in a workspace. Give it a name and a task prefix (tasks are numbered <code>PREFIX-1</code>, <code>PREFIX-2</code>, …). Then create an
         API token so a client can start creating tasks.

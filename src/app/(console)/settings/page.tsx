@@ -1,14 +1,15 @@
 'use client';
 // Settings (SPEC §11): only workspace admins manage members, tokens and steps, and resolve legacy identities and
 // re-attest readiness (SPEC §12); the server checks it again.
-// Webhooks are managed through the events router (event.*, issue 6).
+// Webhooks are managed through the events router (event.*, issue 6). An instance admin can create another workspace.
+import { FirstWorkspace } from '../../../components/first-workspace';
 import { IdentityReadiness } from '../../../components/identity-readiness';
 import { Members, Registered, Steps, Tokens, Webhooks } from '../../../components/settings-sections';
 import { useConsoleSession, WithWorkspace } from '../../../components/session';
 import { PageHeader } from '../../../components/ui';
 
 export default function SettingsPage() {
-  const { me } = useConsoleSession();
+  const { me, selectWorkspace } = useConsoleSession();
   return (
     <>
       <PageHeader title="Settings" />
@@ -24,6 +25,8 @@ export default function SettingsPage() {
               <Webhooks workspaceId={w.id} />
               <Registered workspaceId={w.id} />
               <IdentityReadiness workspaceId={w.id} />
+              {/* Issue 15: an instance admin makes workspaces here too (the first one is offered on every page). */}
+              {me.is_admin && <FirstWorkspace another onStarted={() => undefined} onFinished={selectWorkspace} />}
             </div>
           )
         }
