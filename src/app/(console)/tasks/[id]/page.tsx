@@ -1,11 +1,132 @@
-// Task detail (SPEC §13). A task that does not exist — or that the person may not see — is a real 404 inside the
-// console frame (issue 15), decided before rendering by asking the API; the page itself renders in the browser.
-import { notFound } from 'next/navigation';
-import { apiSaysNotFound } from '../../../../trpc/server-lookup';
-import { TaskDetail } from './task-detail';
+'use client';
+// Task detail (SPEC §13): the identity panel (external id, settlement, creation operation, release), then the
+// task's revisions and events (SPEC §9). Only people who may release see the release button; the server refuses
+// everyone else regardless (SPEC §11).
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useParams } from 'next/navigation';
+import { useState, type ComponentProps } from 'react';
+import { EventsList } from '../../../../components/events-list';
+import { useLivePoll } from '../../../../components/live';
+import { ReleaseDialog } from '../../../../components/release-dialog';
+import { ExternalId, OperationState, PageHeader, QueryState, TaskBadges, Time } from '../../../../components/ui';
+import { useTRPC } from '../../../../trpc/client';
 
-export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  if (await apiSaysNotFound('console.task', { id })) notFound();
-  return <TaskDetail />;
+type ReleaseTarget = Omit<ComponentProps<typeof ReleaseDialog>, 'onOpenChange'>;
+
+/**
+ * The release's own task.updated event refreshes this page live while the dialog still shows its outcome; the open
+ * dialog keeps the identity and holder it was opened for instead of vanishing with the external id.
+ */
+function ReleaseAction({ target }: { target: ReleaseTarget | null }) {
+  const [pinned, setPinned] = useState<ReleaseTarget | null>(null);
+  const shown = pinned ?? target;
+  if (!shown) return null;
+  return (
+    <div className="panel__actions">
+      <ReleaseDialog {...shown} onOpenChange={(open) => setPinned(open ? shown : null)} />
+    </div>
+  );
+}
+
+export default function TaskDetailPage() {
+  const { id } = useParams<{ id: string }>();
+  const trpc = useTRPC();
+  const q = useQuery(trpc.console.task.queryOptions({ id }, { refetchInterval: useLivePoll(5_000) }));
+  return (
+    <QueryState query={q} minHeight="20rem">
+      {({ task, operation, can_release, revisions, events }) => (
+        <>
+          <PageHeader title={`${task.identifier} · ${task.title}`}>
+            <TaskBadges t={task} />
+          </PageHeader>
+          <section className="panel" aria-labelledby="identity-title">
+            <h2 id="identity-title">Identity</h2>
+            <dl className="facts">
+              <dt>External id</dt>
+              <dd>
+                <ExternalId value={task.external_id} />
+              </dd>
+              <dt>Settlement</dt>
+              <dd>
+                {task.settlement === 'settled' && (
+                  <>
+                    Settled <Time iso={task.external_id_settled_at} />
+                  </>
+                )}
+                {task.settlement === 'unsettled' && 'Unsettled: its create has not finished (it may still be running)'}
+                {task.settlement === 'none' && 'Holds no external id'}
+              </dd>
+              <dt>Creation</dt>
+              <dd>
+                {operation ? (
+                  <>
+                    <OperationState state={operation.state} /> <Link href={`/operations/${operation.id}`}>operation {operation.id.slice(0, 8)}</Link>{' '}
+                    <span className="muted">
+                      ({operation.steps_succeeded}/{operation.steps_total} steps succeeded)
+                    </span>
+                  </>
+                ) : (
+                  <span className="muted">no creation operation recorded</span>
+                )}
+              </dd>
+              <dt>Step</dt>
+              <dd>{task.step_name ?? '—'}</dd>
+              <dt>Created</dt>
+              <dd>
+                <Time iso={task.created_at} />
+              </dd>
+              <dt>Archived</dt>
+              <dd>{task.archived_at ? <Time iso={task.archived_at} /> : 'no'}</dd>
+            </dl>
+            <ReleaseAction
+              target={
+                task.external_id && can_release
+                  ? {
+                      workspaceId: task.workspace_id,
+                      externalId: task.external_id,
+                      holder: {
+                        identifier: task.identifier,
+                        title: task.title,
+                        settlement: task.settlement,
+                        external_id_settled_at: task.external_id_settled_at,
+                        creation_state: task.creation_state,
+                        operation_state: operation?.state ?? null,
+                      },
+                    }
+                  : null
+              }
+            />
+            {task.external_id && !can_release && <p className="muted small">Releasing an identity needs the operator or admin role.</p>}
+          </section>
+
+          <div className="grid-2">
+            <section className="panel" aria-labelledby="revisions-title">
+              <h2 id="revisions-title">Revisions</h2>
+              {revisions.length === 0 ? (
+                <p className="muted">No revisions.</p>
+              ) : (
+                <ol className="revisions">
+                  {revisions.map((r) => (
+                    <li key={r.revision}>
+                      <details>
+                        <summary>
+                          <strong>rev {r.revision}</strong> {r.change} <Time iso={r.created_at} />
+                        </summary>
+                        <pre className="json">{r.snapshot}</pre>
+                      </details>
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </section>
+            <section className="panel" aria-labelledby="task-events-title">
+              <h2 id="task-events-title">Events</h2>
+              {events.length === 0 ? <p className="muted">No events yet (an unsettled create emits none).</p> : <EventsList events={events} linkTasks={false} />}
+            </section>
+          </div>
+        </>
+      )}
+    </QueryState>
+  );
 }
