@@ -1,7 +1,8 @@
 'use client';
 // Unsettled identities (SPEC §4.2, §13): every identity whose create has not finished, with its operation's
-// state, step progress, live age and lease. Task events refresh it live;
-// step progress and leases have no event, so a slow poll covers them, and age/lease expiry tick locally (<Time>).
+// state, step progress, live age and lease. Task events refresh it live; a create's start, step progress and
+// leases have no event, so the console's pulse (components/pulse.tsx) refreshes it within about two seconds
+// (SPEC §13), and age/lease expiry tick locally (<Time>).
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useLivePoll } from '../../../components/live';
