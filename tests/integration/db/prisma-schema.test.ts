@@ -40,7 +40,7 @@ async function references(db: Db): Promise<Array<{ child: string; parent: string
 /** A value of the column's type. Every id-like text is 'x', so each foreign key finds its one parent row. */
 function valueFor(c: Column, now: string): unknown {
   const type = c.type.toLowerCase();
-  if (type.includes('timestamp') || /_at$/.test(c.name)) return now;
+  if (type.includes('timestamp') || /(^|_)at$/.test(c.name)) return now; // `created_at`, and creation_history's `at`
   if (type.includes('bool')) return true;
   if (type.includes('int') || type.includes('serial')) return 1;
   return 'x';
