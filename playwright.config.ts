@@ -67,6 +67,10 @@ export default defineConfig({
       HOST: '127.0.0.1',
       DATABASE_URL: process.env.TETHER_E2E_DATABASE_URL,
       TETHER_FAILPOINTS: '1',
+      // One log line per request would bury the test output: warnings and errors only.
+      TETHER_LOG_LEVEL: 'warn',
+      // A compensation handed to cleanup is retried within a second, so a spec can watch it fail three times.
+      TETHER_CLEANUP_BACKOFF_MS: '150',
       // A create paused at a failpoint must stay unsettled for the whole spec, not be taken over by recovery.
       TETHER_LEASE_MS: '600000',
     },

@@ -9,12 +9,13 @@ import { migrate } from '../src/server/db/migrate';
 import { createServices } from '../src/server/create-services';
 import type { Services } from '../src/server/services';
 import { createDatabase, startPostgres } from '../tests/support/postgres-server';
+import { createAnchorTables, findPgbench, pgAnchor, runPgbench, sqliteAnchor, type Anchor } from './lib/anchors';
 import { pgBaseline, sqliteBaseline, type Baseline } from './lib/baseline';
 import { httpLoad, type HttpTarget } from './lib/http-load';
 import { closedLoop, randomInt, sequentialLatency, type LoadResult } from './lib/measure';
 import { parseOptions } from './lib/options';
 import { race } from './lib/race';
-import { toMarkdown, TRANSACTION_FORM, TRPC_ADAPTER, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
+import { ANCHOR_INSERT, ANCHOR_LOOKUP, toMarkdown, TRANSACTION_FORM, TRPC_ADAPTER, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
 import { bulkLoad, seed, type Seeded } from './lib/seed';
 import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
 import { countStatements, inProcess } from './lib/tether';
@@ -51,19 +52,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 interface Plan {
   name: string;
   baseline?: string;
+  /** The physical anchor (anchors.ts) this series is also read against. */
+  anchor?: string;
   run(seconds: number): Promise<LoadResult>;
 }
 
 /** Rounds interleave the series (round 1 of every series, then round 2, …) so drift hits all of them alike. */
 async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuProbe): Promise<void> {
-  const series: Series[] = plans.map((p) => ({ dialect, name: p.name, baseline: p.baseline, runs: [] }));
+  const series: Series[] = plans.map((p) => ({ dialect, name: p.name, baseline: p.baseline, anchor: p.anchor, runs: [] }));
   report.series.push(...series);
   for (const p of plans) await p.run(opts.warmupSeconds);
   for (let round = 0; round < opts.runs; round++) {
     for (const [i, p] of plans.entries()) {
-      const stop = cpu.start();
+      const stop = await cpu.start();
       const r = await p.run(opts.seconds);
-      r.cpu = stop(r.ops);
+      r.cpu = await stop(r.ops);
       series[i]!.runs.push(r);
       log(`${dialect} ${p.name} round ${round + 1}: ${r.opsPerSec.toFixed(0)} ops/s, p50 ${r.p50Ms.toFixed(2)} ms${r.errors ? `, ${r.errors} errors: ${r.firstError}` : ''}`);
     }
@@ -76,46 +79,60 @@ function plansFor(
   services: Services,
   seeded: Seeded,
   raw: Baseline,
+  anchor: Anchor,
   app: AppProcess,
   surfaces: Array<'rest' | 'trpc'>,
-  transactionForm?: AppProcess,
-  trpcAdapterOnly?: AppProcess,
+  more: {
+    transactionForm?: AppProcess;
+    trpcAdapterOnly?: AppProcess;
+    pgbench?: (kind: 'lookup' | 'insert', seconds: number) => Promise<LoadResult>;
+  } = {},
 ): Plan[] {
   const held = opts.smallTasks;
   const c = opts.concurrency;
   const tether = inProcess(services, seeded.actor, seeded.main.id, held);
   const loop = (op: () => Promise<unknown>) => (seconds: number) => closedLoop(c, seconds * 1000, op);
   const target: HttpTarget = { url: app.url, token: seeded.token, workspaceId: seeded.main.id, held };
+  const reads = { baseline: 'raw lookup', anchor: ANCHOR_LOOKUP };
+  const writes = { baseline: 'raw insert', anchor: ANCHOR_INSERT };
   const plans: Plan[] = [
-    { name: 'raw lookup', run: loop(() => raw.lookup(seeded.main.id, held)) },
-    { name: 'raw insert', run: loop(() => raw.insert(seeded.baseline)) },
-    { name: 'in-process Found', baseline: 'raw lookup', run: loop(tether.found) },
-    { name: 'in-process Created', baseline: 'raw insert', run: loop(tether.created) },
+    { name: ANCHOR_LOOKUP, run: loop(anchor.lookup) },
+    { name: ANCHOR_INSERT, run: loop(anchor.insert) },
   ];
+  const { pgbench } = more;
+  if (pgbench) {
+    plans.push(
+      { name: 'pgbench lookup', anchor: ANCHOR_LOOKUP, run: (s) => pgbench('lookup', s) },
+      { name: 'pgbench insert', anchor: ANCHOR_INSERT, run: (s) => pgbench('insert', s) },
+    );
+  }
+  plans.push(
+    { name: 'raw lookup', anchor: ANCHOR_LOOKUP, run: loop(() => raw.lookup(seeded.main.id, held)) },
+    { name: 'raw insert', anchor: ANCHOR_INSERT, run: loop(() => raw.insert(seeded.baseline)) },
+    { name: 'in-process Found', ...reads, run: loop(tether.found) },
+    { name: 'in-process Created', ...writes, run: loop(tether.created) },
+  );
   for (const surface of surfaces) {
     const label = surface === 'rest' ? 'REST' : 'tRPC';
     plans.push(
-      { name: `${label} Found`, baseline: 'raw lookup', run: (s) => httpLoad(target, surface, 'found', { connections: c, seconds: s }) },
-      { name: `${label} Created`, baseline: 'raw insert', run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }) },
-      { name: `${label} lookup`, baseline: 'raw lookup', run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
+      { name: `${label} Found`, ...reads, run: (s) => httpLoad(target, surface, 'found', { connections: c, seconds: s }) },
+      { name: `${label} Created`, ...writes, run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }) },
+      { name: `${label} lookup`, ...reads, run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
     );
-    if (surface === 'trpc' && trpcAdapterOnly) {
-      const other: HttpTarget = { ...target, url: trpcAdapterOnly.url };
+    if (surface === 'trpc' && more.trpcAdapterOnly) {
+      const other: HttpTarget = { ...target, url: more.trpcAdapterOnly.url };
       plans.push(
-        { name: `${label} Found ${TRPC_ADAPTER}`, baseline: 'raw lookup', run: (s) => httpLoad(other, surface, 'found', { connections: c, seconds: s }) },
-        { name: `${label} lookup ${TRPC_ADAPTER}`, baseline: 'raw lookup', run: (s) => httpLoad(other, surface, 'lookup', { connections: c, seconds: s }) },
+        { name: `${label} Found ${TRPC_ADAPTER}`, ...reads, run: (s) => httpLoad(other, surface, 'found', { connections: c, seconds: s }) },
+        { name: `${label} lookup ${TRPC_ADAPTER}`, ...reads, run: (s) => httpLoad(other, surface, 'lookup', { connections: c, seconds: s }) },
       );
     }
-    if (transactionForm) {
-      const other: HttpTarget = { ...target, url: transactionForm.url };
-      plans.push({
-        name: `${label} ${TRANSACTION_FORM}`,
-        baseline: 'raw insert',
-        run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }),
-      });
+    if (more.transactionForm) {
+      const other: HttpTarget = { ...target, url: more.transactionForm.url };
+      plans.push({ name: `${label} ${TRANSACTION_FORM}`, ...writes, run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }) });
     }
   }
-  return plans.filter((p) => p.name.startsWith('raw') || !opts.series || opts.series.some((x) => p.name.includes(x)));
+  const measuredAgainst = (name: string) => /^(raw|anchor|pgbench) /.test(name);
+  return plans.filter((p) => measuredAgainst(p.name) || !opts.series || opts.series.some((x) => p.name.includes(x)));
 }
 
 function httpGet(agent: Agent, url: string, token: string): Promise<void> {
@@ -151,6 +168,7 @@ async function prepare(databaseUrl: string): Promise<{ services: Services; seede
   const seeded = await seed(services.store.driver);
   await bulkLoad(services.store.driver, seeded.main, opts.smallTasks);
   await bulkLoad(services.store.driver, seeded.small, opts.smallTasks);
+  await createAnchorTables(services.store.driver);
   return { services, seeded };
 }
 
@@ -162,6 +180,7 @@ async function postgresPhase(): Promise<void> {
   const apps: AppProcess[] = [];
   let services: Services | undefined;
   let raw: Baseline | undefined;
+  let anchor: Anchor | undefined;
   try {
     const url = await createDatabase(server.url, `tether_bench_${Date.now()}`);
     const prepared = await prepare(url);
@@ -173,6 +192,7 @@ async function postgresPhase(): Promise<void> {
     for (const a of apps) cleanups.add(a.kill);
     const app = apps[0]!;
     raw = pgBaseline(url);
+    anchor = pgAnchor(url);
 
     report.counts.postgres = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
     if (opts.phases.has('matrix')) {
@@ -183,8 +203,13 @@ async function postgresPhase(): Promise<void> {
       const adapterOnly = await startApp(url, { env: { TETHER_TRPC_NATIVE: '0' } });
       cleanups.add(adapterOnly.kill);
       try {
-        const probe = cpuProbe(() => [...apps.map((a) => a.pid), transactionForm.pid, adapterOnly.pid], Number(new URL(url).port));
-        await matrix('postgres', plansFor(services, seeded, raw, app, ['rest', 'trpc'], transactionForm, adapterOnly), probe);
+        const driver = services.store.driver;
+        const walLsn = async () => Number((await driver.one<{ b: unknown }>("SELECT pg_current_wal_lsn() - '0/0' AS b"))?.b ?? 0);
+        const probe = cpuProbe(() => [...apps.map((a) => a.pid), transactionForm.pid, adapterOnly.pid], Number(new URL(url).port), walLsn);
+        const bin = findPgbench();
+        if (!bin) report.notes.push('pgbench is not installed next to the PostgreSQL server: its series were skipped.');
+        const pgbench = bin ? (kind: 'lookup' | 'insert', s: number) => runPgbench(bin, url, kind, opts.concurrency, opts.cores, s) : undefined;
+        await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc'], { transactionForm, trpcAdapterOnly: adapterOnly, pgbench }), probe);
       } finally {
         await Promise.all([transactionForm.stop(), adapterOnly.stop()]);
         cleanups.delete(transactionForm.kill);
@@ -198,6 +223,7 @@ async function postgresPhase(): Promise<void> {
     // PostgreSQL is stopped even when closing a client fails (a timed-out query can make pool.end() reject).
     try {
       await raw?.close();
+      await anchor?.close();
       await Promise.all(apps.map((a) => a.stop()));
       for (const a of apps) cleanups.delete(a.kill);
       await services?.store.close();
@@ -228,19 +254,22 @@ async function sqlitePhase(): Promise<void> {
   const file = join(dir, 'bench.db');
   let services: Services | undefined;
   let raw: Baseline | undefined;
+  let anchor: Anchor | undefined;
   let app: AppProcess | undefined;
   try {
     const prepared = await prepare(`file:${file}`);
     services = prepared.services;
     const { seeded } = prepared;
-    app = await startApp(`file:${file}`);
+    app = await startApp(`file:${file}`, { profileDir: opts.profile ? resolve(RESULTS, 'profiles') : undefined });
     cleanups.add(app.kill);
     raw = sqliteBaseline(file);
+    anchor = sqliteAnchor(file);
     report.counts.sqlite = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
     const live = app;
-    await matrix('sqlite', plansFor(services, seeded, raw, app, ['rest']), cpuProbe(() => [live.pid], undefined));
+    await matrix('sqlite', plansFor(services, seeded, raw, anchor, app, ['rest']), cpuProbe(() => [live.pid], undefined));
   } finally {
     await raw?.close();
+    await anchor?.close();
     await app?.stop();
     if (app) cleanups.delete(app.kill);
     await services?.store.close();
@@ -253,7 +282,7 @@ ensureBuilt(log);
 await postgresPhase();
 if (opts.phases.has('sqlite')) await sqlitePhase();
 if (opts.mode === 'quick') report.notes.push('quick mode: fewer and shorter runs and a smaller scale comparison; use the full mode for reference figures.');
-if (opts.profile) report.notes.push('the first server ran under --cpu-prof (slower); profiles are in bench/results/profiles — summarize with `tsx bench/profile-summary.ts <file>`.');
+if (opts.profile) report.notes.push('the first PostgreSQL server and the SQLite server ran under --cpu-prof (slower); profiles are in bench/results/profiles — summarize with `tsx bench/profile-summary.ts <file>`.');
 report.notes.push(`wall time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 const files = writeReport(report, RESULTS);
 process.stdout.write(toMarkdown(report));

@@ -37,7 +37,8 @@ test.beforeAll(async () => {
     const timer = setTimeout(() => reject(new Error(`no setup URL printed; output so far:\n${out}`)), 80_000);
     server!.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /(http:\/\/\S+\/setup\?token=\S+)/.exec(out);
+      // The line is a log entry (JSON when stdout is not a terminal): the token is base64url, so it ends at the quote.
+      const m = /(http:\/\/[^\s"]+\/setup\?token=[A-Za-z0-9_-]+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

@@ -40,14 +40,20 @@ export function pgBaseline(url: string): Baseline {
   };
 }
 
-/** better-sqlite3 directly: synchronous, so "concurrency" is one; the loop still yields between calls. */
-export function sqliteBaseline(file: string): Baseline {
+/** better-sqlite3 with Tether's pragmas, and `$n` statements prepared as SQLite's `?` ones. */
+export function openSqlite(file: string): { db: Database.Database; prepare(sql: string): Database.Statement } {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
-  const lookup = db.prepare(LOOKUP.replace(/\$\d+/g, '?'));
-  const insert = db.prepare(INSERT.replace(/\$\d+/g, '?'));
+  return { db, prepare: (sql) => db.prepare(sql.replace(/\$\d+/g, '?')) };
+}
+
+/** better-sqlite3 directly: synchronous, so "concurrency" is one; the loop still yields between calls. */
+export function sqliteBaseline(file: string): Baseline {
+  const { db, prepare } = openSqlite(file);
+  const lookup = prepare(LOOKUP);
+  const insert = prepare(INSERT);
   return {
     async lookup(workspaceId, held) {
       if (!lookup.get(workspaceId, `ext-${1 + randomInt(held)}`)) throw new Error('raw lookup missed');

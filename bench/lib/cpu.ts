@@ -10,13 +10,19 @@ export interface CpuSplit {
   benchUs: number;
   serverUs: number;
   postgresUs: number;
+  /** PostgreSQL WAL bytes written per operation (every writer of the round, the relay included). */
+  walBytes?: number;
 }
 
-function ticks(pid: number): number {
+/** utime + stime of `pid`; with `children`, also the CPU of the children it has waited for (cutime + cstime): a
+ *  PostgreSQL backend that exits during a round (pgbench's, a pool's) lands in the postmaster's, pgbench in the
+ *  bench process's. */
+function ticks(pid: number | 'self', children = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]); // utime + stime (fields 14, 15)
+    // utime, stime, cutime, cstime: fields 14–17
+    return Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
   } catch {
     return 0; // exited
   }
@@ -32,6 +38,7 @@ function parentOf(pid: number): number {
 }
 
 /** The postmaster listening on `port` (its command line says `-p <port>`) and all its children. */
+/** The postmaster listening on `port` first, then its children. */
 export function postgresPids(port: number): number[] {
   const pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
   const master = pids.find((pid) => {
@@ -48,24 +55,41 @@ export function postgresPids(port: number): number[] {
 
 export interface CpuProbe {
   /** Starts a measurement; the returned function ends it and divides by `ops`. */
-  start(): (ops: number) => CpuSplit;
+  start(): Promise<(ops: number) => Promise<CpuSplit>>;
 }
 
-export function cpuProbe(serverPids: () => number[], postgresPort: number | undefined): CpuProbe {
+/** `walLsn`: PostgreSQL's current WAL position in bytes (pg_current_wal_lsn), to report WAL written per operation. */
+export function cpuProbe(serverPids: () => number[], postgresPort: number | undefined, walLsn?: () => Promise<number>): CpuProbe {
+  const pgTicks = () => {
+    const [master, ...backends] = postgresPort ? postgresPids(postgresPort) : [];
+    return new Map<number, number>([...(master ? [[master, ticks(master, true)] as const] : []), ...backends.map((p) => [p, ticks(p)] as const)]);
+  };
   return {
-    start() {
+    async start() {
+      const wal0 = await walLsn?.();
       const bench0 = process.cpuUsage();
+      const children0 = ticks('self', true) - ticks('self');
       const servers = serverPids();
       const server0 = servers.reduce((a, p) => a + ticks(p), 0);
-      // Backends come and go with pool connections: sum whoever exists at either end.
-      const pg0 = new Map((postgresPort ? postgresPids(postgresPort) : []).map((p) => [p, ticks(p)]));
-      return (ops) => {
+      // Backends come and go with pool connections: those alive at either end, plus what the postmaster reaped.
+      const pg0 = pgTicks();
+      return async (ops) => {
         const bench = process.cpuUsage(bench0);
+        const children = ticks('self', true) - ticks('self') - children0;
         const server = servers.reduce((a, p) => a + ticks(p), 0) - server0;
+        const pg1 = pgTicks();
         let pg = 0;
-        for (const p of postgresPort ? postgresPids(postgresPort) : []) pg += ticks(p) - (pg0.get(p) ?? 0);
-        const per = (us: number) => (ops > 0 ? us / ops : 0);
-        return { benchUs: per(bench.user + bench.system), serverUs: per(server * TICK_US), postgresUs: per(pg * TICK_US) };
+        for (const [p, t] of pg1) pg += t - (pg0.get(p) ?? 0);
+        for (const [p, t] of pg0) if (!pg1.has(p)) pg -= t; // reaped meanwhile: its whole life is in the postmaster's
+
+        const wal = wal0 === undefined ? undefined : (await walLsn!()) - wal0;
+        const per = (n: number) => (ops > 0 ? n / ops : 0);
+        return {
+          benchUs: per(bench.user + bench.system + children * TICK_US),
+          serverUs: per(server * TICK_US),
+          postgresUs: per(pg * TICK_US),
+          walBytes: wal === undefined ? undefined : per(wal),
+        };
       };
     },
   };

@@ -1,10 +1,28 @@
 // What every `tether` command gets: the services over the database (built on first use, here and nowhere else,
 // closed by main), output that honours `--json`, and stdin. Commands stay a few lines each.
 import type { Command } from 'commander';
+import { userInfo } from 'node:os';
+import type { Actor } from '../server/auth/actor';
 import { schemaVersion } from '../server/db/migrate';
 import type { Store } from '../server/db/store';
+import { loadConfig } from '../server/config';
 import { createServices } from '../server/create-services';
+import { createLogger } from '../server/observability/logger';
 import type { Services } from '../server/services';
+
+/**
+ * Who the CLI acts as in audit records (release history, legacy resolutions, attestation requests): the system,
+ * named after the operating-system user who ran it (`cli:root`). Whoever can run the CLI can reach the database.
+ */
+export function cliActor(): Actor {
+  let name = 'unknown';
+  try {
+    name = userInfo().username || name;
+  } catch {
+    // no passwd entry (some containers): the audit still says it came through the CLI
+  }
+  return { kind: 'system', id: `cli:${name}`, label: `cli (${name})`, global: true, roles: new Map(), grants: new Set(), scopes: new Set() };
+}
 
 /** An error meant for the operator: printed as one line, exit code 1. */
 export class CliError extends Error {}
@@ -19,13 +37,19 @@ export interface CliContext {
   print(data: unknown, human: string): void;
   /** Everything on stdin (for --password-stdin). */
   readStdin(): Promise<string>;
+  /** The exit code once the command has run without an error (a command may report a state, e.g. not ready, as 1). */
+  exitCode: number;
   close(): Promise<void>;
 }
 
 export function createCliContext(program: Command): CliContext {
   let built: Services | undefined;
   const services = async (opts: { raw?: boolean } = {}) => {
-    built ??= createServices();
+    // The CLI's stdout is its answer (`--json` included): anything the services log goes to stderr.
+    if (!built) {
+      const config = loadConfig();
+      built = createServices({ config, log: createLogger(config.log, process.stderr) });
+    }
     // Reach the database first, so "unreachable" is not reported as "not migrated" (schemaVersion swallows errors).
     await built.store.ping();
     if (!opts.raw && (await schemaVersion(built.store.driver)) === 0) throw new CliError('the database has no schema yet; run `tether migrate` first');
@@ -33,6 +57,7 @@ export function createCliContext(program: Command): CliContext {
   };
   return {
     services,
+    exitCode: 0,
     store: async (opts) => (await services(opts)).store,
     print(data, human) {
       process.stdout.write(program.opts().json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);

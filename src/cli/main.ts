@@ -15,12 +15,13 @@ import { register as workspace } from './commands/workspace';
 import { register as repo } from './commands/repo';
 import { register as agentProfile } from './commands/agent-profile';
 import { register as worker } from './commands/worker';
+import { register as identity } from './commands/identity';
 
-const NOUNS: Array<(program: Command, ctx: CliContext) => void> = [migrate, workspace, step, user, token, repo, agentProfile, worker];
+const NOUNS: Array<(program: Command, ctx: CliContext) => void> = [migrate, workspace, step, user, token, repo, agentProfile, identity, worker];
 
 export function buildProgram(): { program: Command; ctx: CliContext } {
   const program = new Command('tether')
-    .description('Tether admin: migrations, workspaces, steps, users and API tokens. DATABASE_URL picks the database.')
+    .description('Tether admin: migrations, workspaces, steps, users, API tokens and identity readiness. DATABASE_URL picks the database.')
     .option('--json', 'print results as JSON')
     // Set before the nouns are added, so every subcommand inherits them.
     .exitOverride()
@@ -42,7 +43,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   const { program, ctx } = buildProgram();
   try {
     await program.parseAsync([...argv]);
-    return 0;
+    return ctx.exitCode;
   } catch (err) {
     // Commander has already printed its own message (or the help) when it throws.
     if (err instanceof CommanderError) return err.exitCode;

@@ -24,6 +24,7 @@ type Outcome =
   | { kind: 'released'; replayed: boolean }
   | { kind: 'nothing_holds_it' }
   | { kind: 'creation_completing' }
+  | { kind: 'creation_aborting' }
   | { kind: 'key_conflict' }
   | { kind: 'network' }
   | { kind: 'error'; message: string };
@@ -39,6 +40,9 @@ export function newIdempotencyKey(): string {
 }
 
 function whatReleaseDoes(h: ReleaseHolder, externalId: string): string[] {
+  if (h.operation_state === 'aborting') {
+    return [`The create that holds it failed and is being undone right now, so the server will refuse: nothing changes. Once it is undone, nothing holds “${externalId}” any more.`];
+  }
   if (h.creation_state === 'completing') {
     return [
       `The create that holds it is completing right now, so the server will refuse: nothing changes. Try again in a moment.`,
@@ -82,6 +86,13 @@ function OutcomeMessage({ outcome, holder, externalId }: { outcome: Outcome; hol
           moment; the same key is reused.
         </p>
       );
+    case 'creation_aborting':
+      return (
+        <p>
+          <strong>Creation being undone — try again.</strong> The create that holds it failed and is being undone right now, so nothing
+          changed. Retry in a moment (the same key is reused): once it is undone, nothing holds “{externalId}” any more.
+        </p>
+      );
     case 'key_conflict':
       return (
         <p>
@@ -109,6 +120,7 @@ function OutcomeMessage({ outcome, holder, externalId }: { outcome: Outcome; hol
 function toOutcome(err: unknown): Outcome {
   const code = domainCodeOf(err);
   if (code === 'creation_completing') return { kind: 'creation_completing' };
+  if (code === 'creation_aborting') return { kind: 'creation_aborting' };
   if (code === 'idempotency_key_conflict') return { kind: 'key_conflict' };
   if (code === 'task_not_found') return { kind: 'nothing_holds_it' };
   if (isNetworkError(err)) return { kind: 'network' };

@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { LOG_LEVELS, type LogSettings } from './observability/logger';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -80,6 +81,27 @@ const ZEnv = z.object({
   TETHER_MAX_CONNECTIONS_PER_CLIENT: int(0),
   TETHER_ATTEST_INTERVAL_MS: int(100),
   TETHER_TRPC_NATIVE: flag,
+  TETHER_CLEANUP_BACKOFF_MS: int(1),
+  TETHER_LOG_LEVEL: z.preprocess(unset, z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
+  TETHER_AGENT_COMMAND: z.preprocess(
+    unset,
+    z
+      .string()
+      .transform((v, ctx) => {
+        try {
+          const argv: unknown = JSON.parse(v);
+          if (Array.isArray(argv) && argv.length > 0 && argv.every((a) => typeof a === 'string' && a.length > 0 && !a.includes('\0'))) return argv as string[];
+        } catch {
+          // reported below
+        }
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of strings (the program, then its arguments), e.g. ["/usr/local/bin/run-agent","--quiet"]' });
+        return z.NEVER;
+      })
+      .optional(),
+  ),
+  TETHER_AGENT_TIMEOUT_MS: int(1),
+  TETHER_LOG_FORMAT: z.preprocess(unset, z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional()),
+  TETHER_CLEANUP_MAX_BACKOFF_MS: int(1),
 });
 
 /** The command-line flag that, with TETHER_FAILPOINTS=1, turns the test hooks on (main.ts passes argv). */
@@ -122,7 +144,8 @@ export interface Config {
     poolSize: number;
     connectTimeoutMs: number;
     queryTimeoutMs: number;
-    /** The creating request's Begin and Complete phases as one statement each (db/dialect/postgres/creation.ts). */
+    /** A zero-step create's one transaction, and the creating request's Begin and Complete phases, as one statement
+     *  each (db/dialect/postgres/creation.ts). */
     oneStatementCreate: boolean;
   };
   auth: {
@@ -137,6 +160,11 @@ export interface Config {
   relay: { enabled: boolean; pollMs: number };
   webhooks: { leaseMs: number; timeoutMs: number; backoffMs: number; maxBackoffMs: number };
   /**
+   * SPEC §4.4: a compensation handed to cleanup is retried by the runtime after `backoffMs`, doubling each time up
+   * to `maxBackoffMs`, until it succeeds (runtime/cleanup.ts).
+   */
+  cleanup: { backoffMs: number; maxBackoffMs: number };
+  /**
    * Failpoints are test hooks (issue 3 item 7) that can pause, fail or kill a create. Issue 18: on only with
    * TETHER_FAILPOINTS=1 *and* the `--test-hooks` flag on the server's command line, which no start script
    * passes (`npm start`, `npm run serve`, `npm run dev`), and never with NODE_ENV=production.
@@ -144,6 +172,15 @@ export interface Config {
   failpointsEnabled: boolean;
   /** SPEC §12: how often readiness re-attests the catalog without a restart (readiness.ts). */
   attestIntervalMs: number;
+  /**
+   * The built-in agent runner (runtime/agent-runners.ts): the command it runs per launch — argv, never a shell line —
+   * or null when none is configured (launches through it then fail, recorded on the intent), and how long a run may
+   * take before it is stopped.
+   */
+  agents: { command: string[] | null; timeoutMs: number };
+  /** The structured log (observability/logger.ts): level, and JSON or readable lines (`auto`: readable on a terminal).
+   *  Under the test runner (NODE_ENV=test) the default level is `silent`: tests stay quiet. */
+  log: LogSettings;
 }
 
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
@@ -206,9 +243,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMs: e.TETHER_WEBHOOK_BACKOFF_MS ?? 1_000,
       maxBackoffMs: e.TETHER_WEBHOOK_MAX_BACKOFF_MS ?? 3_600_000,
     },
+    cleanup: { backoffMs: e.TETHER_CLEANUP_BACKOFF_MS ?? 10_000, maxBackoffMs: e.TETHER_CLEANUP_MAX_BACKOFF_MS ?? 3_600_000 },
     failpointsEnabled: (e.TETHER_FAILPOINTS ?? false) && argv.includes(TEST_HOOKS_FLAG) && !production,
     attestIntervalMs: e.TETHER_ATTEST_INTERVAL_MS ?? 30_000,
+    agents: { command: e.TETHER_AGENT_COMMAND ?? null, timeoutMs: e.TETHER_AGENT_TIMEOUT_MS ?? 30 * 60_000 },
+    log: { level: e.TETHER_LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'silent' : 'info'), format: e.TETHER_LOG_FORMAT ?? 'auto' },
   };
+}
+
+/** What an agent command inherits from this process's environment: enough to find programs and read text, never
+ *  the server's own settings (DATABASE_URL holds a password). */
+const AGENT_ENV = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
+
+/** The environment the built-in agent runner's command runs with: AGENT_ENV from this process, plus `extra`. */
+export function agentCommandEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: Record<string, string> = {};
+  for (const name of AGENT_ENV) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  // Next's types make NODE_ENV a required key of ProcessEnv; the command gets none of ours, on purpose.
+  return { ...env, ...extra } as NodeJS.ProcessEnv;
 }
 
 /** The environment a child process (git) runs with: this process's, plus `extra`. */

@@ -9,6 +9,10 @@ import { Store } from './db/store';
 import { EventHub } from './domain/events/hub';
 import { TokenCache } from './domain/tokens/token-cache';
 import { Failpoints } from './failpoints';
+import { createLogger } from './observability/logger';
+import { Metrics, type MetricSources } from './observability/metrics';
+import { CLEANUP_FAILING_AFTER } from './domain/creation/cleanup';
+import { RequestScope } from './observability/request-scope';
 import { Readiness } from './readiness';
 import { AgentRunners } from './runtime/agent-runners';
 import { launchDispatcher } from './runtime/dispatcher';
@@ -37,8 +41,30 @@ export function createServices(options: ServiceOptions = {}): Services {
     tokenCache: options.tokenCache ?? new TokenCache(config.auth.tokenCacheMs),
     rateLimiter: options.rateLimiter ?? new RateLimiter(config.auth.rateLimitPerSec, config.auth.rateLimitBurst),
     hub: options.hub ?? new EventHub(),
-    agentRunners: options.agentRunners ?? new AgentRunners(),
+    agentRunners: options.agentRunners ?? new AgentRunners(config.agents),
     dispatcher: options.dispatcher ?? launchDispatcher(() => services),
+    log: options.log ?? createLogger(config.log),
+    metrics: options.metrics ?? new Metrics(metricSources(() => services)),
+    requests: options.requests ?? new RequestScope(),
   };
   return services;
+}
+
+/** The metrics' scrape-time readings, from these services (read only when Prometheus scrapes). */
+function metricSources(services: () => Services): MetricSources {
+  return {
+    identityReady: () => services().readiness.current.ready,
+    unsettledIdentities: () => services().store.stats.unsettledIdentities(),
+    relaySafe: () => {
+      const { hub } = services();
+      return hub.stopped ? undefined : hub.safe;
+    },
+    outboxHead: () => services().store.stats.outboxHead(),
+    firstEventAfter: (seq) => services().store.stats.firstEventAfter(seq),
+    cleanup: async () => {
+      const { store } = services();
+      return { pending: (await store.cleanup.summary(CLEANUP_FAILING_AFTER, 1)).pending, failing: await store.cleanup.countFailing(CLEANUP_FAILING_AFTER) };
+    },
+    pool: () => services().store.driver.poolStats(),
+  };
 }

@@ -23,7 +23,7 @@ export interface StartOptions {
   port?: number;
   host?: string;
   services?: Services;
-  /** Where status lines go (default console.log); tests pass a no-op. */
+  /** Where status lines go (default: the structured log, `services.log`); tests pass a no-op. */
   log?: (line: string) => void;
 }
 
@@ -59,8 +59,8 @@ async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): 
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
-  const log = opts.log ?? ((line: string) => console.log(line));
   const services = opts.services ?? createServices();
+  const log = opts.log ?? ((line: string) => services.log.info(line));
   const { config, store } = services;
   let pages: Awaited<ReturnType<typeof startNext>> | undefined;
   try {
@@ -96,8 +96,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Issue 8: first run (no users) prints a one-time link that creates the first admin (src/server/domain/users/setup.ts).
   const setupToken = opts.pages === false ? null : await issueSetupToken(services.store);
   if (setupToken) log(`No users yet. Create the first admin (one-time link): ${url}/setup?token=${setupToken}`);
-  // SPEC §12: re-attest without a restart — periodically, and at once when the database reports a missing table.
-  const stopAttest = services.readiness.watch(store.driver, { intervalMs: config.attestIntervalMs, log });
+  // SPEC §12: re-attest without a restart — periodically, at once when the database reports a missing table, and on
+  // demand (`tether attest`, the console, a legacy resolution — in any process: requests are read from the database).
+  const stopAttest = services.readiness.watch(store.driver, {
+    intervalMs: config.attestIntervalMs,
+    log,
+    latestRequest: () => store.attestationRequests.latestId(),
+  });
 
   // SPEC §9: the outbox relay (live streams + webhooks). TETHER_RELAY=0 turns it off for this process.
   const stopRelay = config.relay.enabled ? startRelay(services) : undefined;
@@ -109,6 +114,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     (closing ??= (async () => {
       await stopRelay?.(); // ends live streams first, so server.close() is not held open by them
       await stopRecovery?.();
+      await services.agentRunners.close(); // agent commands still running are stopped, and how they ended recorded
       await stopAttest();
       const stopped = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
@@ -126,12 +132,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 async function main(argv: string[]): Promise<void> {
   // The command line is read here only: `--test-hooks` is half of the failpoint opt-in (config.ts).
   const running = await startServer({ dev: argv.includes('--dev'), services: createServices({ config: loadConfig(undefined, argv) }) });
+  const { log } = running.services;
   const stop = (signal: string) => {
-    console.log(`Tether: ${signal} received, shutting down`);
+    log.info(`Tether: ${signal} received, shutting down`);
     running.close().then(
       () => process.exit(0),
       (err: unknown) => {
-        console.error('Tether: shutdown failed:', err);
+        log.error({ err }, 'Tether: shutdown failed');
         process.exit(1);
       },
     );

@@ -1,8 +1,9 @@
 // SPEC §12 readiness: the one gate every external-identity read and write calls (until attestation passes they
 // answer 503 with the reason; creates without an identity keep working), and the one mechanism that keeps it true
 // without a restart. Attestation runs at start, every `TETHER_ATTEST_INTERVAL_MS`, at once when the database says
-// a database or table is gone (the driver's `onSchemaMissing`, db/schema-alarm.ts), and on demand
-// (`refresh`, for the CLI and console). Issue 18: health said ready for a database that had been dropped and
+// a database or table is gone (the driver's `onSchemaMissing`, db/schema-alarm.ts), and on demand: `tether attest`,
+// the console's button and a legacy resolution record a request (db/repositories/attestation-requests.ts) that every
+// process's `watch` sees within about a second (issue 17), and the process that took the request refreshes at once. Issue 18: health said ready for a database that had been dropped and
 // re-created empty, because the start-up answer was never re-checked.
 //
 // The server does not re-run migrations when the schema disappears: a database re-created by an operator may be
@@ -15,12 +16,26 @@ import { DomainError } from './domain/errors/domain-error';
 
 /** A burst of failing requests asks for one attestation, not one each. */
 const ALARM_MIN_GAP_MS = 1_000;
+/** How often `watch` looks for a newer on-demand request (`tether attest`, the console, a legacy resolution). */
+const REQUEST_POLL_MS = 1_000;
+
+export interface WatchOptions {
+  intervalMs: number;
+  log?: (line: string) => void;
+  /**
+   * The newest on-demand attestation request (its id), read from the database so a request made by any process —
+   * the CLI included — reaches this one within about a second. Errors are ignored (the database may be away).
+   */
+  latestRequest?: () => Promise<string | undefined>;
+  requestPollMs?: number;
+}
 
 export class Readiness {
   private result: AttestationResult = {
     ready: false,
     reasons: ['attestation has not run yet'],
     legacy: [],
+    legacyTotal: 0,
     checkedAt: new Date(0).toISOString(),
   };
   version = 0;
@@ -46,8 +61,8 @@ export class Readiness {
     return result;
   }
 
-  /** Re-attests every `intervalMs` and on a schema alarm until the returned stop is called. */
-  watch(db: Db, opts: { intervalMs: number; log?: (line: string) => void }): () => Promise<void> {
+  /** Re-attests every `intervalMs`, on a schema alarm and on a new on-demand request, until the returned stop is called. */
+  watch(db: Db, opts: WatchOptions): () => Promise<void> {
     let stopped = false;
     let lastStart = 0;
     let again = false;
@@ -88,13 +103,36 @@ export class Readiness {
         }, wait).unref();
     };
     const unlisten = db.onSchemaMissing(onAlarm);
+    const stopPolling = opts.latestRequest ? this.pollRequests(opts.latestRequest, opts.requestPollMs ?? REQUEST_POLL_MS, onAlarm) : () => {};
     return async () => {
       stopped = true;
       clearInterval(timer);
       clearTimeout(deferred);
       unlisten();
+      stopPolling();
       await this.running?.catch(() => {});
     };
+  }
+
+  /** Calls `onRequest` whenever the newest request differs from the one seen before (the first read only sets it). */
+  private pollRequests(latest: () => Promise<string | undefined>, everyMs: number, onRequest: () => void): () => void {
+    let seen: string | undefined | null = null; // null: not read yet
+    let busy = false;
+    const poll = () => {
+      if (busy) return;
+      busy = true;
+      latest()
+        .then((id) => {
+          if (seen !== null && id !== seen) onRequest();
+          seen = id;
+        })
+        .catch(() => {}) // the database may be away or its tables missing: the alarm and the interval cover that
+        .finally(() => (busy = false));
+    };
+    poll();
+    const timer = setInterval(poll, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Throws the 503 unless the identity schema attested. */

@@ -10,6 +10,9 @@ import type { CreationDispatcher } from './domain/creation/operation';
 import type { EventHub } from './domain/events/hub';
 import type { TokenCache } from './domain/tokens/token-cache';
 import type { Failpoints } from './failpoints';
+import type { Logger } from './observability/logger';
+import type { Metrics } from './observability/metrics';
+import type { RequestScope } from './observability/request-scope';
 import type { Readiness } from './readiness';
 import type { AgentRunners } from './runtime/agent-runners';
 
@@ -32,6 +35,12 @@ export interface Services {
   agentRunners: AgentRunners;
   /** SPEC §4.1 step 10: what starts after a successful Complete (runtime/dispatcher.ts). */
   dispatcher: CreationDispatcher;
+  /** The structured log (observability/logger.ts): one line per request, and what the runtime has to say. */
+  log: Logger;
+  /** Prometheus counters, histograms and scrape-time gauges, in this Services' own registry (observability/metrics.ts). */
+  metrics: Metrics;
+  /** The request being answered: id, route, actor, error code (observability/request-scope.ts). */
+  requests: RequestScope;
 }
 
 export interface ServiceOptions extends Partial<Omit<Services, 'store' | 'db'>> {

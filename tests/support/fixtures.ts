@@ -7,9 +7,18 @@ import { createServices } from '../../src/server/create-services';
 import type { Services } from '../../src/server/services';
 import { loadConfig } from '../../src/server/config';
 import { Failpoints } from '../../src/server/failpoints';
+import { AgentRunners } from '../../src/server/runtime/agent-runners';
 
 export function uniq(prefix = 'x'): string {
   return `${prefix}${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * `body` with one planned step (a remote contribution, SPEC §5): only such a create has a moment between Begin and
+ * Complete to pause or crash at — a zero-step plan commits both as one transaction (SPEC §4.3) and is never unsettled.
+ */
+export function withPlannedStep<T extends Record<string, unknown>>(body: T): T & { remote_contributions: string[] } {
+  return { ...body, remote_contributions: [`https://git.example/acme/app/pull/${uniq('')}`] };
 }
 
 export interface TestWorkspace {
@@ -63,12 +72,18 @@ export function userActor(roles: Record<string, Role>, global = false): Actor {
   return { kind: 'user', id: `usr_${uniq()}`, label: 'test user', global, roles: new Map(Object.entries(roles)), grants: new Set(), scopes: new Set() };
 }
 
+/** The built-in runner's command in tests that launch agents without saying what: a program that ends at once. */
+export const NOOP_AGENT = [process.execPath, '-e', ''];
+
 /** Services over a test database, attested and with failpoints enabled. */
 export async function testServices(db: Db, overrides: Partial<Services> = {}): Promise<Services> {
+  const config = overrides.config ?? { ...loadConfig(), failpointsEnabled: true };
   const services = createServices({
-    config: { ...loadConfig(), failpointsEnabled: true },
+    config,
     db,
     failpoints: new Failpoints(true),
+    // The built-in runner runs a real command per launch (README "Agents"): a no-op one unless the test chose one.
+    agentRunners: new AgentRunners({ ...config.agents, command: config.agents.command ?? NOOP_AGENT }),
     ...overrides,
   });
   await services.readiness.refresh(db);

@@ -17,7 +17,8 @@ export interface PgServer {
   resume?(): void;
 }
 
-function pgBin(): string {
+/** The Debian package's server binaries (newest version installed); the bench finds `pgbench` there too. */
+export function pgBin(): string {
   const base = '/usr/lib/postgresql';
   const versions = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a)) : [];
   for (const v of versions) if (existsSync(join(base, v, 'bin', 'postgres'))) return join(base, v, 'bin');

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJsonBody, refuseMalformedQuery, sendError, sendJson } from '../../src/server/http/body';
+import { RequestScope } from '../../src/server/observability/request-scope';
 
 let server: Server;
 let url: string;
@@ -14,7 +15,7 @@ beforeAll(async () => {
       if (req.url === '/throw') throw nextError;
       sendJson(res, 200, { got: await readJsonBody(req, 64) });
     };
-    work().catch((err: unknown) => sendError(res, err));
+    work().catch((err: unknown) => sendError(res, err, { requests: new RequestScope() }));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -22,7 +22,7 @@ export function register(program: Command, ctx: CliContext): void {
 
   profile
     .command('create')
-    .description('create an agent profile (runner: builtin, or webhook with --webhook-url)')
+    .description("create an agent profile (runner: builtin — the server's TETHER_AGENT_COMMAND — or webhook with --webhook-url)")
     .requiredOption('--workspace <id>', 'workspace id')
     .requiredOption('--name <name>', 'profile name')
     .option('--runner <runner>', 'agent runner', 'builtin')

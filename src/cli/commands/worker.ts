@@ -22,5 +22,6 @@ export function register(program: Command, ctx: CliContext): void {
         process.once('SIGTERM', shutdown);
       });
       await stop();
+      await services.agentRunners.close();
     });
 }

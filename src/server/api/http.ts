@@ -62,7 +62,7 @@ export function createTrpcHandler(services: Services): ApiHandler {
         adapter(req, res);
       });
     } catch (err) {
-      sendError(res, err);
+      sendError(res, err, services);
     }
   };
 }

@@ -2,6 +2,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import { DomainError, ERRORS, isDomainError, toDomainError, type ErrorCode } from '../domain/errors/domain-error';
+import type { Services } from '../services';
 import { validationError } from '../domain/tasks/create-input';
 import type { Context } from './context';
 
@@ -12,7 +13,7 @@ const t = initTRPC.context<Context>().create({
   // reconnect (resuming from its lastEventId) after 30 s of silence, so a connection a proxy dropped silently heals.
   sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 30_000 } },
   // Every error leaves with the table's words (STYLE habit 4) and nothing internal: no stack, no cause.
-  errorFormatter({ shape, error }) {
+  errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
     let message = error.message;
     // SPEC §10: the domain code, typed as the union of known codes (clients branch on it: `tether/client`).
@@ -38,6 +39,9 @@ const t = initTRPC.context<Context>().create({
       message = d.message;
       domainCode = d.code;
     }
+    // The request's log line and error counter get the code (issue 17); a bare 5xx from tRPC itself counts as internal.
+    const noted = domainCode ?? (shape.data.httpStatus >= 500 ? 'internal' : undefined);
+    if (noted) ctx?.services.requests.noteError(noted as ErrorCode, error.cause ?? error);
     return {
       message,
       code: shape.code,
@@ -47,7 +51,7 @@ const t = initTRPC.context<Context>().create({
 });
 
 /** Domain errors become TRPCErrors with the mapped code; unknown errors are logged and become a generic 500. */
-function mapFailure<R extends { ok: boolean }>(result: R): R {
+function mapFailure<R extends { ok: boolean }>(result: R, services: Services): R {
   if (!result.ok) {
     const error = (result as unknown as { error: TRPCError }).error;
     const cause = error.cause;
@@ -56,15 +60,16 @@ function mapFailure<R extends { ok: boolean }>(result: R): R {
     }
     if (error.code === 'INTERNAL_SERVER_ERROR') {
       const domain = toDomainError(cause ?? error);
-      if (domain.code === 'internal') console.error('[tether] unhandled tRPC error:', cause ?? error);
+      // Logged with the request's line (http/observe.ts), with the original error rather than the generic one.
+      if (domain.code === 'internal') services.requests.noteError('internal', cause ?? error);
       throw new TRPCError({ code: ERRORS[domain.code].trpc, message: domain.message, cause: domain });
     }
   }
   return result;
 }
 
-const mapErrors = t.middleware(async function mapErrors({ next }) {
-  return mapFailure(await next());
+const mapErrors = t.middleware(async function mapErrors({ ctx, next }) {
+  return mapFailure(await next(), ctx.services);
 });
 
 /**
@@ -77,7 +82,7 @@ const requireActor = t.middleware(async function requireActor({ ctx, next }) {
     const cause = new DomainError('unauthenticated'); // its domain code reaches `data.domainCode`, as REST's 401 says
     throw new TRPCError({ code: 'UNAUTHORIZED', message: cause.message, cause });
   }
-  return mapFailure(await next({ ctx: { ...ctx, actor: ctx.actor } }));
+  return mapFailure(await next({ ctx: { ...ctx, actor: ctx.actor } }), ctx.services);
 });
 
 export const router = t.router;

@@ -1,12 +1,15 @@
 /** A FIFO async mutex: `run` executes its function only after every earlier holder has let go. */
 export class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
+  /** Holders and waiters right now (metrics: one holds it, the rest wait). */
+  queued = 0;
 
   run<T>(fn: () => T | Promise<T>): Promise<T> {
+    this.queued++;
     const result = this.tail.then(fn, fn);
     this.tail = result.then(
-      () => undefined,
-      () => undefined,
+      () => void this.queued--,
+      () => void this.queued--,
     );
     return result;
   }
@@ -17,9 +20,10 @@ export class Mutex {
    */
   async lock(): Promise<() => void> {
     let unlock!: () => void;
+    this.queued++;
     const held = new Promise<void>((r) => (unlock = r));
     const acquired = this.tail.then(() => undefined);
-    this.tail = acquired.then(() => held);
+    this.tail = acquired.then(() => held).then(() => void this.queued--);
     await acquired;
     return unlock;
   }

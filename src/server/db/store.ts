@@ -12,6 +12,8 @@ import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
 import { createPrisma, type Prisma } from './prisma';
 import { AgentProfileRepository } from './repositories/agent-profiles';
+import { AttestationRequestRepository } from './repositories/attestation-requests';
+import { CleanupRepository } from './repositories/cleanup';
 import { AttachmentRepository } from './repositories/attachments';
 import { ContributionRepository } from './repositories/contributions';
 import { ConsoleRepository } from './repositories/console';
@@ -19,9 +21,11 @@ import { CreationStore } from './repositories/creation-store';
 import { EventRepository } from './repositories/events';
 import { GitRepositoryRepository } from './repositories/git-repositories';
 import { LaunchRepository } from './repositories/launches';
+import { LegacyRepository } from './repositories/legacy';
 import { ReleaseRepository } from './repositories/releases';
 import { SessionRepository } from './repositories/sessions';
 import { SetupTokenRepository } from './repositories/setup-tokens';
+import { StatsRepository } from './repositories/stats';
 import { TaskRepository } from './repositories/tasks';
 import { TokenRepository } from './repositories/tokens';
 import { UserRepository } from './repositories/users';
@@ -57,6 +61,11 @@ export class Store implements Repositories {
   readonly tokens: TokenRepository;
   readonly setupTokens: SetupTokenRepository;
   readonly console: ConsoleRepository;
+  readonly legacy: LegacyRepository;
+  readonly cleanup: CleanupRepository;
+  readonly attestationRequests: AttestationRequestRepository;
+  /** What the metrics endpoint reads at scrape time. */
+  readonly stats: StatsRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
@@ -90,6 +99,10 @@ export class Store implements Repositories {
     this.tokens = new TokenRepository(driver, prisma);
     this.setupTokens = new SetupTokenRepository(prisma);
     this.console = new ConsoleRepository(prisma);
+    this.legacy = base.legacy;
+    this.cleanup = base.cleanup;
+    this.attestationRequests = new AttestationRequestRepository(driver);
+    this.stats = new StatsRepository(driver);
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */

@@ -20,9 +20,21 @@ export interface Sql {
   run(text: string, params?: readonly unknown[]): Promise<number>;
 }
 
+/** How busy the connections are (metrics: pool saturation). SQLite has one connection and a queue in front of it. */
+export interface PoolStats {
+  max: number;
+  /** Connections open. */
+  total: number;
+  /** Open and not in use. */
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+}
+
 export interface Db extends Sql {
   readonly url: string;
   readonly stats: DbStats;
+  poolStats(): PoolStats;
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** Runs a multi-statement script outside any parameter binding (migrations, tests). */

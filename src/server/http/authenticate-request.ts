@@ -13,6 +13,7 @@ export async function authenticateRequest(
 ): Promise<Authenticated | null> {
   const auth = await authenticate(services, headers, { method });
   if (!auth) return null;
+  services.requests.noteActor(auth.actor.id); // the request's log line says who acted (issue 17)
   if (!auth.csrfOk) throw new DomainError('csrf_failed');
   const decision = services.rateLimiter.take(auth.actor.id);
   if (!decision.ok) throw new DomainError('rate_limited', undefined, { 'retry-after': String(decision.retryAfterSeconds) });

@@ -4,6 +4,7 @@
 // the same error bodies (STYLE habit 4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, toDomainError } from '../domain/errors/domain-error';
+import type { Services } from '../services';
 
 // Fatal decoding: a body that is not valid UTF-8 is refused rather than "repaired" with U+FFFD, which
 // would silently change an external_id (SPEC §2.1: kept byte-for-byte).
@@ -97,15 +98,17 @@ export function refuseMalformedQuery(url: string | undefined): void {
 
 /**
  * Maps any error to the response every surface agrees on: a DomainError through its table, an unreachable
- * database to 503, anything else to a logged 500 whose body says nothing internal (STYLE habit 4).
+ * database to 503, anything else to a 500 whose body says nothing internal (STYLE habit 4) — the request's log line
+ * carries the error itself (http/observe.ts).
  */
-export function sendError(res: ServerResponse, err: unknown): void {
+export function sendError(res: ServerResponse, err: unknown, services: Pick<Services, 'requests'>): void {
   if (err instanceof ClientClosedError) {
     res.destroy(); // nobody to answer, nothing to log
     return;
   }
   const domain = toDomainError(err);
-  if (domain.code === 'internal') console.error('[tether] unhandled error:', err);
+  // The request's log line carries the code (and, for a 500, the error itself: http/observe.ts).
+  services.requests.noteError(domain.code, err);
   if (res.headersSent) {
     // Too late for a status: cut the response so the client sees a failure, not a truncated success.
     res.destroy();

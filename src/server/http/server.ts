@@ -10,6 +10,10 @@ import { handleRest } from '../rest/router';
 import type { Services } from '../services';
 import { sendError, sendJson } from './body';
 import { handleHealth } from './health';
+import { handleMetrics } from './metrics';
+import { observeRequest } from './observe';
+import { routeLabel } from './route-label';
+import type { RequestEntry } from '../observability/request-scope';
 import { handleFailpoints } from './test-hooks';
 import type { ApiHandler } from './types';
 
@@ -25,6 +29,7 @@ interface Route {
 export function apiRoutes(services: Services): Route[] {
   const routes: Route[] = [
     { prefix: '/api/health', handler: handleHealth },
+    { prefix: '/api/metrics', handler: handleMetrics }, // issue 17: Prometheus, admins only
     { prefix: '/api/trpc', handler: createTrpcHandler(services) },
     { prefix: '/api/v1', handler: handleRest },
     { prefix: '/api/mcp', handler: handleMcp }, // SPEC §10: MCP (Streamable HTTP) mounts here.
@@ -141,25 +146,32 @@ export function createHttpServer(services: Services, opts: { next?: PageHandler 
   const pages = opts.next;
   const limits = services.config.http;
 
+  const handle = (req: IncomingMessage, res: ServerResponse, entry: RequestEntry) => {
+    if (answerNonPathTarget(req, res)) return;
+    holdEndUntilBodyArrives(req, res);
+    const path = pathOf(req.url);
+    const route = routes.find((r) => under(path, r.prefix));
+    Object.assign(entry, routeLabel(path, route?.prefix));
+    let work: Promise<void>;
+    try {
+      if (route) work = route.handler(req, res, services);
+      // /api/* belongs to this server: an unknown API path is a JSON 404, not a Next HTML page.
+      else if (under(path, '/api') || !pages) work = Promise.resolve(sendJson(res, 404, { error: 'not found' }));
+      else work = pages(req, res);
+    } catch (err) {
+      work = Promise.reject(err); // a handler that throws before returning its promise
+    }
+    work.catch((err: unknown) => sendError(res, err, services));
+  };
+
   const server = createServer(
     { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: CHECK_INTERVAL_MS },
     (req, res) => {
       // Every response, API or page: browsers must not guess content types.
       res.setHeader('x-content-type-options', 'nosniff');
-      if (answerNonPathTarget(req, res)) return;
-      holdEndUntilBodyArrives(req, res);
-      const path = pathOf(req.url);
-      const route = routes.find((r) => under(path, r.prefix));
-      let work: Promise<void>;
-      try {
-        if (route) work = route.handler(req, res, services);
-        // /api/* belongs to this server: an unknown API path is a JSON 404, not a Next HTML page.
-        else if (under(path, '/api') || !pages) work = Promise.resolve(sendJson(res, 404, { error: 'not found' }));
-        else work = pages(req, res);
-      } catch (err) {
-        work = Promise.reject(err); // a handler that throws before returning its promise
-      }
-      work.catch((err: unknown) => sendError(res, err));
+      // Issue 17: a request id, one log line and the request metrics for every request (http/observe.ts).
+      const entry = observeRequest(services, req, res, 'other', 'other');
+      services.requests.run(entry, () => handle(req, res, entry));
     },
   );
   // Idle keep-alive connections: by default a little longer than common proxies' idle timeout (60 s), so the proxy,

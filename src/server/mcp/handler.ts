@@ -45,6 +45,6 @@ export const handleMcp: ApiHandler = async (req, res, services) => {
     await transport.handleRequest(req, res, body);
   } catch (err) {
     if (isDomainError(err) && err.code === 'unauthenticated') res.setHeader('www-authenticate', 'Bearer');
-    sendError(res, err);
+    sendError(res, err, services);
   }
 };

@@ -35,6 +35,7 @@ export const handleRest: ApiHandler = async (req, res, services) => {
       if (!m) continue;
       pathMatched = true;
       if (route.method !== method) continue;
+      services.requests.noteRoute(templateOf(pattern)); // the pattern, never the path (issue 17: metrics, logs)
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
       const request = { req, res, services, params, query: url.searchParams };
@@ -51,9 +52,18 @@ export const handleRest: ApiHandler = async (req, res, services) => {
     if (pathMatched) sendJson(res, 405, { error: 'method not allowed' });
     else sendJson(res, 404, { error: 'not found' });
   } catch (err) {
-    sendError(res, err);
+    sendError(res, err, services);
   }
 };
+
+/** `^/api/v1/tasks/(?<id>[^/]+)/?$` → `/api/v1/tasks/:id`. */
+function templateOf(pattern: RegExp): string {
+  return pattern.source
+    .replace(/\\\//g, '/')
+    .replace(/^\^/, '')
+    .replace(/\/\?\$$/, '')
+    .replace(/\(\?<([a-z_]+)>\[\^\/\]\+\)/g, ':$1');
+}
 
 function safeDecode(v: string): string {
   try {

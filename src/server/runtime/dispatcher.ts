@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CreationDispatcher } from '../domain/creation/operation';
 import { stableId } from '../domain/creation/stable-id';
+import { toTaskBody } from '../domain/tasks/task';
+import type { AgentExit } from './agent-runners';
 import type { Services } from '../services';
 
 const MAX_LAUNCH_ATTEMPTS = 5;
@@ -37,29 +39,59 @@ async function launchOne(services: Services, intentId: string): Promise<boolean>
   if (!(await store.launches.claim(intentId, services.instanceId, until, now.toISOString()))) return false;
   const target = await store.launches.findTarget(intentId);
   if (!target) return false;
+  const task = await store.tasks.findById(target.taskId);
+  if (!task) return false;
   const runner = services.agentRunners.get(target.profile?.runner ?? null);
+  // A run may end before its launch is recorded: its end is written only after the launch row exists.
+  let launchRecorded!: (recorded: boolean) => void;
+  const recorded = new Promise<boolean>((resolve) => (launchRecorded = resolve));
+  let detail: Record<string, unknown> = {};
   try {
-    const detail = await runner.launch({
-      intentId,
-      sessionId: target.sessionId,
-      taskId: target.taskId,
-      workspaceId: target.workspaceId,
-      identifier: target.identifier,
-      title: target.title,
-      profile: target.profile,
-    });
+    detail =
+      (await runner.launch({
+        intentId,
+        sessionId: target.sessionId,
+        taskId: target.taskId,
+        workspaceId: target.workspaceId,
+        identifier: target.identifier,
+        title: target.title,
+        profile: target.profile,
+        task: toTaskBody(task),
+        onExit: (exit) => services.agentRunners.track(recordExit(services, intentId, target.sessionId, recorded, () => ({ ...detail, ...exit }), exit)),
+      })) ?? {};
     const at = new Date().toISOString();
     await store.transaction(async (tx) => {
-      await tx.launches.insertLaunch({ id: randomUUID(), intentId, sessionId: target.sessionId, taskId: target.taskId, runner: runner.name, detail: detail ?? {}, at });
+      await tx.launches.insertLaunch({ id: randomUUID(), intentId, sessionId: target.sessionId, taskId: target.taskId, runner: runner.name, detail, at });
       await tx.launches.markSessionRunning(target.sessionId, at);
       await tx.launches.markLaunched(intentId, at);
     });
+    launchRecorded(true);
     return true;
   } catch (err) {
+    launchRecorded(false);
     // Best effort (SPEC §5): a failed launch never changes the creation's outcome; it is retried a few times.
     const state = target.attempts >= MAX_LAUNCH_ATTEMPTS ? 'failed' : 'pending';
+    services.log.warn({ intent_id: intentId, task_id: target.taskId, runner: runner.name, err: (err as Error).message, gave_up: state === 'failed' }, 'agent launch failed');
     await store.launches.releaseClaim(intentId, state, (err as Error).message, new Date().toISOString());
     return false;
+  }
+}
+
+/** Records how a built-in run ended, once its launch is recorded: `finished` for exit 0, else `failed`. */
+async function recordExit(
+  services: Services,
+  intentId: string,
+  sessionId: string,
+  recorded: Promise<boolean>,
+  detail: () => Record<string, unknown>,
+  exit: AgentExit,
+): Promise<void> {
+  if (!(await recorded)) return;
+  const state = exit.exit_code === 0 && !exit.timed_out ? 'finished' : 'failed';
+  try {
+    await services.store.transaction((tx) => tx.launches.recordExit(intentId, sessionId, detail(), state, new Date().toISOString()));
+  } catch (err) {
+    services.log.warn({ intent_id: intentId, err: (err as Error).message }, 'could not record how an agent run ended');
   }
 }
 
@@ -81,7 +113,7 @@ export function launchDispatcher(services: () => Services): CreationDispatcher {
     afterComplete(plan) {
       if (plan.startPolicy !== 'immediate') return;
       setImmediate(() => {
-        dispatchLaunches(services()).catch((err: unknown) => console.error('agent dispatch failed:', (err as Error).message));
+        dispatchLaunches(services()).catch((err: unknown) => services().log.warn({ err: (err as Error).message }, 'agent dispatch failed'));
       });
     },
   };

@@ -1,11 +1,14 @@
 // SPEC §6: the background worker every server process runs (and `tether worker` runs alone). Each poll claims
-// expired creation operations and drives them to `completed` or `aborted`, then runs a dispatch pass.
+// expired creation operations and drives them to `completed` or `aborted`, then runs a dispatch pass and retries
+// compensations handed to cleanup (runtime/cleanup.ts).
 // Settings (config.ts): TETHER_LEASE_MS (services.leaseMs: how long a dead creator holds its operation) and
 // TETHER_RECOVERY_POLL_MS (default 1000) — together, a crashed create is recovered within a few seconds.
 import type { Services } from '../services';
+import { cleanupOnce } from './cleanup';
 import { dispatchLaunches } from './dispatcher';
 import { recoverOnce } from './recovery';
 
+export { cleanupOnce } from './cleanup';
 export { dispatchLaunches, launchDispatcher, promoteDeferred } from './dispatcher';
 export { claimExpired, driveRecovered, recoverOnce } from './recovery';
 export { AgentRunners, type AgentRunner, type LaunchRequest } from './agent-runners';
@@ -30,9 +33,11 @@ export function startRecoveryRuntime(services: Services, options: RecoveryRuntim
       // Drain: a pass that claimed a full batch is followed at once by another.
       while (!stopped && (await recoverOnce(services, options.batch ?? 10)) >= (options.batch ?? 10));
       if (!stopped) await dispatchLaunches(services);
+      // SPEC §4.4: compensations handed to cleanup, retried with backoff until they succeed.
+      if (!stopped) await cleanupOnce(services);
     } catch (err) {
       // The database may be away for a while (issue 9): keep polling, never crash the server.
-      console.error('recovery runtime pass failed:', (err as Error).message);
+      services.log.warn({ err: (err as Error).message }, 'recovery runtime pass failed');
     }
   };
   const schedule = () => {

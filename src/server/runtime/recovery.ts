@@ -24,6 +24,7 @@ function recoveryActor(actorId: string): Actor {
 /** Claims up to `limit` expired operations for this process. Each claim bumps the generation: the old owner is fenced out. */
 export async function claimExpired(services: Services, limit = 10): Promise<CreationHandle[]> {
   const claimed = await services.store.creation.claimExpired(services.instanceId, services.leaseMs, limit);
+  if (claimed.length > 0) services.metrics.recoveryTakeovers.inc(claimed.length);
   return claimed.map((op) => ({
     operationId: op.operationId,
     taskId: op.taskId,
@@ -108,7 +109,7 @@ export async function recoverOnce(services: Services, limit = 10): Promise<numbe
       await driveRecovered(services, handle);
     } catch (err) {
       // Lost to a newer generation, or not finished yet: the lease runs out and a later pass continues.
-      if (!(err instanceof LeaseLostError)) console.error(`creation recovery of ${handle.operationId} deferred:`, (err as Error).message);
+      if (!(err instanceof LeaseLostError)) services.log.warn({ operation_id: handle.operationId, err: (err as Error).message }, 'creation recovery deferred');
     }
   }
   return handles.length;

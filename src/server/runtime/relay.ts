@@ -68,7 +68,7 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
       current = pass()
         .catch((err: unknown) => {
           // The database may be away for a while: keep polling, never crash the server.
-          console.error(`${name} pass failed:`, (err as Error).message);
+          services.log.warn({ loop: name, err: (err as Error).message }, 'relay pass failed');
         })
         .finally(() => {
           if (stopped) return;

@@ -109,6 +109,7 @@ async function deliver(services: Services, hook: ClaimedWebhook, settings: Webho
     const body = JSON.stringify(d.event);
     await services.failpoints.hit('webhook_before_send', d.event.id);
     const result = await send(hook, body, d.event, d.id, settings.timeoutMs);
+    services.metrics.webhookDeliveries.inc({ result: result.ok ? 'delivered' : 'failed' });
     const at = new Date().toISOString();
     await store.transaction(async (tx) => {
       await tx.webhooks.finishAttempt(d.id, attempt, result, at);
@@ -128,7 +129,7 @@ export async function webhookPass(services: Services, safe: number, settings: We
         await plan(services, hook, safe);
         await deliver(services, hook, settings, stopped);
       } catch (err) {
-        if (!(err instanceof LeaseLost)) console.error(`webhook ${hook.id} pass failed:`, (err as Error).message);
+        if (!(err instanceof LeaseLost)) services.log.warn({ webhook_id: hook.id, err: (err as Error).message }, 'webhook pass failed');
       } finally {
         await services.store.webhooks.releaseLease(hook.id, services.instanceId).catch(() => {});
       }

@@ -10,8 +10,8 @@ import type { Db } from '../../../src/server/db/types';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { startRecoveryRuntime, type StopRuntime } from '../../../src/server/runtime';
 import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import { count, testServices, uniq, until } from '../../support/fixtures';
+import { freshDb, testDialect } from '../../support/db';
+import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
 import { dataDir, effectsOf, fullBody, makeWorld, operationOf, upload, type World } from './world';
 
 // Long enough that a child slowed by its siblings still holds its lease when it reaches the failpoint.
@@ -47,7 +47,12 @@ afterAll(async () => {
   await db?.close();
 });
 
-function runChild(body: Record<string, unknown>, failpoint: string, match: string): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+function runChild(
+  body: Record<string, unknown>,
+  failpoint: string,
+  match: string,
+  opts: { workspaceId?: string; env?: Record<string, string> } = {},
+): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
       env: {
@@ -57,8 +62,9 @@ function runChild(body: Record<string, unknown>, failpoint: string, match: strin
         TETHER_FAILPOINTS: '1',
         CRASH_FAILPOINT: failpoint,
         CRASH_MATCH: match,
-        CREATE_WORKSPACE: w.ws.id,
+        CREATE_WORKSPACE: opts.workspaceId ?? w.ws.id,
         CREATE_BODY: JSON.stringify(body),
+        ...opts.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -133,4 +139,53 @@ describe.concurrent('crash matrix (SPEC §6, issue 5)', () => {
     // Includes the time queued for a slot.
     110_000,
   );
+});
+
+// SPEC §4.3, zero-step plans: Begin and Complete are one transaction, so there is nothing for recovery to converge —
+// a process killed before COMMIT leaves nothing at all (not even a number: identifiers stay gapless), one killed after
+// it leaves the settled task with its completed operation and its one event. On PostgreSQL the one-statement store
+// has no moment inside its transaction (it is one statement), so the transaction form is killed there too.
+interface ZeroStepCase {
+  failpoint: string;
+  committed: boolean;
+  env?: Record<string, string>;
+}
+const ZERO_STEP_CASES: Array<ZeroStepCase & { name: string }> = [
+  { failpoint: 'before_begin', committed: false },
+  { failpoint: 'before_settled_commit', committed: false },
+  ...(testDialect() === 'postgres' ? [{ failpoint: 'before_settled_commit', committed: false, env: { TETHER_PG_ONE_STATEMENT: '0' } }] : []),
+  { failpoint: 'after_complete', committed: true },
+].map((c) => ({ ...c, name: `${c.failpoint}${c.env ? ' (transaction form)' : ''}` }));
+
+async function crashZeroStep(c: ZeroStepCase): Promise<void> {
+  const plain = await makeWorkspace(db); // no working-folder root: a plain request plans nothing
+  const actor = tokenActor([plain.id]);
+  const ext = uniq('crash0-');
+  const body = { workspace_id: plain.id, external_id: ext, title: 'zero-step' };
+  const child = await runChild(body, c.failpoint, ext, { workspaceId: plain.id, env: c.env });
+  expect(child.signal, `the child must die at ${c.failpoint}`).toBe('SIGKILL');
+  const rows = async () => ({
+    sequence: await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [plain.id]),
+    tasks: await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1', [plain.id]),
+    settled: await count(db, "SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND creation_state = 'completed' AND external_id_settled_at IS NOT NULL", [plain.id]),
+    operations: await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'completed'", [plain.id]),
+    open: await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state <> 'completed'", [plain.id]),
+    revisions: await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [plain.id]),
+    events: await count(db, "SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1 AND type = 'task.created'", [plain.id]),
+  });
+  const one = { sequence: 1, tasks: 1, settled: 1, operations: 1, open: 0, revisions: 2, events: 1 };
+  if (c.committed) {
+    expect(await rows()).toEqual(one);
+    expect((await createTask(services, actor, body)).kind).toBe('found_settled');
+  } else {
+    expect(await rows()).toEqual({ sequence: 0, tasks: 0, settled: 0, operations: 0, open: 0, revisions: 0, events: 0 });
+    const retry = await createTask(services, actor, body);
+    expect(retry.kind).toBe('created');
+    expect(retry.task.number).toBe(1);
+  }
+  expect(await rows()).toEqual(one);
+}
+
+describe.concurrent('crash matrix, zero-step creates (SPEC §4.3)', () => {
+  it.each(ZERO_STEP_CASES)('killed at $name, a crash leaves nothing or everything', (c) => withSlot(() => crashZeroStep(c)), 110_000);
 });

@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/server/config';
 import { PostgresCreationStore } from '../../../src/server/db/dialect/postgres/creation';
-import { TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';
 import { begin } from '../../../src/server/domain/creation/begin';
 import type { CreationHandle } from '../../../src/server/domain/creation/operation';
@@ -15,6 +14,7 @@ import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq } from '../../support/fixtures';
+import { footprint } from './footprint';
 import { makeWorld, type World } from './world';
 
 const NO_STEPS: CreationPlan = { startPolicy: 'none', steps: [], blockedBy: [] };
@@ -48,39 +48,13 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
   const settleOne = (h: CreationHandle) =>
     pg.settleInOneStatement({ operationId: h.operationId, generation: h.generation, actorId: h.actor.id, eventId: crypto.randomUUID() }, h.begun!);
 
-  /** Every row a create wrote, with its own ids, numbers and clock readings replaced by stable placeholders. */
-  async function footprint(taskId: string): Promise<string> {
-    const task = (await db.one<Record<string, unknown>>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [taskId]))!;
-    const op = await db.one<Record<string, unknown>>(
-      `SELECT id, state, plan, external_id, identity_released, generation, lease_owner, outcome, event_id, error, token_hash
-       FROM creation_operations WHERE task_id = $1`,
-      [taskId],
-    );
-    const rows = {
-      task: { ...task, number: 0 },
-      op: { ...op, token_hash: typeof op?.token_hash === 'string' ? op.token_hash.length : null },
-      steps: await db.query('SELECT step_index, kind, params, state, attempts, evidence, error FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [op?.id]),
-      revisions: await db.query('SELECT revision, workspace_id, change, actor_id, snapshot FROM task_revisions WHERE task_id = $1 ORDER BY revision', [taskId]),
-      events: await db.query('SELECT id, workspace_id, revision, type, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [taskId]),
-    };
-    const ids = new Map<string, string>();
-    return JSON.stringify(rows)
-      .replaceAll(String(task.identifier), '<identifier>')
-      .replaceAll(String(task.external_id), '<external-id>')
-      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>')
-      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
-        if (!ids.has(id)) ids.set(id, `<id${ids.size}>`);
-        return ids.get(id)!;
-      });
-  }
-
   async function createBothWays(body: (ext: string) => Record<string, unknown>): Promise<[string, string]> {
     const prints: string[] = [];
     for (const form of [services, general]) {
       const ext = uniq('both-');
       const outcome = await createTask(form, w.actor, body(ext));
       expect(outcome.kind).toBe('created');
-      prints.push(await footprint(outcome.task.id));
+      prints.push(await footprint(db, outcome.task.id));
     }
     return [prints[0]!, prints[1]!];
   }
@@ -109,12 +83,12 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     expect(one).toBe(general);
   });
 
-  it('a Created with nothing to prepare costs five statements: lookup, validation, Begin, phase A, phase B', async () => {
+  it('a Created with nothing to prepare costs two statements: the lookup, then Begin and Complete as one (SPEC §4.3)', async () => {
     const plain = await makeWorkspace(db); // no working-folder root: the plan has no steps
     const before = { ...db.stats };
     await createTask(services, tokenActor([plain.id]), { workspace_id: plain.id, external_id: uniq('count-'), title: 't' });
-    expect(db.stats.statements - before.statements).toBe(5);
-    expect(db.stats.transactions - before.transactions).toBe(3);
+    expect(db.stats.statements - before.statements).toBe(2);
+    expect(db.stats.transactions - before.transactions).toBe(1);
   });
 
   async function begun(): Promise<CreationHandle> {

@@ -10,7 +10,7 @@ import { openDb, type SqliteDb } from '../../../src/server/db/dialect';
 import { migrate, PRISMA_DIR, readMigrations, schemaVersion } from '../../../src/server/db/migrate';
 import { LEGACY_MIGRATIONS, renderChecksum } from '../../../src/server/db/migration-history';
 import type { Db } from '../../../src/server/db/types';
-import { freshDatabaseUrl, testDialect } from '../../support/db';
+import { freshDatabaseUrl, freshDb, testDialect } from '../../support/db';
 import { readCatalog } from './catalog';
 import { migrateToV4, V4_CHECKSUMS, v4File } from './legacy-v4';
 import { writeMigration } from './migration-folders';
@@ -18,6 +18,8 @@ import { diagnoseHistory } from './prisma-engines';
 import { makeSqliteTasksNocase } from './schema-edits';
 
 const dialect = testDialect();
+/** This version's migrations after the four a schema v4 database already has. */
+const LATER = readMigrations(dialect).filter((m) => !Object.values(LEGACY_MIGRATIONS).includes(m.name));
 
 /** Three rows in every table. Row i's text columns all hold `v<i>`, so every foreign key finds its parent row. */
 async function populate(db: Db): Promise<void> {
@@ -66,6 +68,24 @@ const historyRows = (db: Db) =>
   );
 const ms = (v: unknown) => (typeof v === 'number' ? v : Date.parse(String(v)));
 
+/**
+ * `before` as it must look after later migrations: the same rows, plus NULL in every column a later migration added
+ * to a table (new columns are nullable, SPEC §12), and every table a later migration created still empty.
+ */
+function asMigrated(before: Record<string, unknown[]>, after: Record<string, unknown[]>): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const [name, rows] of Object.entries(after)) {
+    const old = before[name] as Array<Record<string, unknown>> | undefined;
+    if (!old) {
+      out[name] = [];
+      continue;
+    }
+    const added = Object.keys((rows[0] ?? {}) as Record<string, unknown>).filter((c) => old[0] && !(c in old[0]));
+    out[name] = old.map((r) => ({ ...r, ...Object.fromEntries(added.map((c) => [c, null])) }));
+  }
+  return out;
+}
+
 async function tableExists(db: Db, name: string): Promise<boolean> {
   const sql =
     dialect === 'postgres'
@@ -91,7 +111,7 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     for (const [name, checksum] of Object.entries(V4_CHECKSUMS[dialect])) expect(renderChecksum(v4File(dialect, name)), name).toBe(checksum);
   });
 
-  it('carries the history over, keeps every row and the identity index, and a second run changes nothing', async () => {
+  it('carries the history over, keeps every row and the identity index, applies the later migrations, and a second run changes nothing', async () => {
     const { db, url, appliedAt } = await openV4();
     await populate(db);
     const before = await snapshot(db);
@@ -99,25 +119,38 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     expect(await schemaVersion(db)).toBe(4);
 
     const result = await migrate(db);
-    expect(result).toMatchObject({ applied: [], version: 4 });
+    expect(result).toMatchObject({ applied: LATER.map((m) => m.name), version: 4 + LATER.length });
     expect(result.rebuild).toBeUndefined();
-    expect(await snapshot(db)).toEqual(before);
+    const migrated = await snapshot(db);
+    expect(migrated).toEqual(asMigrated(before, migrated));
     expect(await tableExists(db, 'schema_migrations')).toBe(false);
-    expect(await historyRows(db)).toEqual(
-      Object.entries(LEGACY_MIGRATIONS).map(([old, name]) => ({
-        migration_name: name,
-        checksum: V4_CHECKSUMS[dialect][old],
-        started_at: expect.anything(),
-        finished_at: expect.anything(),
-        logs: null,
-        rolled_back_at: null,
-        applied_steps_count: 1,
-      })),
-    );
+    const recorded = (name: string, checksum: string) => ({
+      migration_name: name,
+      checksum,
+      started_at: expect.anything(),
+      finished_at: expect.anything(),
+      logs: null,
+      rolled_back_at: null,
+      applied_steps_count: 1,
+    });
+    expect(await historyRows(db)).toEqual([
+      ...Object.entries(LEGACY_MIGRATIONS).map(([old, name]) => recorded(name, V4_CHECKSUMS[dialect][old]!)),
+      ...LATER.map((m) => recorded(m.name, m.checksum)),
+    ]);
     for (const row of await historyRows(db)) {
-      const old = Object.keys(LEGACY_MIGRATIONS).find((k) => LEGACY_MIGRATIONS[k] === row.migration_name)!;
-      expect([ms(row.started_at), ms(row.finished_at)]).toEqual([Date.parse(appliedAt[old]!), Date.parse(appliedAt[old]!)]);
+      const old = Object.keys(LEGACY_MIGRATIONS).find((k) => LEGACY_MIGRATIONS[k] === row.migration_name);
+      if (old) expect([ms(row.started_at), ms(row.finished_at)]).toEqual([Date.parse(appliedAt[old]!), Date.parse(appliedAt[old]!)]);
     }
+
+    // The upgraded catalog is a freshly migrated one: every table, column and index of the later migrations too
+    // (issue 16: the open-operations index only holds open operations).
+    const fresh = await freshDb();
+    opened.push(fresh);
+    expect([...(await readCatalog(db))]).toEqual([...(await readCatalog(fresh))]);
+    expect((await readCatalog(db)).get('creation_operations')!.indexes.find((i) => i.name === 'idx_creation_operations_open')).toMatchObject({
+      columns: ['lease_expires_at'],
+      predicate: expect.stringMatching(/preparing.*completing.*aborting/),
+    });
 
     // The identity index still settles identity: attested, and a second holder of a held identity is refused.
     expect(await attest(db)).toMatchObject({ ready: true, reasons: [] });
@@ -129,9 +162,9 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     await expect(duplicate).rejects.toThrow(/uniq_tasks_external_id|UNIQUE constraint failed: tasks\.workspace_id, tasks\.external_id/);
 
     const history = await historyRows(db);
-    expect(await migrate(db)).toMatchObject({ applied: [], version: 4 });
+    expect(await migrate(db)).toMatchObject({ applied: [], version: 4 + LATER.length });
     expect(await historyRows(db)).toEqual(history);
-    expect(await snapshot(db)).toEqual(before);
+    expect(await snapshot(db)).toEqual(migrated);
     await db.close();
     expect(await diagnoseHistory(url, dialect, readMigrations(dialect))).toEqual({
       editedMigrationNames: [],
@@ -149,10 +182,10 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     cpSync(join(PRISMA_DIR, dialect, 'migrations'), join(root, dialect, 'migrations'), { recursive: true });
     writeMigration(root, '20270101000000_task_note', 'ALTER TABLE tasks ADD COLUMN note text;\n');
     const result = await migrate(db, readMigrations(dialect, root));
-    expect(result).toMatchObject({ applied: ['20270101000000_task_note'], version: 5 });
+    expect(result).toMatchObject({ applied: [...LATER.map((m) => m.name), '20270101000000_task_note'], version: 5 + LATER.length });
     const after = await snapshot(db);
     expect(after.tasks).toEqual((before.tasks as Array<Record<string, unknown>>).map((t) => ({ ...t, note: null })));
-    expect({ ...after, tasks: [] }).toEqual({ ...before, tasks: [] });
+    expect(after).toEqual(asMigrated(before, after));
   });
 
   it('refuses, changing nothing, when a v4 file was edited after it was applied', async () => {
@@ -178,7 +211,8 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     expect((await attest(db)).ready).toBe(false);
     const result = await migrate(db);
     expect(result.rebuild).toMatchObject({ ok: true, result: { rows: 3 } });
-    expect(await snapshot(db)).toEqual(before);
+    const after = await snapshot(db);
+    expect(after).toEqual(asMigrated(before, after));
     expect(await attest(db)).toMatchObject({ ready: true });
   });
 });

@@ -8,7 +8,7 @@ import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
-import { makeWorkspace, testServices, tokenActor, uniq, until, userActor, type TestWorkspace } from '../../support/fixtures';
+import { makeWorkspace, testServices, tokenActor, uniq, until, userActor, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
 
 let db: Db;
 let services: Services;
@@ -95,7 +95,7 @@ describe('event sequences (SPEC §9)', () => {
   it('release while preparing → no event then; the later task.created (CreatedIdentityLost) carries no identity', async () => {
     const ext = uniq('lost-');
     services.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext, times: 1 });
-    const pending = createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'slow' });
+    const pending = createTask(services, writer(), withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }));
     pending.catch(() => {});
     await until(() => (services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'paused after Begin');
     const row = await db.one<{ id: string }>('SELECT id FROM tasks WHERE external_id = $1', [ext]);

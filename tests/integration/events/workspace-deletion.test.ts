@@ -10,7 +10,7 @@ import { deleteWorkspace } from '../../../src/server/domain/workspaces/delete-wo
 import { recoverOnce } from '../../../src/server/runtime/recovery';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
-import { count, makeWorkspace, testServices, tokenActor, uniq, until, userActor } from '../../support/fixtures';
+import { count, makeWorkspace, testServices, tokenActor, uniq, until, userActor, withPlannedStep } from '../../support/fixtures';
 
 let db: Db;
 let services: Services;
@@ -59,7 +59,7 @@ describe('workspace deletion (SPEC §8)', () => {
     const actor = tokenActor([ws.id], ['tasks:read', 'tasks:write']);
     const ext = uniq('inflight-');
     services.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext, times: 1 });
-    const pending = createTask(services, actor, { workspace_id: ws.id, external_id: ext, title: 'slow' });
+    const pending = createTask(services, actor, withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }));
     pending.catch(() => {});
     await until(() => (services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'paused after Begin');
     const op = await db.one<{ id: string; task_id: string }>('SELECT id, task_id FROM creation_operations WHERE external_id = $1', [ext]);
@@ -82,7 +82,7 @@ describe('workspace deletion (SPEC §8)', () => {
     const actor = tokenActor([ws.id], ['tasks:read', 'tasks:write']);
     const ext = uniq('live-');
     services.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext, times: 1 });
-    const pending = createTask(services, actor, { workspace_id: ws.id, external_id: ext, title: 'slow' });
+    const pending = createTask(services, actor, withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }));
     pending.catch(() => {});
     await until(() => (services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'paused after Begin');
     await deleteWorkspace(services, SYSTEM_ACTOR, ws.id);

@@ -64,11 +64,14 @@ interface Answer {
   text: string;
 }
 
-/** What a client can observe, minus what differs between any two responses (date, a fresh session token). */
+/** What a client can observe, minus what differs between any two responses (date, a fresh session token, the
+ *  generated request id — present on both, and a UUID). */
 function observe(r: CallResult): Answer {
   const headers: Record<string, string> = {};
   r.headers.forEach((v, k) => {
-    if (k !== 'date') headers[k] = k === 'set-cookie' ? v.replace(/tether_session=[^;]*/, 'tether_session=<token>') : v;
+    if (k === 'date') return;
+    if (k === 'x-request-id') headers[k] = /^[0-9a-f-]{36}$/.test(v) ? '<uuid>' : v;
+    else headers[k] = k === 'set-cookie' ? v.replace(/tether_session=[^;]*/, 'tether_session=<token>') : v;
   });
   return { status: r.status, headers, json: r.json, text: r.json === undefined ? r.text : '' };
 }

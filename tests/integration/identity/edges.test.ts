@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { call, makeToken, startTestApi, trpc, type TestApi } from '../../support/http';
-import { count, makeWorkspace, uniq, type TestWorkspace } from '../../support/fixtures';
+import { count, makeWorkspace, uniq, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
 import { freshDb } from '../../support/db';
 
 let db: Db;
@@ -120,7 +120,7 @@ describe('access (SPEC §11)', () => {
     await post({ workspace_id: ws.id, external_id: settled, title: 'T' });
     const unsettled = uniq('uns-');
     api.services.failpoints.arm({ name: 'after_begin', action: 'pause', match: unsettled, times: 1 });
-    const pending = post({ workspace_id: ws.id, external_id: unsettled, title: 'T' });
+    const pending = post(withPlannedStep({ workspace_id: ws.id, external_id: unsettled, title: 'T' }));
     await expect.poll(() => api.services.failpoints.paused.get('after_begin') ?? 0).toBe(1);
     const free = uniq('free-');
     const bodies = new Set<string>();
@@ -180,7 +180,7 @@ describe('REST release (SPEC §7)', () => {
   it('release during completing → 409 creation_completing with code', async () => {
     const ext = uniq('cmp-');
     api.services.failpoints.arm({ name: 'complete_between_phases', action: 'pause', match: ext, times: 1 });
-    const pending = post({ workspace_id: ws.id, external_id: ext, title: 'T' });
+    const pending = post(withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'T' }));
     await expect.poll(() => api.services.failpoints.paused.get('complete_between_phases') ?? 0).toBe(1);
     const r = await release(ext);
     expect(r.status).toBe(409);

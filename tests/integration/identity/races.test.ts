@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Db } from '../../../src/server/db/types';
 import type { Services } from '../../../src/server/services';
-import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
+import { count, makeWorkspace, testServices, tokenActor, uniq, until, withPlannedStep } from '../../support/fixtures';
 import { freshDb } from '../../support/db';
 
 let db: Db;
@@ -30,6 +30,26 @@ describe('races', () => {
     expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1', [ws.id])).toBe(1);
     expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(1);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1', [ws.id])).toBe(1);
+  });
+
+  // SPEC §4.3: a zero-step plan commits Begin and Complete as one transaction; a planned step keeps the two phases.
+  it.each([
+    { plan: 'zero-step (one commit)', body: (ws: string, ext: string, i: number) => ({ workspace_id: ws, external_id: ext, title: `T${i}` }) },
+    { plan: 'with a planned step (two phases)', body: (ws: string, ext: string, i: number) => withPlannedStep({ workspace_id: ws, external_id: ext, title: `T${i}` }) },
+  ])('64 simultaneous creates of one identity, $plan → one task, settled, one event, sequence +1', async ({ body }) => {
+    const ws = await makeWorkspace(db);
+    const actor = tokenActor([ws.id]);
+    const ext = uniq('race64-');
+    const results = await Promise.all(Array.from({ length: 64 }, (_, i) => createTask(services, actor, body(ws.id, ext, i))));
+    expect(results.filter((r) => r.kind === 'created')).toHaveLength(1);
+    expect(results.filter((r) => r.kind === 'found_settled' || r.kind === 'found_unsettled')).toHaveLength(63);
+    expect(new Set(results.map((r) => r.task.id)).size).toBe(1);
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1', [ws.id])).toBe(1);
+    expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(1);
+    expect(await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'completed'", [ws.id])).toBe(1);
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1', [ws.id])).toBe(1);
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [ws.id])).toBe(2);
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1', [ws.id])).toBe(1);
   });
 
   it('identifiers stay gapless when losers roll back (SPEC §4.1 step 7)', async () => {

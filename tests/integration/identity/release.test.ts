@@ -7,7 +7,7 @@ import { releaseExternalId } from '../../../src/server/domain/release/release-ex
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
 import type { Db } from '../../../src/server/db/types';
 import type { Services } from '../../../src/server/services';
-import { count, makeWorkspace, testServices, tokenActor, uniq, until, userActor, type TestWorkspace } from '../../support/fixtures';
+import { count, makeWorkspace, testServices, tokenActor, uniq, until, userActor, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
 import { freshDb } from '../../support/db';
 
 let db: Db;
@@ -31,7 +31,7 @@ const release = (ext: string, key: string = randomUUID(), actor = operator) =>
 
 async function pausedCreate(ext: string, point = 'after_begin') {
   services.failpoints.arm({ name: point, action: 'pause', match: ext, times: 1 });
-  const pending = createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'slow' });
+  const pending = createTask(services, writer(), withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }));
   pending.catch(() => {});
   await until(() => (services.failpoints.paused.get(point) ?? 0) === 1, 10_000, `paused at ${point}`);
   // Wrapped: returning the promise itself from an async function would wait for it.

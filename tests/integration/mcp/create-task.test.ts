@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { freshDb } from '../../support/db';
-import { count, makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';
+import { count, makeWorkspace, uniq, until, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, type TestApi } from '../../support/http';
 import { connectMcp, type McpTestClient } from './mcp-client';
 
@@ -68,7 +68,7 @@ describe('create_task outcomes (SPEC §3)', () => {
   it('FoundUnsettled: while the first create is paused after Begin, a retry reports deduplicated true, creation_complete false', async () => {
     const ext = uniq('mcp-unsettled-');
     api.services.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext, times: 1 });
-    const firstCall = mcp.call('create_task', { workspace_id: ws.id, external_id: ext, title: 'Slow' });
+    const firstCall = mcp.call('create_task', withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Slow' }));
     try {
       await until(() => (api.services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'create paused after Begin');
       const retry = await mcp.call('create_task', { workspace_id: ws.id, external_id: ext, title: 'Slow' });

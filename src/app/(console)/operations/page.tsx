@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { Suspense } from 'react';
+import { CleanupPanel } from '../../../components/cleanup-panel';
 import { useLivePoll } from '../../../components/live';
 import { WithWorkspace } from '../../../components/session';
 import { ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
@@ -85,7 +86,14 @@ export default function OperationsPage() {
     <>
       <PageHeader title="Creation operations" />
       <Suspense fallback={<p role="status">Loading…</p>}>
-        <WithWorkspace>{(w) => <Operations workspaceId={w.id} />}</WithWorkspace>
+        <WithWorkspace>
+          {(w) => (
+            <>
+              <CleanupPanel workspaceId={w.id} />
+              <Operations workspaceId={w.id} />
+            </>
+          )}
+        </WithWorkspace>
       </Suspense>
     </>
   );

@@ -1,6 +1,8 @@
 'use client';
-// Settings (SPEC §11): only workspace admins manage members, tokens and steps; the server checks it again.
+// Settings (SPEC §11): only workspace admins manage members, tokens and steps, and resolve legacy identities and
+// re-attest readiness (SPEC §12); the server checks it again.
 // Webhooks are managed through the events router (event.*, issue 6).
+import { IdentityReadiness } from '../../../components/identity-readiness';
 import { Members, Registered, Steps, Tokens, Webhooks } from '../../../components/settings-sections';
 import { useConsoleSession, WithWorkspace } from '../../../components/session';
 import { PageHeader } from '../../../components/ui';
@@ -21,6 +23,7 @@ export default function SettingsPage() {
               <Steps workspaceId={w.id} />
               <Webhooks workspaceId={w.id} />
               <Registered workspaceId={w.id} />
+              <IdentityReadiness workspaceId={w.id} />
             </div>
           )
         }

@@ -28,7 +28,7 @@ export const consoleRouter = router({
   /** Exact, after SPEC §2.1 normalization; `task: null` means nothing holds the identity. */
   findByExternalId: protectedProcedure
     .input(ZWorkspace.extend({ external_id: z.string().max(4096) }))
-    .query(({ ctx, input }) => findByExternalId(ctx.services.store, ctx.actor, input.workspace_id, input.external_id)),
+    .query(({ ctx, input }) => findByExternalId(ctx.services, ctx.actor, input.workspace_id, input.external_id)),
 
   task: protectedProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readTaskDetail(ctx.services.store, ctx.actor, input.id)),
 

@@ -4,8 +4,8 @@
 // as one statement each when their guards hold, falling back to these methods for everything unusual. The Store
 // picks one when it is built; the domain only ever calls `store.creation.begin(…)`, `.enterCompleting(…)`, `.settle(…)`.
 //
-// A zero-step plan's Begin and Complete in one transaction (SPEC §4.3, last bullet) would be one more method here,
-// `createSettled(begin: BeginRecord, settle: …)`, made of the same statements as `begin` and `settle`.
+// A zero-step plan's Begin and Complete are one transaction (SPEC §4.3, last bullet): `createSettled`, writing exactly
+// the rows, revisions and event `begin` + `enterCompleting` + `settle` leave behind (tests compare them).
 import { LeaseLostError, TASK_GONE } from '../../domain/creation/errors';
 import type { CreationPlan } from '../../domain/creation/plan';
 import { eventPayload } from '../../domain/events/outbox';
@@ -13,7 +13,7 @@ import { toTaskBody, type Task } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
 import type { TxRepositories } from './index';
 import type { Sql } from '../types';
-import { CreationRepository, type ClaimedOperation, type Fence, type StepChange, type StepState, type StoredOutcome } from './creation';
+import { CreationRepository, type ClaimedOperation, type Fence, type SettledDraw, type StepChange, type StepState, type StoredOutcome } from './creation';
 import type { DeferredIntent } from './launches';
 
 export type Transactor = <T>(fn: (tx: TxRepositories) => Promise<T>) => Promise<T>;
@@ -66,6 +66,40 @@ export interface SettleRecord extends CompletingRecord {
 
 export type SettleResult = { kind: 'created' | 'created_identity_lost'; task: Task } | { kind: 'gone' };
 
+/** Everything a zero-step create writes in one transaction (SPEC §4.3): Begin's rows as Complete leaves them. */
+export interface SettledRecord extends Omit<BeginRecord, 'stepId' | 'wipLimited' | 'leaseOwner' | 'leaseExpiresAt'> {
+  /** The target step; null when the request named none: the workspace's first step. */
+  stepId: string | null;
+  /** The one `task.created` event's id. */
+  eventId: string;
+  /** SPEC §5 deferred start: the start-when-unblocked intent, written with the completion. */
+  deferred?: Omit<DeferredIntent, 'at'>;
+  /**
+   * The request was not validated before (SPEC §4.1 step 6 happens here, for a request that needs no read to plan):
+   * the workspace must have no working-folder root and a named parent must be one of its tasks; anything else
+   * answers `unplanned`, having written nothing, for the caller to validate and plan the general way.
+   */
+  validate: boolean;
+  /**
+   * Runs once every write is sent and before COMMIT (the failpoint crash tests stop a process at). A store that sends
+   * the whole transaction as one statement runs it before sending that statement: no earlier moment is observable.
+   */
+  beforeCommit?: () => Promise<void>;
+}
+
+export type SettledResult =
+  | { kind: 'created'; task: Task }
+  | { kind: 'workspace_missing' }
+  | { kind: 'step_missing' }
+  | { kind: 'wip_full' }
+  /** `validate` only: the target needs the general path (a folder to plan, or a validation error to report). */
+  | { kind: 'unplanned' };
+
+/** What revision 0 recorded of a task a zero-step create inserted settled: the row as Begin writes it. */
+export function asBegun(task: Task): Task {
+  return { ...task, revision: 0, creationState: 'preparing', externalIdSettledAt: null };
+}
+
 /** Rolls a transaction back on purpose and carries the answer out of it. */
 class Rollback<T> extends Error {
   constructor(readonly result: T) {
@@ -83,7 +117,11 @@ async function orRolledBack<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** The task Begin inserts: `preparing`, revision 0, numbered by the workspace sequence. */
-export function begunTask(b: BeginRecord, number: number, identifier: string): Task {
+export function begunTask(
+  b: Pick<BeginRecord, 'taskId' | 'workspaceId' | 'title' | 'description' | 'stepId' | 'parentId' | 'externalId' | 'at'>,
+  number: number,
+  identifier: string,
+): Task {
   return {
     id: b.taskId,
     workspaceId: b.workspaceId,
@@ -100,6 +138,32 @@ export function begunTask(b: BeginRecord, number: number, identifier: string): T
     creationState: 'preparing',
     externalId: b.externalId,
     externalIdSettledAt: null,
+  };
+}
+
+/**
+ * Why a zero-step create's target refuses it, if it does (inside the transaction that drew its number, which then
+ * rolls back). A request validated here (`validate`) that needs the general path — a folder root to plan, an unknown
+ * step or parent, a workspace gone — is `unplanned`, so validation reports it in its own words.
+ */
+async function refusalOf(tx: TxRepositories, s: SettledRecord, drawn: SettledDraw | undefined): Promise<SettledResult | undefined> {
+  if (!drawn) return { kind: s.validate ? 'unplanned' : 'workspace_missing' };
+  if (s.validate && (drawn.rootPath !== null || !drawn.parentHeld)) return { kind: 'unplanned' };
+  if (!drawn.stepId) return { kind: s.validate ? 'unplanned' : 'step_missing' };
+  if (drawn.wipLimit === null) return undefined;
+  // SPEC §4.1 step 7: WIP admission counts under the workspace lock, in a statement later than the one that took it.
+  const step = await tx.creation.wipOccupancy(drawn.stepId);
+  if (!step) return { kind: s.validate ? 'unplanned' : 'step_missing' };
+  return step.wipLimit !== null && step.active >= step.wipLimit ? { kind: 'wip_full' } : undefined;
+}
+
+/** The task a zero-step create inserts: already settled and `completed` at revision 1, as phase B leaves it. */
+export function settledTask(s: SettledRecord, number: number, identifier: string, stepId: string): Task {
+  return {
+    ...begunTask({ ...s, stepId }, number, identifier),
+    revision: 1,
+    creationState: 'completed',
+    externalIdSettledAt: s.externalId === null ? null : s.at,
   };
 }
 
@@ -132,6 +196,36 @@ export class CreationStore extends CreationRepository {
         await tx.tasks.insert(task);
         await tx.events.insertRevision(task, 'begin', b.actorId, toTaskBody(task), b.at);
         return { kind: 'begun', task };
+      }),
+    );
+  }
+
+  /**
+   * SPEC §4.3, zero-step plans — Begin and Complete as ONE transaction: the number (under the workspace row lock, so
+   * identifiers stay gapless and WIP admission is exact), the task inserted already settled and `completed` with its
+   * target checked in the same statement, revisions 0 and 1, the operation `completed`, and the one `task.created`
+   * event copied from the committed row — the outbox row last (the invariant EventRepository.insertEvent states). A
+   * unique violation on uniq_tasks_external_id rolls all of it back, the number included, and is thrown for the
+   * caller to re-read (SPEC §4.1 steps 7–8). Nothing is ever visible unsettled; a crash before COMMIT leaves nothing.
+   */
+  createSettled(s: SettledRecord): Promise<SettledResult> {
+    return orRolledBack(() =>
+      this.transaction(async (tx): Promise<SettledResult> => {
+        const drawn = await tx.creation.drawSettledNumber(s.workspaceId, s.stepId, s.parentId);
+        const refused = await refusalOf(tx, s, drawn);
+        if (refused || !drawn?.stepId) throw new Rollback<SettledResult>(refused ?? { kind: 'unplanned' });
+        const task = settledTask(s, drawn.number, `${drawn.prefix}-${drawn.number}`, drawn.stepId);
+        const begun = asBegun(task);
+        await tx.tasks.insert(task);
+        await tx.events.insertRevisions([
+          { task: begun, change: 'begin', actorId: s.actorId, snapshot: toTaskBody(begun), at: s.at },
+          { task, change: 'create', actorId: s.actorId, snapshot: toTaskBody(task), at: s.at },
+        ]);
+        await tx.creation.insertCompletedOperation({ ...s, id: s.operationId }, { kind: 'created', event_id: s.eventId });
+        await tx.events.insertEvent(eventPayload({ id: s.eventId, type: 'task.created', task, at: s.at }));
+        if (s.deferred) await tx.launches.insertDeferredIntent({ ...s.deferred, at: s.at });
+        await s.beforeCommit?.();
+        return { kind: 'created', task };
       }),
     );
   }

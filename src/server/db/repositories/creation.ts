@@ -7,7 +7,7 @@ import type { CreationPlan, PlannedStep, StepKind } from '../../domain/creation/
 import type { Task } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
 import type { Sql } from '../types';
-import { json, num, str, strOrNull } from '../values';
+import { json, num, numOrNull, str, strOrNull } from '../values';
 import { TASK_COLUMNS, toTask, type TaskRow } from './tasks';
 
 /** Who may write for an operation (SPEC §4.2): the creating request at generation 0, or the recovery claim since. */
@@ -27,6 +27,18 @@ export interface NewOperation {
   leaseOwner: string;
   leaseExpiresAt: string;
   at: string;
+}
+
+/** A zero-step create's number and what its target holds (drawSettledNumber). */
+export interface SettledDraw {
+  number: number;
+  prefix: string;
+  rootPath: string | null;
+  /** The step named (if it is the workspace's) or the workspace's first; null when there is none. */
+  stepId: string | null;
+  wipLimit: number | null;
+  /** No parent was named, or it is a task of the workspace. */
+  parentHeld: boolean;
 }
 
 /** What Complete stores as its outcome (replayed by a second Complete with the same handle, SPEC §4.3). */
@@ -153,6 +165,38 @@ export class CreationRepository {
     return row ? { number: num(row.task_sequence), prefix: str(row.prefix) } : undefined;
   }
 
+  /**
+   * drawTaskNumber for a zero-step create (SPEC §4.3), which also reads its target in the same statement: the step
+   * (the one named, or the workspace's first) with its WIP limit, the working-folder root, and whether a named parent
+   * is a task of the workspace — what validation reads (SPEC §4.1 step 6). Undefined when the workspace is gone.
+   * The WIP count is NOT read here: on PostgreSQL this statement's snapshot may predate the create that held the
+   * workspace lock before it, so admission counts in a later statement (wipOccupancy).
+   */
+  async drawSettledNumber(workspaceId: string, stepId: string | null, parentId: string | null): Promise<SettledDraw | undefined> {
+    // The subqueries name the workspace through the updated row, and their parameters only in primary-key
+    // equalities: SQLite (built with STAT4) re-prepares a statement on every execution once a parameter meets a
+    // column whose statistics could change its plan — measured at ~300 µs per create after ANALYZE.
+    const step = (column: string) => `CASE WHEN CAST($2 AS text) IS NULL
+         THEN (SELECT f.${column} FROM workflow_steps f WHERE f.workspace_id = workspaces.id ORDER BY f.position LIMIT 1)
+         ELSE (SELECT n.${column} FROM workflow_steps n WHERE n.id = $2 AND n.workspace_id = workspaces.id) END`;
+    const row = await this.sql.one<{ task_sequence: unknown; prefix: unknown; root_path: unknown; step_id: unknown; wip_limit: unknown; parent_held: unknown }>(
+      `UPDATE workspaces SET task_sequence = task_sequence + 1 WHERE id = $1
+       RETURNING task_sequence, prefix, root_path, ${step('id')} AS step_id, ${step('wip_limit')} AS wip_limit,
+         CASE WHEN CAST($3 AS text) IS NULL THEN 1
+           WHEN (SELECT p.workspace_id FROM tasks p WHERE p.id = $3) = workspaces.id THEN 1 ELSE 0 END AS parent_held`,
+      [workspaceId, stepId, parentId],
+    );
+    if (!row) return undefined;
+    return {
+      number: num(row.task_sequence),
+      prefix: str(row.prefix),
+      rootPath: strOrNull(row.root_path),
+      stepId: strOrNull(row.step_id),
+      wipLimit: numOrNull(row.wip_limit),
+      parentHeld: num(row.parent_held) === 1,
+    };
+  }
+
   /** The step's WIP limit and, when it has one, its unarchived tasks, in one statement; undefined if no such step. */
   async wipOccupancy(stepId: string): Promise<{ wipLimit: number | null; active: number } | undefined> {
     const row = await this.sql.one<{ wip_limit: unknown; n: unknown }>(
@@ -163,6 +207,17 @@ export class CreationRepository {
     );
     if (!row) return undefined;
     return { wipLimit: row.wip_limit === null || row.wip_limit === undefined ? null : num(row.wip_limit), active: num(row.n) };
+  }
+
+  /** SPEC §4.3 zero-step: the operation as the two-phase path leaves it — `completed`, its outcome and event id, no
+   *  lease — inserted in the same transaction as its task. */
+  async insertCompletedOperation(op: Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'>, outcome: StoredOutcome): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
+         identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at)
+       VALUES ($1, $2, $3, $4, $5, 'completed', $6, $7, $8, 0, NULL, NULL, $9, $10, NULL, $11, $11, $11)`,
+      [op.id, op.workspaceId, op.taskId, op.actorId, op.externalId, JSON.stringify(op.plan), op.tokenHash, false, JSON.stringify(outcome), outcome.event_id ?? null, op.at],
+    );
   }
 
   // ---- the operation ------------------------------------------------------------------------------------------
@@ -217,6 +272,12 @@ export class CreationRepository {
       [taskId, true, at],
     );
     return n > 0;
+  }
+
+  /** The state of the operation creating `taskId` (release tells `aborting` from `completing`, SPEC §7). */
+  async findOperationStateOfTask(taskId: string): Promise<OperationState | undefined> {
+    const row = await this.sql.one<{ state: unknown }>('SELECT state FROM creation_operations WHERE task_id = $1 ORDER BY created_at DESC LIMIT 1', [taskId]);
+    return row ? (str(row.state) as OperationState) : undefined;
   }
 
   // ---- Complete (SPEC §4.3) -----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import type { EventPayload, EventRecord, RevisionBody } from '../../domain/event
 import type { Task, TaskBody } from '../../domain/tasks/task';
 import type { SqlDialect } from '../dialect';
 import type { Sql } from '../types';
-import { json, num, str, strOrNull } from '../values';
+import { json, num, placeholders, str, strOrNull } from '../values';
 
 export interface EventRow {
   seq: unknown;
@@ -47,6 +47,15 @@ function toRevisionBody(r: RevisionRow): RevisionBody {
   };
 }
 
+/** One revision to append: `task` as of that revision (its number is `task.revision`). */
+export interface NewRevision {
+  task: Task;
+  change: string;
+  actorId: string | null;
+  snapshot: unknown;
+  at: string;
+}
+
 export class EventRepository {
   constructor(
     protected readonly sql: Sql,
@@ -59,6 +68,16 @@ export class EventRepository {
       'INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
       [task.id, task.revision, task.workspaceId, change, actorId, JSON.stringify(snapshot), at],
     );
+  }
+
+  /** Appends several revisions in one statement (a zero-step create's 0 and 1, SPEC §4.3), each as insertRevision would. */
+  async insertRevisions(revisions: readonly NewRevision[]): Promise<void> {
+    const params: unknown[] = [];
+    const rows = revisions.map((r) => {
+      params.push(r.task.id, r.task.revision, r.task.workspaceId, r.change, r.actorId, JSON.stringify(r.snapshot), r.at);
+      return `(${placeholders(params.length - 6, 7)})`;
+    });
+    await this.sql.run(`INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ${rows.join(', ')}`, params);
   }
 
   /**

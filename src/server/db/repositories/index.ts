@@ -4,13 +4,16 @@ import { PostgresEventRepository } from '../dialect/postgres/events';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { AgentProfileRepository } from './agent-profiles';
+import type { AttestationRequestRepository } from './attestation-requests';
 import { AttachmentRepository } from './attachments';
+import { CleanupRepository } from './cleanup';
 import type { ConsoleRepository } from './console';
 import { ContributionRepository } from './contributions';
 import { CreationRepository } from './creation';
 import { EventRepository } from './events';
 import { GitRepositoryRepository } from './git-repositories';
 import { LaunchRepository } from './launches';
+import { LegacyRepository } from './legacy';
 import { ReleaseRepository } from './releases';
 import type { SessionRepository } from './sessions';
 import type { SetupTokenRepository } from './setup-tokens';
@@ -33,6 +36,8 @@ export interface TxRepositories {
   readonly agentProfiles: AgentProfileRepository;
   readonly gitRepositories: GitRepositoryRepository;
   readonly webhooks: WebhookRepository;
+  readonly legacy: LegacyRepository;
+  readonly cleanup: CleanupRepository;
 }
 
 /** Everything the store offers outside a transaction (cold-path repositories on Prisma Client included). */
@@ -42,6 +47,7 @@ export interface Repositories extends TxRepositories {
   readonly tokens: TokenRepository;
   readonly setupTokens: SetupTokenRepository;
   readonly console: ConsoleRepository;
+  readonly attestationRequests: AttestationRequestRepository;
 }
 
 /** Inside a driver transaction a repository method that would go through Prisma Client fails loudly: Prisma
@@ -64,5 +70,7 @@ export function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Prom
     agentProfiles: new AgentProfileRepository(sql, dialect, prisma),
     gitRepositories: new GitRepositoryRepository(sql, dialect, prisma),
     webhooks: new WebhookRepository(sql, dialect, prisma),
+    legacy: new LegacyRepository(sql, dialect),
+    cleanup: new CleanupRepository(sql, dialect),
   };
 }

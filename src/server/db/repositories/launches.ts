@@ -226,6 +226,12 @@ export class LaunchRepository {
     );
   }
 
+  /** A built-in run ended: the launch's detail gains how (exit status, output tail), the session its end state. */
+  async recordExit(intentId: string, sessionId: string, detail: Record<string, unknown>, state: 'finished' | 'failed', at: string): Promise<void> {
+    await this.sql.run('UPDATE agent_launches SET detail = $2 WHERE intent_id = $1', [intentId, JSON.stringify(detail)]);
+    await this.sql.run('UPDATE agent_sessions SET state = $2, updated_at = $3 WHERE id = $1', [sessionId, state, at]);
+  }
+
   /** Gives a failed launch back (`pending`: retried later) or gives up on it (`failed`). */
   async releaseClaim(intentId: string, state: 'pending' | 'failed', error: string, at: string): Promise<void> {
     await this.sql.run(

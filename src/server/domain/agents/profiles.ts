@@ -1,5 +1,6 @@
 // Agent profiles (SPEC §1): what an immediate or deferred start launches, and through which runner
-// (`builtin`, `webhook` with `config.url`, or one registered on `services.agentRunners`).
+// (`builtin` — the server's TETHER_AGENT_COMMAND, run per launch — `webhook` with `config.url`, or one registered on
+// `services.agentRunners`).
 import { randomUUID } from 'node:crypto';
 import { dbErrorInfo } from '../../db/dialect';
 import type { AgentProfile } from '../../db/repositories/agent-profiles';

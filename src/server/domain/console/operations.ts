@@ -2,6 +2,7 @@
 // filter, and one operation's step timeline (state, attempts, durations, evidence, compensation, errors).
 import type { Actor } from '../../auth/actor';
 import type { Repositories } from '../../db/store';
+import { CLEANUP_FAILING_AFTER } from '../creation/cleanup';
 import { DomainError } from '../errors/domain-error';
 import { requireRead, type OperationStateFilter } from './rows';
 
@@ -23,6 +24,26 @@ export async function readUnsettled(store: ConsoleStore, actor: Actor, workspace
 export async function readOperations(store: ConsoleStore, actor: Actor, workspaceId: string, state: OperationStateFilter | null) {
   requireRead(actor, workspaceId);
   return store.console.operations(workspaceId, state, 200);
+}
+
+/**
+ * SPEC §4.4: the workspace's compensations handed to cleanup — the runtime retries them with backoff; `failing`
+ * marks those tried CLEANUP_FAILING_AFTER times or more, which an operator should look at.
+ */
+export async function readCleanup(store: Pick<Repositories, 'cleanup'>, actor: Actor, workspaceId: string) {
+  requireRead(actor, workspaceId);
+  const rows = await store.cleanup.listWaiting(workspaceId, 200);
+  return rows.map((r) => ({
+    operation_id: r.operationId,
+    task_id: r.taskId,
+    external_id: r.externalId,
+    step_index: r.stepIndex,
+    kind: r.kind,
+    attempts: r.attempts,
+    last_error: r.lastError,
+    next_attempt_at: r.nextAttemptAt,
+    failing: r.attempts >= CLEANUP_FAILING_AFTER,
+  }));
 }
 
 /** One operation with its task and step timeline; an operation in a workspace the actor cannot see is a 404. */

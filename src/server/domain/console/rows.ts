@@ -83,6 +83,10 @@ export interface ConsoleStep {
   evidence: string | null;
   error: string | null;
   compensation_state: string | null;
+  /** SPEC §4.4 cleanup: how often the compensation was tried, why it last failed, when it is tried next. */
+  compensation_attempts: number | null;
+  compensation_error: string | null;
+  compensation_next_at: string | null;
   lease_expires_at: string | null;
   started_at: string | null;
   finished_at: string | null;

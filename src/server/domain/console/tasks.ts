@@ -1,6 +1,7 @@
 // Console task reads (SPEC §13): the sortable, paginated table; exact find-by-external-id; task detail.
 import { can, type Actor } from '../../auth/actor';
 import type { Repositories } from '../../db/store';
+import type { Services } from '../../services';
 import { DomainError, isDomainError } from '../errors/domain-error';
 import { normalizeExternalId } from '../identity/normalize';
 import { getTaskOrThrow } from '../tasks/get-task';
@@ -17,9 +18,11 @@ export async function readTaskTable(store: ConsoleStore, actor: Actor, input: Ta
 
 /**
  * Exact find (SPEC §7 lookup semantics, §2.1 normalization): the normalized value is shown back so the operator
- * sees what was searched for. Nothing holding it is an answer (`task: null`), not an error.
+ * sees what was searched for. Nothing holding it is an answer (`task: null`), not an error. It is an identity read:
+ * until attestation passes it answers 503 with the reason, like every other (SPEC §12; issue 17: it skipped the gate).
  */
-export async function findByExternalId(store: ConsoleStore, actor: Actor, workspaceId: string, raw: string) {
+export async function findByExternalId(services: Pick<Services, 'store' | 'readiness'>, actor: Actor, workspaceId: string, raw: string) {
+  const { store } = services;
   requireRead(actor, workspaceId);
   let normalized: string | undefined;
   try {
@@ -29,6 +32,7 @@ export async function findByExternalId(store: ConsoleStore, actor: Actor, worksp
     throw err;
   }
   if (normalized === undefined) return { normalized: null, error: 'invalid external_id: external_id is required', task: null };
+  services.readiness.requireIdentity();
   const task = await store.console.findTaskByExternalId(workspaceId, normalized);
   return { normalized, error: null, task: task ?? null };
 }

@@ -1,13 +1,12 @@
-// SPEC §4.4 — Abort: compensate every effect already made, in reverse order (or record it as handed to cleanup),
+// SPEC §4.4 — Abort: compensate every effect already made, in reverse order (or hand it to cleanup: the runtime
+// retries it until it succeeds, runtime/cleanup.ts),
 // remove the task row (freeing the identity), end the operation `aborted` with the error. No event is written.
 // A step whose outcome is unknown blocks Abort until recovery verifies it; once `completing`, Abort is impossible.
-import type { CompensationState } from '../../db/repositories/creation';
 import type { Services } from '../../services';
 import type { DomainError } from '../errors/domain-error';
 import { LeaseLostError, UnknownStepError } from './errors';
 import type { CreationHandle } from './operation';
-import { STEP_KINDS } from './steps';
-import { stepContext } from './steps/records';
+import { compensateStep, handOverToCleanup } from './cleanup';
 
 export async function abortOperation(services: Services, handle: CreationHandle, error: DomainError | string): Promise<void> {
   const { store } = services;
@@ -30,23 +29,25 @@ export async function abortOperation(services: Services, handle: CreationHandle,
   for (const step of steps.reverse()) {
     if (step.attempts === 0 || step.compensationState === 'compensated' || step.compensationState === 'handed_to_cleanup') continue;
     await store.creation.recordStep(handle, step.index, { compensationState: 'compensating' });
-    let outcome: CompensationState = 'compensated';
-    let failure: string | undefined;
     try {
-      await STEP_KINDS[step.kind].compensate(stepContext(services, handle, step), step.evidence);
+      await compensateStep(services, handle, step);
     } catch (err) {
       if (err instanceof LeaseLostError) throw err;
-      // Recorded for an operator (the console's step timeline); Abort itself still finishes.
-      outcome = 'handed_to_cleanup';
-      failure = (err as Error).message;
+      // Abort itself still finishes; the runtime retries this compensation with backoff until it succeeds, and
+      // operators see it if it keeps failing (domain/creation/cleanup.ts).
+      await handOverToCleanup(services, handle, step.index, (err as Error).message.slice(0, 1000));
+      continue;
     }
-    await store.creation.recordStep(handle, step.index, { compensationState: outcome, error: failure });
+    await store.creation.recordStep(handle, step.index, { compensationState: 'compensated' });
   }
 
+  // Test hook: the operation is `aborting` and its task still holds the identity (release answers creation_aborting).
+  await services.failpoints.hit('abort_before_remove', handle.externalId ?? handle.taskId);
   // 3. Remove the task row (task row first: the lock order of release and delete) and end the operation.
   await store.transaction(async (tx) => {
     await tx.creation.removePreparingTask(handle.taskId);
     await tx.creation.assertOwner(handle);
     await tx.creation.markAborted(handle.operationId, new Date().toISOString());
   });
+  services.metrics.creationAborts.inc({ by: handle.recovered ? 'recovery' : 'request' });
 }

@@ -26,6 +26,13 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** The error of a Begin its target refused (the caller re-reads the identity before surfacing it, SPEC §4.1 step 8). */
+export function refusal(kind: 'workspace_missing' | 'step_missing' | 'wip_full'): DomainError {
+  if (kind === 'workspace_missing') return new DomainError('task_not_created');
+  if (kind === 'step_missing') return new DomainError('validation_failed', 'step_id: workflow step not found');
+  return new DomainError('wip_limit_exceeded');
+}
+
 export async function begin(services: Services, actor: Actor, input: BeginInput): Promise<{ handle: CreationHandle; task: Task }> {
   // SPEC §4.2: the handle's token is random and stored hashed; the creating request holds the lease from here.
   const token = randomBytes(32).toString('base64url');
@@ -43,9 +50,7 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
     at: now.toISOString(),
   });
   // Any failure rolled the whole transaction back, the number included (gapless identifiers).
-  if (begun.kind === 'workspace_missing') throw new DomainError('task_not_created');
-  if (begun.kind === 'step_missing') throw new DomainError('validation_failed', 'step_id: workflow step not found');
-  if (begun.kind === 'wip_full') throw new DomainError('wip_limit_exceeded');
+  if (begun.kind !== 'begun') throw refusal(begun.kind);
 
   const { task } = begun;
   const handle: CreationHandle = {

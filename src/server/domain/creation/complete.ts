@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { dbErrorInfo } from '../../db/dialect';
 import type { OperationRecord } from '../../db/repositories/creation';
 import type { SettleRecord } from '../../db/repositories/creation-store';
+import type { DeferredIntent } from '../../db/repositories/launches';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import type { Task } from '../tasks/task';
@@ -14,6 +15,7 @@ import { abortOperation } from './abort';
 import { hashToken } from './begin';
 import { TASK_GONE, UnknownStepError } from './errors';
 import type { CreationHandle } from './operation';
+import type { CreationPlan } from './plan';
 import { stableId } from './stable-id';
 import { STEP_KINDS } from './steps';
 import { loadError, stepContext, storeError } from './steps/records';
@@ -82,18 +84,23 @@ export function settleRecord(handle: CreationHandle, eventId: string, fresh: boo
     eventId,
     fresh,
     begun: handle.begun,
-    // SPEC §5 deferred start: one start-when-unblocked intent, written with the completion (so never before it).
-    deferred:
-      plan.startPolicy === 'deferred'
-        ? {
-            id: stableId(handle.operationId, -1, 'launch'),
-            workspaceId: handle.workspaceId,
-            taskId: handle.taskId,
-            profileId: plan.agentProfileId ?? null,
-            operationId: handle.operationId,
-            blockedBy: plan.blockedBy,
-          }
-        : undefined,
+    deferred: deferredIntent(plan, handle),
+  };
+}
+
+/** SPEC §5 deferred start: one start-when-unblocked intent, written with the completion (so never before it). */
+export function deferredIntent(
+  plan: CreationPlan,
+  ids: { operationId: string; workspaceId: string; taskId: string },
+): Omit<DeferredIntent, 'at'> | undefined {
+  if (plan.startPolicy !== 'deferred') return undefined;
+  return {
+    id: stableId(ids.operationId, -1, 'launch'),
+    workspaceId: ids.workspaceId,
+    taskId: ids.taskId,
+    profileId: plan.agentProfileId ?? null,
+    operationId: ids.operationId,
+    blockedBy: plan.blockedBy,
   };
 }
 

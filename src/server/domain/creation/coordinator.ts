@@ -32,7 +32,7 @@ async function failWith(services: Services, handle: CreationHandle, error: Domai
   try {
     await abortOperation(services, handle, error);
   } catch (err) {
-    if (!(err instanceof LeaseLostError)) console.error('creation abort deferred to recovery:', (err as Error).message);
+    if (!(err instanceof LeaseLostError)) services.log.warn({ operation_id: handle.operationId, err: (err as Error).message }, 'creation abort deferred to recovery');
   }
   throw error;
 }
@@ -57,7 +57,7 @@ async function runStep(services: Services, handle: CreationHandle, step: StepRec
   } catch (err) {
     if (err instanceof LeaseLostError) throw err;
     const error = toStepError(err, step.kind);
-    if (error.code === 'creation_step_failed') console.error(`creation step ${step.kind} failed:`, (err as Error).message);
+    if (error.code === 'creation_step_failed') services.log.warn({ operation_id: handle.operationId, step: step.kind, err: (err as Error).message }, 'creation step failed');
     const at = new Date().toISOString();
     await store.creation.recordStep(handle, step.index, { state: 'failed', error: storeError(error), finishedAt: at, leaseExpiresAt: null });
     return error;

@@ -22,8 +22,11 @@ export interface CreationPlan {
   agentProfileId?: string | null;
 }
 
-/** SPEC §5: non-empty `blocked_by` → deferred (whatever the blockers' state); else `start_agent` → immediate. */
+/**
+ * SPEC §5 (amended, issue 17): `start_agent` alone decides whether an agent starts — blockers alone never schedule
+ * one. With `start_agent: true`, non-empty `blocked_by` defers the start (whatever the blockers' state).
+ */
 export function startPolicyFor(input: { blocked_by?: string[] | null; start_agent?: boolean | null }): StartPolicy {
-  if (input.blocked_by && input.blocked_by.length > 0) return 'deferred';
-  return input.start_agent ? 'immediate' : 'none';
+  if (input.start_agent !== true) return 'none';
+  return input.blocked_by && input.blocked_by.length > 0 ? 'deferred' : 'immediate';
 }

@@ -20,6 +20,7 @@ export const ERRORS = {
   not_found: { http: 404, trpc: 'NOT_FOUND', message: 'not found' },
   wip_limit_exceeded: { http: 409, trpc: 'CONFLICT', message: 'workflow step WIP limit exceeded' },
   creation_completing: { http: 409, trpc: 'CONFLICT', message: 'creation is completing; retry shortly' },
+  creation_aborting: { http: 409, trpc: 'CONFLICT', message: 'creation is aborting; retry shortly' },
   idempotency_key_conflict: { http: 409, trpc: 'CONFLICT', message: 'idempotency key reused with a different request' },
   conflict: { http: 409, trpc: 'CONFLICT', message: 'conflict' },
   // Creation steps (SPEC §4.4, §5): the error a caller gets when a step fails and the create is aborted.
@@ -32,12 +33,14 @@ export const ERRORS = {
   internal: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'internal error' },
   identity_not_ready: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is unavailable: schema attestation has not passed' },
   database_unavailable: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'database unavailable; retry shortly' },
+  // SPEC §4.1 step 8: a create kept losing the identity race to creates that vanished before its re-read.
+  identity_contended: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is contended; retry shortly' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
 
 /** Codes whose body carries `code` as well as `error` (SPEC §7). */
-const CODE_IN_BODY: ReadonlySet<ErrorCode> = new Set(['creation_completing', 'idempotency_key_conflict']);
+const CODE_IN_BODY: ReadonlySet<ErrorCode> = new Set(['creation_completing', 'creation_aborting', 'idempotency_key_conflict']);
 
 export class DomainError extends Error {
   readonly code: ErrorCode;

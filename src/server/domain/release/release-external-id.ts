@@ -33,6 +33,18 @@ export function requestHash(method: string, workspaceId: string, externalId: str
 }
 
 export async function releaseExternalId(services: Services, actor: Actor, input: ReleaseInput): Promise<ReleaseResult> {
+  // Counted in memory by result (issue 17 metrics): released, not_found, or the refusal's code.
+  try {
+    const result = await decideRelease(services, actor, input);
+    services.metrics.releases.inc({ result: result.status === 204 ? 'released' : 'not_found', replayed: String(result.replayed) });
+    return result;
+  } catch (err) {
+    services.metrics.releases.inc({ result: err instanceof DomainError ? err.code : 'error', replayed: 'false' });
+    throw err;
+  }
+}
+
+async function decideRelease(services: Services, actor: Actor, input: ReleaseInput): Promise<ReleaseResult> {
   // Unauthorized → the same 404 as "nothing holds it", before anything is validated.
   if (!can(actor, input.workspaceId, 'release')) throw new DomainError('task_not_found');
   const key = input.idempotencyKey;
@@ -92,7 +104,11 @@ async function releaseOnce(
     // Preparing: free the identity now; the operation's Complete will yield CreatedIdentityLost. No event now.
     const cleared = await tx.tasks.releasePreparingIdentity(holder.id, externalId);
     const marked = await tx.creation.markIdentityReleased(holder.id, at);
-    if (!cleared || !marked) throw new DomainError('creation_completing');
+    // Its operation moved on: completing, or aborting (SPEC §7: the abort removes the task; a retry finds no holder).
+    // Throwing rolls the clear back: nothing changes, nothing is stored as final.
+    if (!cleared || !marked) {
+      throw new DomainError((await tx.creation.findOperationStateOfTask(holder.id)) === 'aborting' ? 'creation_aborting' : 'creation_completing');
+    }
   }
 
   const releaseId = randomUUID();

@@ -3,6 +3,7 @@
 import { can, visibleWorkspaces, type Actor } from '../../auth/actor';
 import type { Services } from '../../services';
 import { begin } from '../creation/begin';
+import { createPlain, createSettled } from '../creation/create-settled';
 import { complete, type CompleteResult } from '../creation/complete';
 import { awaitRecoveredOutcome } from '../creation/await-recovered';
 import { LeaseLostError } from '../creation/errors';
@@ -10,16 +11,22 @@ import { withLease } from '../creation/fence';
 import { runPlannedSteps } from '../creation/coordinator';
 import type { CreateOutcome } from '../creation/operation';
 import { buildPlan } from '../creation/build-plan';
+import { isExternalIdViolation } from '../../db/dialect';
 import { DomainError } from '../errors/domain-error';
 import { normalizeExternalId } from '../identity/normalize';
 import { parseEnvelope, parseFields } from './create-input';
 import { validateCreate } from './validate-create';
+
+/** How often a create that lost the identity race to a create that then vanished runs again (SPEC §4.1 step 8). */
+export const LOST_RACE_RETRIES = 3;
 
 export interface CreateTaskOptions {
   /** SPEC §4.1 step 2: only MCP falls back to the caller's single accessible workspace. */
   singleWorkspaceFallback?: boolean;
   /** Test seam: force the new task's id (primary-key collision guard). */
   taskId?: string;
+  /** Internal: lost identity races already retried by this request (retryLostRace). */
+  lostRaces?: number;
 }
 
 export async function createTask(
@@ -28,6 +35,13 @@ export async function createTask(
   body: unknown,
   options: CreateTaskOptions = {},
 ): Promise<CreateOutcome> {
+  const outcome = await decideCreate(services, actor, body, options);
+  // Counted in memory only: a Found stays write-free (issue 17 metrics; the surface is the request's).
+  services.metrics.recordCreate(services.requests.current()?.surface ?? 'none', outcome.kind);
+  return outcome;
+}
+
+async function decideCreate(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
   const { store, readiness } = services;
 
   // Step 1: the transport envelope.
@@ -52,27 +66,28 @@ export async function createTask(
   try {
     // Step 6: only on a miss, validate the rest and build the plan.
     const fields = parseFields(envelope.body);
+    await services.failpoints.hit('before_begin', externalId ?? fields.title);
+    // SPEC §4.3: a zero-step plan is Begin and Complete in one transaction. A request that needs no read to plan
+    // tries that first, validated inside the transaction; undefined sends it through validation and planning here.
+    const request = { workspaceId, parentId: envelope.parentId ?? null, externalId: externalId ?? null, taskId: options.taskId };
+    const plain = await createPlain(services, actor, { ...request, fields });
+    if (plain) return { kind: 'created', task: plain };
     const target = await validateCreate(store, workspaceId, envelope.parentId ?? null, fields);
     const plan = await buildPlan(services, workspaceId, fields, target.rootPath);
-    await services.failpoints.hit('before_begin', externalId ?? fields.title);
+    const input = { ...request, stepId: target.stepId, wipLimited: target.wipLimited, title: fields.title, description: fields.description ?? null, plan };
+    if (plan.steps.length === 0) return { kind: 'created', task: await createSettled(services, actor, input) };
     // Step 7: Begin.
-    created = await begin(services, actor, {
-      workspaceId,
-      stepId: target.stepId,
-      wipLimited: target.wipLimited,
-      title: fields.title,
-      description: fields.description ?? null,
-      parentId: envelope.parentId ?? null,
-      externalId: externalId ?? null,
-      plan,
-      taskId: options.taskId,
-    });
+    created = await begin(services, actor, input);
   } catch (err) {
     // Step 8: after a miss, any failure before the insert commits — the identity index included — re-reads
     // the identity first; only a second miss lets the original error surface.
     if (externalId !== undefined) {
+      await services.failpoints.hit('before_reread', externalId);
       const held = await store.tasks.findByExternalId(workspaceId, externalId);
       if (held) return found(held);
+      // Lost the race on the identity index, yet nothing holds it now: the winner aborted (or was released or
+      // deleted) in between. Nothing was written, so run again from the lookup — a bounded number of times.
+      if (isExternalIdViolation(err)) return retryLostRace(services, actor, body, options);
     }
     throw err;
   }
@@ -99,6 +114,12 @@ export async function createTask(
   return { kind: result.kind, task: result.task };
 }
 
+async function retryLostRace(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
+  const lost = (options.lostRaces ?? 0) + 1;
+  if (lost > LOST_RACE_RETRIES) throw new DomainError('identity_contended', undefined, { 'retry-after': '1' });
+  return decideCreate(services, actor, body, { ...options, lostRaces: lost });
+}
+
 function found(task: import('./task').Task): CreateOutcome {
   return { kind: task.creationState === 'completed' ? 'found_settled' : 'found_unsettled', task };
 }
@@ -116,8 +137,11 @@ async function resolveWorkspace(
 ): Promise<string> {
   if (explicit) return explicit;
   if (parentId) {
+    // A parent with no retained history resolves to no workspace: the same 404 a workspace the caller cannot access
+    // gets at step 3 (SPEC §11), so a parent id cannot be probed across workspaces (issue 17). No fallback either.
     const workspaceId = await services.store.events.workspaceOfTask(parentId);
-    if (workspaceId) return workspaceId;
+    if (!workspaceId) throw new DomainError('task_not_created');
+    return workspaceId;
   }
   if (options.singleWorkspaceFallback) {
     const visible = visibleWorkspaces(actor);

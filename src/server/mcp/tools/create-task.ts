@@ -101,6 +101,6 @@ export function registerCreateTask(server: McpServer, services: Services, actor:
       guarded(async () => {
         const outcome = await createTask(services, actor, args, { singleWorkspaceFallback: true });
         return toolResult(toCreateResponse(outcome), summarize(outcome));
-      }),
+      }, services.requests),
   );
 }

@@ -46,7 +46,7 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
       guarded(async () => {
         const { task_id } = parseArgs(ZGetTaskArgs, args);
         return toolResult(toTaskBody(await getTask(services, actor, task_id)));
-      }),
+      }, services.requests),
   );
 
   server.registerTool(
@@ -72,6 +72,6 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
         const { workspace_id, ...params } = parseArgs(ZListTasksArgs, args);
         const page = await listTasks(services, actor, { workspaceId: await resolveListWorkspace(services, actor, workspace_id), ...params });
         return toolResult({ tasks: page.tasks.map(toTaskBody), next_cursor: page.nextCursor });
-      }),
+      }, services.requests),
   );
 }

@@ -93,6 +93,13 @@ export default function OperationPage() {
                       )}
                     </p>
                     {s.error && <p className="error-text small">Error: {s.error}</p>}
+                    {s.compensation_state === 'handed_to_cleanup' && (
+                      <p className="small">
+                        Compensation failed {s.compensation_attempts ?? 1} time{s.compensation_attempts === 1 ? '' : 's'}
+                        {s.compensation_error && <span className="error-text">: {s.compensation_error}</span>}; retried{' '}
+                        <Time iso={s.compensation_next_at} />.
+                      </p>
+                    )}
                     {s.evidence && (
                       <details>
                         <summary>Evidence</summary>

@@ -1,7 +1,7 @@
-// PostgreSQL's creation store (issue 4, kept by issue 13's measurement — docs/BENCHMARKS.md): the creating request's
-// own Begin and Complete phases, each transaction sent as ONE statement (a data-modifying CTE, committed on its own),
-// with exactly the rows of the transaction form it extends (repositories/creation-store.ts; tests compare them row
-// for row). Why: creates in one workspace queue on the workspace row lock that numbers them (gapless identifiers,
+// PostgreSQL's creation store (issue 4, kept by issue 13's measurement — docs/BENCHMARKS.md): a zero-step create's one
+// transaction (SPEC §4.3; create-settled.ts), and the creating request's own Begin and Complete phases, each
+// transaction sent as ONE statement (a data-modifying CTE, committed on its own), with exactly the rows of the
+// transaction form it extends (repositories/creation-store.ts; tests compare them row for row). Why: creates in one workspace queue on the workspace row lock that numbers them (gapless identifiers,
 // SPEC §4.1 step 7). With a BEGIN … COMMIT conversation the lock is held across five client round trips; here only
 // while PostgreSQL executes one statement and commits it. SQLite has no data-modifying CTEs and no round trips (it
 // runs in process, one writer at a time), so its store is the transaction form alone.
@@ -25,6 +25,8 @@ import {
   type CompletingRecord,
   type SettleRecord,
   type SettleResult,
+  type SettledRecord,
+  type SettledResult,
   type Transactor,
 } from '../../repositories/creation-store';
 import { TASK_COLUMNS } from '../../repositories/tasks';
@@ -32,6 +34,7 @@ import { StatementBatch } from '../../statement-batch';
 import type { Db } from '../../types';
 import { jsonParam, num, str } from '../../values';
 import { POSTGRES } from '../index';
+import { runSettled, type SettledOutcome } from './create-settled';
 
 /**
  * A statement whose counted sub-statements disagree divides by zero, which fails it whole: PostgreSQL then
@@ -70,12 +73,29 @@ export class PostgresCreationStore extends CreationStore {
   private readonly begins: StatementBatch<BeginRecord, Task | undefined>;
   private readonly phaseA: StatementBatch<PhaseAItem, true | undefined>;
   private readonly phaseB: StatementBatch<PhaseBItem, Task | undefined>;
+  private readonly settledCreates: StatementBatch<SettledRecord, SettledOutcome | undefined>;
 
   constructor(db: Db, transaction: Transactor) {
     super(db, POSTGRES, transaction);
     this.begins = new StatementBatch((items) => runBegin(db, items));
     this.phaseA = new StatementBatch((items) => runPhaseA(db, items));
     this.phaseB = new StatementBatch((items) => runPhaseB(db, items));
+    // One workspace per batch: its row is the one lock the statement takes, and numbers are consecutive in it.
+    this.settledCreates = new StatementBatch((items) => runSettled(db, items));
+  }
+
+  /**
+   * SPEC §4.3 zero-step, in one statement (create-settled.ts) when the step has no WIP limit and no deferred start is
+   * written; the transaction form decides everything else (a WIP count after the lock, a target that went missing).
+   * The one statement has no moment between its writes and its commit: `beforeCommit` runs before it is sent.
+   */
+  override async createSettled(s: SettledRecord): Promise<SettledResult> {
+    if (s.deferred) return super.createSettled(s);
+    await s.beforeCommit?.();
+    const out = await this.settledCreates.push(s.workspaceId, s);
+    if (out?.task) return { kind: 'created', task: out.task };
+    if (s.validate && !(out?.admitted && out.wipLimited)) return { kind: 'unplanned' };
+    return super.createSettled({ ...s, beforeCommit: undefined });
   }
 
   /** A step with a WIP limit counts its tasks in a later statement of the transaction form (see beginInOneStatement). */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db, DbErrorInfo, DbStats, Sql } from '../../types';
+import type { Db, DbErrorInfo, DbStats, PoolStats, Sql } from '../../types';
 import { SchemaAlarm } from '../../schema-alarm';
 
 // timestamptz and bigint come back as ISO strings / numbers so rows look the same as on SQLite.
@@ -146,6 +146,10 @@ export class PostgresDb extends PgSql implements Db {
 
   onSchemaMissing(listener: () => void): () => void {
     return this.alarm.listen(listener);
+  }
+
+  poolStats(): PoolStats {
+    return { max: this.pool.options.max ?? 0, total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   async exec(script: string): Promise<void> {

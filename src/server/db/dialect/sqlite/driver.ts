@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { InvalidTextError, type Db, type DbErrorInfo, type DbStats, type Sql } from '../../types';
+import { InvalidTextError, type Db, type DbErrorInfo, type DbStats, type PoolStats, type Sql } from '../../types';
 import { Mutex } from '../../mutex';
 import { SchemaAlarm } from '../../schema-alarm';
 
@@ -39,6 +39,11 @@ export class SqliteDb implements Db {
   private readonly cache = new Map<string, { stmt: Database.Statement; reader: boolean; sql: string }>();
   /** Every statement of this process goes through it, Prisma's included (dialect/sqlite/prisma.ts). */
   readonly mutex = new Mutex();
+
+  poolStats(): PoolStats {
+    const queued = this.mutex.queued;
+    return { max: 1, total: 1, idle: queued === 0 ? 1 : 0, waiting: Math.max(0, queued - 1) };
+  }
 
   constructor(
     readonly url: string,

@@ -1,0 +1,138 @@
+// PostgreSQL's one statement for a zero-step create (SPEC §4.3, last bullet: Begin and Complete as one transaction):
+// the target check, the number under the workspace row lock, the task inserted settled and `completed`, its operation
+// `completed`, revisions 0 and 1 and the one `task.created` event — one data-modifying CTE that commits on its own, so
+// the workspace lock that numbers tasks is held while PostgreSQL runs one statement, not across client round trips.
+// The rows are exactly those of the transaction form (CreationStore.createSettled; tests compare them). Written for a
+// batch of items in one workspace (statement-batch.ts); a failed batch is retried item by item, so a unique violation
+// on uniq_tasks_external_id is always the item's own and rolls back everything of it, the number included.
+import { eventPayload } from '../../../domain/events/outbox';
+import { toTaskBody, type Task } from '../../../domain/tasks/task';
+import { asBegun, type SettledRecord } from '../../repositories/creation-store';
+import { TASK_COLUMNS } from '../../repositories/tasks';
+import type { Db } from '../../types';
+import { bool, jsonParam, num, str } from '../../values';
+
+/** What the statement says of one item: its task, or why not (absent: no such workspace, or no such step in it). */
+export interface SettledOutcome {
+  task?: Task;
+  /** The target passed the checks `validate` asks for (root, parent). */
+  admitted: boolean;
+  /** The step has a WIP limit: admission must count in a later statement than the lock (the transaction form). */
+  wipLimited: boolean;
+}
+
+/**
+ * `json` in three pieces around the values of `"identifier":""` and `"step_id":""`, for the statement to splice the
+ * real ones in (JSON-escaped by to_json): only the statement knows the number and, when the request named no step,
+ * the step. Neither `,"key":""` can occur inside an earlier string value (its quotes would be escaped).
+ */
+function cutForSplice(json: string): [string, string, string] {
+  const a = json.indexOf(',"identifier":""') + ',"identifier":'.length;
+  const b = json.indexOf(',"step_id":""', a) + ',"step_id":'.length;
+  return [json.slice(0, a), json.slice(a + 2, b), json.slice(b + 2)];
+}
+
+/** The task as the statement will write it, with the identifier and step it decides left empty. */
+function draftOf(s: SettledRecord): Task {
+  return {
+    id: s.taskId,
+    workspaceId: s.workspaceId,
+    number: 0,
+    identifier: '',
+    title: s.title,
+    description: s.description,
+    stepId: '',
+    parentId: s.parentId,
+    archivedAt: null,
+    createdAt: s.at,
+    updatedAt: s.at,
+    revision: 1,
+    creationState: 'completed',
+    externalId: s.externalId,
+    externalIdSettledAt: s.externalId === null ? null : s.at,
+  };
+}
+
+const SPLICE = (parts: string, row: string) =>
+  `(${parts} ->> 0) || to_json(${row}.made_identifier)::text || (${parts} ->> 1) || to_json(${row}.made_step)::text || (${parts} ->> 2)`;
+
+export async function runSettled(db: Db, items: SettledRecord[]): Promise<Array<SettledOutcome | undefined>> {
+  const drafts = items.map(draftOf);
+  const rows = items.map((s, n) => {
+    const draft = drafts[n]!;
+    return {
+      i: n + 1,
+      task_id: s.taskId,
+      op_id: s.operationId,
+      actor_id: s.actorId,
+      title: s.title,
+      description: s.description,
+      step_id: s.stepId,
+      parent_id: s.parentId,
+      external_id: s.externalId,
+      plan: JSON.stringify(s.plan),
+      token_hash: s.tokenHash,
+      at: s.at,
+      event_id: s.eventId,
+      outcome: JSON.stringify({ kind: 'created', event_id: s.eventId }),
+      validate: s.validate,
+      rev0: cutForSplice(JSON.stringify(toTaskBody(asBegun(draft)))),
+      rev1: cutForSplice(JSON.stringify(toTaskBody(draft))),
+      event: cutForSplice(JSON.stringify(eventPayload({ id: s.eventId, type: 'task.created', task: draft, at: s.at }))),
+    };
+  });
+  const out = await db.query<{ i: unknown; admitted: unknown; wip_limited: unknown; number: unknown; identifier: unknown; step_id: unknown }>(
+    `WITH k AS (
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
+         description text, step_id text, parent_id text, external_id text, plan text, token_hash text, at timestamptz,
+         event_id text, outcome text, validate boolean, rev0 jsonb, rev1 jsonb, event jsonb)
+     ), target AS (
+       SELECT k.i, s.id AS step_id, s.wip_limit IS NOT NULL AS wip_limited,
+              (NOT k.validate OR (w.root_path IS NULL AND (k.parent_id IS NULL
+                OR EXISTS (SELECT 1 FROM tasks p WHERE p.id = k.parent_id AND p.workspace_id = w.id)))) AS admitted
+       FROM k JOIN workspaces w ON w.id = $1
+       CROSS JOIN LATERAL (
+         SELECT id, wip_limit FROM workflow_steps WHERE workspace_id = w.id AND (k.step_id IS NULL OR id = k.step_id)
+         ORDER BY position LIMIT 1
+       ) s
+     ), ok AS (
+       SELECT i, step_id, row_number() OVER (ORDER BY i) AS r FROM target WHERE admitted AND NOT wip_limited
+     ), ws AS (
+       UPDATE workspaces SET task_sequence = task_sequence + (SELECT count(*) FROM ok)
+       WHERE id = $1 AND EXISTS (SELECT 1 FROM ok)
+       RETURNING task_sequence - (SELECT count(*) FROM ok) AS before, prefix
+     ), t AS (
+       INSERT INTO tasks (${TASK_COLUMNS})
+       SELECT k.task_id, $1, ws.before + ok.r, ws.prefix || '-' || (ws.before + ok.r), k.title, k.description, ok.step_id,
+              k.parent_id, NULL, k.at, k.at, 1, 'completed', k.external_id, CASE WHEN k.external_id IS NULL THEN NULL ELSE k.at END
+       FROM ws, ok JOIN k ON k.i = ok.i
+       RETURNING id, number, identifier, step_id
+     ), made AS (
+       SELECT k.*, t.identifier AS made_identifier, t.step_id AS made_step FROM t JOIN k ON k.task_id = t.id
+     ), rev AS (
+       INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at)
+       SELECT made.task_id, v.revision, $1, v.change, made.actor_id, ${SPLICE('v.parts', 'made')}, made.at
+       FROM made CROSS JOIN LATERAL (VALUES (0, 'begin', made.rev0), (1, 'create', made.rev1)) AS v(revision, change, parts)
+     ), op AS (
+       INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
+         identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at)
+       SELECT op_id, $1, task_id, actor_id, external_id, 'completed', plan, token_hash, false, 0, NULL, NULL, outcome, event_id,
+              NULL, at, at, at
+       FROM made
+     ), e AS (
+       INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at)
+       SELECT made.event_id, $1, made.task_id, 1, 'task.created', ${SPLICE('made.event', 'made')}, made.at
+       FROM made ORDER BY made.i
+     )
+     SELECT target.i, target.admitted, target.wip_limited, t.number, t.identifier, t.step_id
+     FROM target JOIN k ON k.i = target.i LEFT JOIN t ON t.id = k.task_id`,
+    [items[0]!.workspaceId, jsonParam(rows)],
+  );
+  const byIndex = new Map(out.map((r) => [num(r.i), r]));
+  return drafts.map((draft, n) => {
+    const r = byIndex.get(n + 1);
+    if (!r) return undefined;
+    const task = r.number === null ? undefined : { ...draft, number: num(r.number), identifier: str(r.identifier), stepId: str(r.step_id) };
+    return { task, admitted: bool(r.admitted), wipLimited: bool(r.wip_limited) };
+  });
+}

@@ -1,0 +1,55 @@
+// Every request the server answers is observed once (issue 17 items 9–10): a request id — the caller's
+// `X-Request-Id` when it is a sane token, else a new one — echoed on the response; the route it matched (a pattern,
+// never the raw path or query, which can carry external ids); and, when the response is done, one log line
+// (id, method, route, status, duration, actor) and the latency histogram and error counter. Bodies, headers and
+// query strings are never logged.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestEntry, Surface } from '../observability/request-scope';
+import type { Services } from '../services';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+/** What we accept from a caller as a request id: short, printable, no spaces (it goes into every log line). */
+const SANE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers[REQUEST_ID_HEADER];
+  const value = Array.isArray(given) ? given[0] : given;
+  return value !== undefined && SANE_ID.test(value) ? value : randomUUID();
+}
+
+/** Opens the request's entry, echoes its id, and records the answer when the response ends. */
+export function observeRequest(services: Services, req: IncomingMessage, res: ServerResponse, route: string, surface: Surface): RequestEntry {
+  const entry: RequestEntry = { id: requestIdOf(req), method: req.method ?? 'GET', route, surface };
+  res.setHeader(REQUEST_ID_HEADER, entry.id);
+  const started = process.hrtime.bigint();
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    // A response cut before it finished (the client left, or a late failure) is logged as such.
+    const status = res.writableFinished ? res.statusCode : 0;
+    services.metrics.requestDuration.observe({ route: entry.route, method: entry.method, status: statusClass(status) }, seconds);
+    if (entry.errorCode) services.metrics.errors.inc({ code: entry.errorCode, surface: entry.surface });
+    const line = {
+      req_id: entry.id,
+      method: entry.method,
+      route: entry.route,
+      status,
+      duration_ms: Math.round(seconds * 1e6) / 1e3,
+      actor_id: entry.actorId,
+      error_code: entry.errorCode,
+      ...(entry.internalError ? { err: entry.internalError } : {}),
+    };
+    if (status >= 500 || entry.internalError) services.log.error(line, 'request failed');
+    else services.log.info(line, 'request');
+  };
+  res.once('finish', finish);
+  res.once('close', finish);
+  return entry;
+}
+
+function statusClass(status: number): string {
+  return status === 0 ? 'aborted' : `${Math.floor(status / 100)}xx`;
+}

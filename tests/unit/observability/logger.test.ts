@@ -1,0 +1,65 @@
+// Issue 17 item 10: the structured log — JSON lines by default, readable lines on a terminal, quiet under the test
+// runner, secret-named fields redacted — and its settings (config.ts: TETHER_LOG_LEVEL, TETHER_LOG_FORMAT).
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../src/server/config';
+import { createLogger, prettyLine } from '../../../src/server/observability/logger';
+
+function capture(isTTY = false) {
+  const lines: string[] = [];
+  return { lines, out: { isTTY, write: (l: string) => lines.push(l) } };
+}
+
+describe('createLogger', () => {
+  it('writes one JSON object per line with an ISO time and the level by name', () => {
+    const { lines, out } = capture();
+    createLogger({ level: 'info', format: 'json' }, out).info({ route: '/api/v1/tasks', status: 200 }, 'request');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.endsWith('\n')).toBe(true);
+    const entry = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(entry).toMatchObject({ level: 'info', msg: 'request', route: '/api/v1/tasks', status: 200 });
+    expect(entry.time).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(entry).not.toHaveProperty('pid');
+  });
+
+  it('is readable on a terminal (auto) and JSON elsewhere', () => {
+    const tty = capture(true);
+    createLogger({ level: 'info', format: 'auto' }, tty.out).info({ route: '/api/health', status: 200 }, 'request');
+    expect(tty.lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}request {2}route=\/api\/health status=200\n$/);
+    const pipe = capture(false);
+    createLogger({ level: 'info', format: 'auto' }, pipe.out).info('hello');
+    expect(JSON.parse(pipe.lines[0]!)).toMatchObject({ msg: 'hello' });
+  });
+
+  it('redacts fields named like secrets', () => {
+    const { lines, out } = capture();
+    createLogger({ level: 'info', format: 'json' }, out).info({ token: 'tth_x', headers: { authorization: 'Bearer y', cookie: 'z' }, user: { password: 'p' } }, 'oops');
+    expect(lines[0]).not.toMatch(/tth_x|Bearer y|"z"|"p"/);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ token: '[redacted]', headers: { authorization: '[redacted]', cookie: '[redacted]' }, user: { password: '[redacted]' } });
+  });
+
+  it('prints nothing at level silent', () => {
+    const { lines, out } = capture();
+    const log = createLogger({ level: 'silent', format: 'json' }, out);
+    log.error('nope');
+    log.info('nope');
+    expect(lines).toEqual([]);
+  });
+
+  it('leaves a line that is not JSON as it is', () => {
+    expect(prettyLine('plain text\n')).toBe('plain text\n');
+  });
+});
+
+describe('log settings (config.ts)', () => {
+  it('default to info, JSON or readable by terminal, and silent under the test runner', () => {
+    expect(loadConfig({}).log).toEqual({ level: 'info', format: 'auto' });
+    expect(loadConfig({ NODE_ENV: 'test' }).log.level).toBe('silent');
+    expect(loadConfig({ NODE_ENV: 'test', TETHER_LOG_LEVEL: 'debug', TETHER_LOG_FORMAT: 'pretty' }).log).toEqual({ level: 'debug', format: 'pretty' });
+  });
+
+  it('refuse an unknown level or format with one line naming the variable', () => {
+    expect(() => loadConfig({ TETHER_LOG_LEVEL: 'loud' })).toThrow(ConfigError);
+    expect(() => loadConfig({ TETHER_LOG_LEVEL: 'loud' })).toThrow(/^TETHER_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/);
+    expect(() => loadConfig({ TETHER_LOG_FORMAT: 'xml' })).toThrow(/^TETHER_LOG_FORMAT: must be json or pretty/);
+  });
+});
