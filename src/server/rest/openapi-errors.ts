@@ -47,6 +47,8 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   task_not_found: 'Nothing there, or nothing you may see: the two are the same answer (SPEC §11).',
   not_found: 'Nothing there, or nothing you may see: the two are the same answer (SPEC §11).',
   creation_completing: 'The holder\'s creation is completing. Nothing changed and nothing was stored: retry shortly with the same Idempotency-Key.',
+  creation_aborting: 'The holder\'s creation is being undone. Nothing changed and nothing was stored: retry shortly with the same Idempotency-Key; once the abort ends the identity is free.',
+  identity_contended: 'The create lost the race for its identity four times in a row to creates that were undone before it could read them back (it retried by itself three times; nothing was created). Retry after `Retry-After` seconds.',
   idempotency_key_conflict: 'This Idempotency-Key was used for a different release. Generate a new key for a new request.',
   wip_limit_exceeded: 'The target workflow step is at its WIP limit (and no task holds the identity).',
   identity_not_ready: 'The identity schema has not been attested yet: external-identity reads and writes wait for it (SPEC §12). Creates without an identity keep working.',

@@ -56,6 +56,7 @@ export const taskRoutes: RestRoute[] = [
         'branch_exists',
         'creation_step_failed',
         'identity_not_ready',
+        'identity_contended',
       ],
     },
     async handle(r) {
@@ -166,7 +167,7 @@ export const taskRoutes: RestRoute[] = [
       tag: 'Identity',
       summary: 'Release an external identity (the task is kept)',
       description:
-        'An operator action, never automated (SPEC §7); needs the `operator` role or the `identities:release` scope. Send a UUID you generate as `Idempotency-Key` and reuse it when you retry: the same key with the same request answers the stored result (204 or 404) whoever holds the identity now; with a different request it is 409 `idempotency_key_conflict`. A holder whose creation is completing is 409 `creation_completing`: nothing changed, retry with the same key. After a release the same `external_id` creates a new task.',
+        'An operator action, never automated (SPEC §7); needs the `operator` role or the `identities:release` scope. Send a UUID you generate as `Idempotency-Key` and reuse it when you retry: the same key with the same request answers the stored result (204 or 404) whoever holds the identity now; with a different request it is 409 `idempotency_key_conflict`. A holder whose creation is completing or aborting is 409 `creation_completing` / `creation_aborting`: nothing changed, retry with the same key. After a release the same `external_id` creates a new task.',
       query: ZExternalIdQuery,
       headers: ZReleaseHeaders,
       ok: { status: 204, description: 'Released: the holder keeps its task without the identity (also the replay of a stored release).' },
@@ -178,6 +179,7 @@ export const taskRoutes: RestRoute[] = [
         'idempotency_key_invalid',
         'task_not_found',
         'creation_completing',
+        'creation_aborting',
         'idempotency_key_conflict',
         'identity_not_ready',
       ],
