@@ -1,5 +1,6 @@
 'use client';
-// The console's top bar: brand, navigation, live status, workspace picker and the signed-in person with Sign out.
+// The console's top bar: brand, navigation, the API reference, live status, workspace picker and the signed-in person
+// with Sign out.
 // On a small screen (issue 15: at 390 px the full bar took ~250 px) it is one line — brand, live status and a Menu
 // button that opens navigation, workspace and account below it; the menu closes when the page changes.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -11,11 +12,8 @@ import { ConsoleNav } from './console-nav';
 import { LiveIndicator } from './live';
 import { useConsoleSession } from './session';
 
-/**
- * Links beside the pages (documentation and the like), shown in the bar and in the compact menu alike. Issue 19 adds
- * `{ href: '/docs/api', label: 'API reference' }` here.
- */
-const HEADER_LINKS: ReadonlyArray<{ href: string; label: string }> = [];
+/** Links beside the pages (documentation and the like), shown in the bar and in the compact menu alike. */
+const HEADER_LINKS: ReadonlyArray<{ href: string; label: string }> = [{ href: '/docs/api', label: 'API reference' }]; // issue 19
 
 export function ConsoleHeader() {
   const { me, workspace, selectWorkspace } = useConsoleSession();
@@ -51,7 +49,9 @@ export function ConsoleHeader() {
           <ul className="console-links">
             {HEADER_LINKS.map((l) => (
               <li key={l.href}>
-                <a href={l.href}>{l.label}</a>
+                <Link href={l.href} className="console-help">
+                  {l.label}
+                </Link>
               </li>
             ))}
           </ul>
