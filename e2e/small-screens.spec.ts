@@ -33,6 +33,7 @@ const PAGES: Array<{ name: string; path: () => string; heading: RegExp }> = [
   { name: 'releases', path: () => '/releases', heading: /^Release/ },
   { name: 'settings', path: () => '/settings', heading: /^Settings$/ },
   { name: 'not-found', path: () => '/no/such/page', heading: /^Not found$/ },
+  { name: 'api-reference', path: () => '/docs/api', heading: /^REST API reference$/ },
 ];
 
 /** How far the page can scroll sideways (0 when it fits). */
