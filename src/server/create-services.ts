@@ -9,7 +9,7 @@ import { Store } from './db/store';
 import { EventHub } from './domain/events/hub';
 import { TokenCache } from './domain/tokens/token-cache';
 import { Failpoints } from './failpoints';
-import { createLogger } from './observability/logger';
+import { createLogger, withoutRedaction } from './observability/logger';
 import { Metrics, type MetricSources } from './observability/metrics';
 import { CLEANUP_FAILING_AFTER } from './domain/creation/cleanup';
 import { RequestScope } from './observability/request-scope';
@@ -31,6 +31,7 @@ export function createServices(options: ServiceOptions = {}): Services {
         }),
       { oneStatementCreate: config.postgres.oneStatementCreate },
     );
+  const log = options.log ?? createLogger(config.log);
   const services: Services = {
     config,
     store,
@@ -43,7 +44,8 @@ export function createServices(options: ServiceOptions = {}): Services {
     hub: options.hub ?? new EventHub(),
     agentRunners: options.agentRunners ?? new AgentRunners(config.agents),
     dispatcher: options.dispatcher ?? launchDispatcher(() => services),
-    log: options.log ?? createLogger(config.log),
+    log,
+    requestLog: options.requestLog ?? withoutRedaction(log),
     metrics: options.metrics ?? new Metrics(metricSources(() => services)),
     requests: options.requests ?? new RequestScope(),
   };
