@@ -12,17 +12,20 @@ import { workspaceRoutes } from './workspaces';
 /** Every REST route. Other modules add theirs here (attachments, events, workspaces). */
 export const restRoutes: RestRoute[] = [...taskRoutes, ...eventRoutes, ...workspaceRoutes, ...attachmentRoutes];
 
+/** Each route with the label it is counted and logged under, worked out once rather than on every request. */
+const labelled = restRoutes.map((route) => ({ route, template: templateOf(route.pattern) }));
+
 export const handleRest: ApiHandler = async (req, res, services) => {
   try {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
     let pathMatched = false;
-    for (const route of restRoutes) {
+    for (const { route, template } of labelled) {
       const m = route.pattern.exec(url.pathname);
       if (!m) continue;
       pathMatched = true;
       if (route.method !== method) continue;
-      services.requests.noteRoute(templateOf(route.pattern)); // the pattern, never the path (issue 17: metrics, logs)
+      services.requests.noteRoute(template); // the pattern, never the path (issue 17: metrics, logs)
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
       const auth = await requireAuthenticated(services, req.headers, method);
