@@ -10,7 +10,7 @@ import { CreationPulse } from './domain/console/pulse';
 import { EventHub } from './domain/events/hub';
 import { TokenCache } from './domain/tokens/token-cache';
 import { Failpoints } from './failpoints';
-import { createLogger } from './observability/logger';
+import { createLogger, withoutRedaction } from './observability/logger';
 import { Metrics, type MetricSources } from './observability/metrics';
 import { CLEANUP_FAILING_AFTER } from './domain/creation/cleanup';
 import { RequestScope } from './observability/request-scope';
@@ -32,6 +32,7 @@ export function createServices(options: ServiceOptions = {}): Services {
         }),
       { oneStatementCreate: config.postgres.oneStatementCreate },
     );
+  const log = options.log ?? createLogger(config.log);
   const services: Services = {
     config,
     store,
@@ -45,7 +46,8 @@ export function createServices(options: ServiceOptions = {}): Services {
     pulse: options.pulse ?? new CreationPulse(() => store.pulse.openOperations()),
     agentRunners: options.agentRunners ?? new AgentRunners(config.agents),
     dispatcher: options.dispatcher ?? launchDispatcher(() => services),
-    log: options.log ?? createLogger(config.log),
+    log,
+    requestLog: options.requestLog ?? withoutRedaction(log),
     metrics: options.metrics ?? new Metrics(metricSources(() => services)),
     requests: options.requests ?? new RequestScope(),
   };

@@ -40,6 +40,8 @@ export interface Services {
   dispatcher: CreationDispatcher;
   /** The structured log (observability/logger.ts): one line per request, and what the runtime has to say. */
   log: Logger;
+  /** `log` without its redaction pass, for the request line's fixed fields only (observability/logger.ts). */
+  requestLog: Logger;
   /** Prometheus counters, histograms and scrape-time gauges, in this Services' own registry (observability/metrics.ts). */
   metrics: Metrics;
   /** The request being answered: id, route, actor, error code (observability/request-scope.ts). */

@@ -10,6 +10,7 @@ import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
 import { PostgresCreationStore } from './dialect/postgres/creation';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
+import { SqliteTaskRepository } from './dialect/sqlite/tasks';
 import { createPrisma, type Prisma } from './prisma';
 import { AgentProfileRepository } from './repositories/agent-profiles';
 import { AttestationRequestRepository } from './repositories/attestation-requests';
@@ -82,7 +83,7 @@ export class Store implements Repositories {
     const prisma = () => this.prisma();
     const base = txRepositories(driver, this.sqlDialect, prisma);
     const pg = driver instanceof PostgresDb;
-    this.tasks = pg ? new PostgresTaskRepository(driver) : base.tasks;
+    this.tasks = pg ? new PostgresTaskRepository(driver) : new SqliteTaskRepository(driver);
     this.events = base.events;
     this.releases = base.releases;
     const transaction = <T>(fn: (tx: TxRepositories) => Promise<T>) => this.transaction(fn);

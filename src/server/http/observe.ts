@@ -42,8 +42,9 @@ export function observeRequest(services: Services, req: IncomingMessage, res: Se
       error_code: entry.errorCode,
       ...(entry.internalError ? { err: entry.internalError } : {}),
     };
+    // A failed request's line carries the error itself: it goes through the redacting logger.
     if (status >= 500 || entry.internalError) services.log.error(line, 'request failed');
-    else services.log.info(line, 'request');
+    else services.requestLog.info(line, 'request');
   };
   res.once('finish', finish);
   res.once('close', finish);

@@ -23,19 +23,23 @@ export const restRoutes: readonly RestRoute[] = [
 /** GET /api/v1/openapi.json: computed once from the table above; routes and schemas do not change while we run. */
 export const openApiDocument: OpenApiDocument = buildOpenApiDocument(restRoutes);
 
-const matchers = restRoutes.map((route) => ({ route, pattern: path(route.path) }));
+/** Each route's matcher and the label it is counted and logged under, worked out once rather than on every request. */
+const matchers = restRoutes.map((route) => {
+  const pattern = path(route.path);
+  return { route, pattern, template: templateOf(pattern) };
+});
 
 export const handleRest: ApiHandler = async (req, res, services) => {
   try {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
     let pathMatched = false;
-    for (const { route, pattern } of matchers) {
+    for (const { route, pattern, template } of matchers) {
       const m = pattern.exec(url.pathname);
       if (!m) continue;
       pathMatched = true;
       if (route.method !== method) continue;
-      services.requests.noteRoute(templateOf(pattern)); // the pattern, never the path (issue 17: metrics, logs)
+      services.requests.noteRoute(template); // the pattern, never the path (issue 17: metrics, logs)
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
       const request = { req, res, services, params, query: url.searchParams };

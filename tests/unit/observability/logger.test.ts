@@ -2,7 +2,7 @@
 // runner, secret-named fields redacted — and its settings (config.ts: TETHER_LOG_LEVEL, TETHER_LOG_FORMAT).
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/server/config';
-import { createLogger, prettyLine } from '../../../src/server/observability/logger';
+import { createLogger, prettyLine, withoutRedaction } from '../../../src/server/observability/logger';
 
 function capture(isTTY = false) {
   const lines: string[] = [];
@@ -35,6 +35,24 @@ describe('createLogger', () => {
     createLogger({ level: 'info', format: 'json' }, out).info({ token: 'tth_x', headers: { authorization: 'Bearer y', cookie: 'z' }, user: { password: 'p' } }, 'oops');
     expect(lines[0]).not.toMatch(/tth_x|Bearer y|"z"|"p"/);
     expect(JSON.parse(lines[0]!)).toMatchObject({ token: '[redacted]', headers: { authorization: '[redacted]', cookie: '[redacted]' }, user: { password: '[redacted]' } });
+  });
+
+  it('writes a request line without the redaction pass byte for byte as the redacting logger writes it (issue 16 item 3)', () => {
+    for (const format of ['json', 'pretty'] as const) {
+      const { lines, out } = capture();
+      const log = createLogger({ level: 'info', format }, out);
+      const line = { req_id: 'r-1', method: 'POST', route: '/api/v1/tasks', status: 200, duration_ms: 1.25, actor_id: 'a-1', error_code: undefined };
+      log.info(line, 'request');
+      withoutRedaction(log).info(line, 'request');
+      const [redacted, plain] = lines.map((l) => l.replace(/"time":"[^"]+"|^\S+/, 'T'));
+      expect(plain).toBe(redacted);
+    }
+  });
+
+  it('keeps the level it was built from: nothing below it is written', () => {
+    const { lines, out } = capture();
+    withoutRedaction(createLogger({ level: 'warn', format: 'json' }, out)).info({ status: 200 }, 'request');
+    expect(lines).toHaveLength(0);
   });
 
   it('prints nothing at level silent', () => {

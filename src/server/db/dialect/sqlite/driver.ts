@@ -21,14 +21,18 @@ function toParam(v: unknown): Param {
   return JSON.stringify(v);
 }
 
-/** `$1`-style SQL → positional `?` with the parameters reordered to match. */
-function adapt(text: string, params: readonly unknown[]): { sql: string; args: Param[] } {
-  const args: Param[] = [];
+/**
+ * `$1`-style SQL → positional `?`, and which parameter each `?` takes (`$2, $1, $2` → [1, 0, 1]). Worked out once per
+ * statement text (the driver's statement cache keeps it): rewriting the text on every execution cost more than
+ * binding (issue 16 item 3).
+ */
+function adapt(text: string): { sql: string; order: number[] } {
+  const order: number[] = [];
   const sql = text.replace(/\$(\d+)/g, (_m, n: string) => {
-    args.push(toParam(params[Number(n) - 1]));
+    order.push(Number(n) - 1);
     return '?';
   });
-  return { sql, args };
+  return { sql, order };
 }
 
 export class SqliteDb implements Db {
@@ -36,7 +40,7 @@ export class SqliteDb implements Db {
   readonly stats: DbStats = { statements: 0, writes: 0, transactions: 0 };
   private readonly alarm = new SchemaAlarm();
   readonly raw: Database.Database;
-  private readonly cache = new Map<string, { stmt: Database.Statement; reader: boolean; sql: string }>();
+  private readonly cache = new Map<string, { stmt: Database.Statement; reader: boolean; sql: string; order: number[] }>();
   /** Every statement of this process goes through it, Prisma's included (dialect/sqlite/prisma.ts). */
   readonly mutex = new Mutex();
 
@@ -60,12 +64,14 @@ export class SqliteDb implements Db {
   private prepare(text: string, params: readonly unknown[]) {
     let entry = this.cache.get(text);
     if (!entry) {
-      const { sql } = adapt(text, []);
+      const { sql, order } = adapt(text);
       const stmt = this.raw.prepare(sql);
-      entry = { stmt, reader: stmt.reader, sql };
+      entry = { stmt, reader: stmt.reader, sql, order };
       this.cache.set(text, entry);
     }
-    return { entry, args: adapt(text, params).args };
+    const args = new Array<Param>(entry.order.length);
+    for (let i = 0; i < args.length; i++) args[i] = toParam(params[entry.order[i]!]);
+    return { entry, args };
   }
 
   /** Executes synchronously; callers hold the mutex. */

@@ -1,0 +1,26 @@
+// SQLite's form of the task repository's Found-path read (issue 16 item 3). better-sqlite3 is built with
+// SQLITE_ENABLE_STAT4, and once ANALYZE has written sqlite_stat4 (an operator's `PRAGMA optimize`, the bench) SQLite
+// re-plans a statement on EVERY execution whose bound parameter is compared with an indexed column: binding such a
+// parameter expires the prepared statement (sqlite3_prepare_v3: "the specific value of a WHERE-clause parameter might
+// influence the choice of query plan"). For the identity lookup that re-plan cost more than the lookup itself.
+// Unary `+` on a parameter is a no-op on its value — no affinity, no collation, so the comparison still uses the
+// column's (BINARY, as uniq_tasks_external_id) — but the planner no longer probes the statistics with the value, so
+// the statement is planned once. The plan stays the unique index's one-row search (SPEC §4.1 step 5:
+// one indexed read; tests/integration/db/sqlite-lookup-plan.test.ts holds it).
+import type { Task } from '../../../domain/tasks/task';
+import { TASK_COLUMNS, TaskRepository, toTask, type TaskRow } from '../../repositories/tasks';
+import type { Sql } from '../../types';
+import { SQLITE } from '../index';
+
+export const SQLITE_BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = +$1 AND external_id = +$2`;
+
+export class SqliteTaskRepository extends TaskRepository {
+  constructor(sql: Sql) {
+    super(sql, SQLITE);
+  }
+
+  override async findByExternalId(workspaceId: string, externalId: string): Promise<Task | undefined> {
+    const row = await this.sql.one<TaskRow>(SQLITE_BY_EXTERNAL_ID, [workspaceId, externalId]);
+    return row ? toTask(row) : undefined;
+  }
+}
