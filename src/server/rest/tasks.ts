@@ -89,11 +89,14 @@ export const taskRoutes: RestRoute[] = [
         workspace_id: r.params.workspace_id,
         external_id: single(r.query, 'external_id'),
         idempotency_key: Array.isArray(key) ? key[0] : key,
+        // Issue 15: `?reason=` — why, kept with the release record (not part of the request hash, SPEC §7).
+        reason: single(r.query, 'reason'),
       });
       const result = await releaseExternalId(r.services, r.auth.actor, {
         workspaceId: req.workspace_id,
         rawExternalId: req.external_id,
         idempotencyKey: req.idempotency_key,
+        rawReason: req.reason,
         source: r.auth.via === 'cookie' ? 'console' : 'rest',
       });
       if (result.status === 204) noContent(r);
