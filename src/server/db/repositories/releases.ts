@@ -112,11 +112,11 @@ export class ReleaseRepository {
     );
   }
 
-  /** The workspace's releases, newest first (SPEC §13 release history). */
-  async listHistory(workspaceId: string, limit: number): Promise<ReleaseHistoryEntry[]> {
+  /** The workspace's releases — of one external id, when given — newest first (SPEC §13 release history). */
+  async listHistory(workspaceId: string, limit: number, externalId?: string): Promise<ReleaseHistoryEntry[]> {
     const prisma = await this.prisma();
     const releases = await prisma.releaseOperation.findMany({
-      where: { workspaceId },
+      where: { workspaceId, ...(externalId === undefined ? {} : { externalId }) },
       select: {
         id: true,
         idempotencyKey: true,
