@@ -2,6 +2,7 @@
 // operations that made them (kept forever) and the releases that freed them (SPEC §7: kept forever) — how each hold
 // ended, every release (who, when, which channel, why), and which task holds it now. Deleted tasks are named from
 // the revisions they left (SPEC §9).
+import { parseVisibleForm } from '../../../lib/visible-id';
 import type { Actor } from '../../auth/actor';
 import type { Repositories } from '../../db/store';
 import type { Services } from '../../services';
@@ -110,9 +111,15 @@ export async function historyOf(store: HistoryStore, workspaceId: string, extern
 /** The identity history page: SPEC §2.1 normalization, then the history, with the holder's operation state. */
 export async function readIdentityHistory(services: Pick<Services, 'store' | 'readiness'>, actor: Actor, workspaceId: string, raw: string) {
   requireRead(actor, workspaceId);
-  const externalId = requireExternalId(raw);
+  let externalId = requireExternalId(raw);
   services.readiness.requireIdentity();
-  const history = await historyOf(services.store, workspaceId, externalId);
+  let history = await historyOf(services.store, workspaceId, externalId);
+  // As Find: the id typed as the console shows it (`rtl:⟨U+202E⟩evil`, SPEC §13) means the real one, unless the
+  // typed text has a history of its own.
+  const decoded = parseVisibleForm(externalId);
+  if (decoded !== undefined && history.holders.length === 0 && history.releases.length === 0) {
+    [externalId, history] = [decoded, await historyOf(services.store, workspaceId, decoded)];
+  }
   const operation = history.holder ? await services.store.console.latestOperationOfTask(history.holder.id) : undefined;
   const [holder] = history.holder ? await withLookalikes(services.store, workspaceId, [history.holder]) : [];
   return { external_id: externalId, ...history, holder: holder ? { ...holder, operation_state: operation?.state ?? null } : null };
