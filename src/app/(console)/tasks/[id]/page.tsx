@@ -8,6 +8,7 @@ import { useParams } from 'next/navigation';
 import { useState, type ComponentProps } from 'react';
 import { EventsList } from '../../../../components/events-list';
 import { useLivePoll } from '../../../../components/live';
+import { historyHref } from '../../../../components/find-external-id';
 import { ReleaseDialog } from '../../../../components/release-dialog';
 import { ExternalId, OperationState, PageHeader, QueryState, TaskBadges, Time } from '../../../../components/ui';
 import { useTRPC } from '../../../../trpc/client';
@@ -45,7 +46,13 @@ export default function TaskDetailPage() {
             <dl className="facts">
               <dt>External id</dt>
               <dd>
-                <ExternalId value={task.external_id} />
+                <ExternalId value={task.external_id} lookalikes={task.lookalikes} />
+                {task.external_id && (
+                  <>
+                    {' '}
+                    <Link href={historyHref(task.external_id)}>History of this id</Link>
+                  </>
+                )}
               </dd>
               <dt>Settlement</dt>
               <dd>
