@@ -39,13 +39,14 @@ export function FindExternalId({ workspaceId }: { workspaceId: string }) {
       <h2 id="find-title">Find by external id</h2>
       <form className="find__form" onSubmit={submit} role="search" aria-label="Find by external id">
         <label className="field find__field">
-          <span>External id (exact, or as the console shows it)</span>
+          <span>External id (exact)</span>
           <input className="mono" value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} autoComplete="off" />
         </label>
         <button type="submit" className="btn btn--primary">
           Find
         </button>
       </form>
+      <p className="small muted">Hidden characters can be typed as the console shows them, for example ⟨U+202E⟩.</p>
       <div className="find__result" aria-live="polite" role="status">
         {searched !== null && q.isFetching && !d && <p>Searching…</p>}
         {q.isError && <p className="error-text">Could not search: {messageOf(q.error)}</p>}

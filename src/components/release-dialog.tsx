@@ -259,7 +259,7 @@ export function ReleaseDialog({
 
           <form onSubmit={submit} className="form">
             <label className="field">
-              <span>Type the external id exactly, or as shown above, to confirm</span>
+              <span>Type the external id exactly to confirm</span>
               <input
                 ref={input}
                 value={typed}

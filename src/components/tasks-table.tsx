@@ -6,7 +6,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type SortingState } from '@tanstack/react-table';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../server/api/root';
 import { useTRPC } from '../trpc/client';
@@ -82,11 +82,21 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
   const router = useRouter();
   const pathname = usePathname() ?? '/tasks';
   const params = useSearchParams();
-  const state = readBrowseState(new URLSearchParams(params?.toString() ?? ''));
+  const search = params?.toString() ?? '';
+  const state = readBrowseState(new URLSearchParams(search));
+  const pending = useRef<BrowseState | null>(null);
+  useEffect(() => {
+    // The URL has caught up with the newest state asked for.
+    if (pending.current && toSearch(pending.current, workspaceId) === search) pending.current = null;
+  }, [search, workspaceId]);
   const go = (patch: Partial<BrowseState>, how: 'push' | 'replace' = 'push') => {
     // A new filter or sort starts from the first page: a cursor is a position in one ordering only.
     const paging = 'after' in patch || 'before' in patch;
-    const next = { ...state, ...(paging ? {} : { after: '', before: '' }), ...patch };
+    // From the newest state asked for, not this render's copy: a navigation lands a moment later, and the prefix box
+    // writes after a pause in typing — a filter or sort chosen meanwhile must not be undone by either.
+    const now = pending.current ?? readBrowseState(new URLSearchParams(window.location.search));
+    const next = { ...now, ...(paging ? {} : { after: '', before: '' }), ...patch };
+    pending.current = next;
     router[how](`${pathname}?${toSearch(next, workspaceId)}`, { scroll: false });
   };
 

@@ -153,7 +153,7 @@ function IdentityHistory() {
     <>
       <form className="find__form panel" onSubmit={submit} role="search" aria-label="Identity history">
         <label className="field find__field">
-          <span>External id (exact, or as the console shows it)</span>
+          <span>External id (exact)</span>
           <input className="mono" value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} autoComplete="off" />
         </label>
         <button type="submit" className="btn btn--primary">
