@@ -19,13 +19,19 @@ type ReleaseTarget = Omit<ComponentProps<typeof ReleaseDialog>, 'onOpenChange'>;
  * The release's own task.updated event refreshes this page live while the dialog still shows its outcome; the open
  * dialog keeps the identity and holder it was opened for instead of vanishing with the external id.
  */
-function ReleaseAction({ target }: { target: ReleaseTarget | null }) {
+function ReleaseAction({ target, onOpenChange }: { target: ReleaseTarget | null; onOpenChange: (open: boolean) => void }) {
   const [pinned, setPinned] = useState<ReleaseTarget | null>(null);
   const shown = pinned ?? target;
   if (!shown) return null;
   return (
     <div className="panel__actions">
-      <ReleaseDialog {...shown} onOpenChange={(open) => setPinned(open ? shown : null)} />
+      <ReleaseDialog
+        {...shown}
+        onOpenChange={(open) => {
+          setPinned(open ? shown : null);
+          onOpenChange(open);
+        }}
+      />
     </div>
   );
 }
@@ -33,7 +39,11 @@ function ReleaseAction({ target }: { target: ReleaseTarget | null }) {
 export default function TaskDetailPage() {
   const { id } = useParams<{ id: string }>();
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.task.queryOptions({ id }, { refetchInterval: useLivePoll(5_000) }));
+  const live = useQuery(trpc.console.task.queryOptions({ id }, { refetchInterval: useLivePoll(5_000) }));
+  // While the release dialog is open the page keeps what it showed: the task deleted meanwhile (a refetch answering
+  // "task not found") must not take the dialog and its answer away (issue 15).
+  const [releasing, setReleasing] = useState(false);
+  const q = releasing && live.data ? { ...live, isError: false } : live;
   return (
     <QueryState query={q} minHeight="20rem">
       {({ task, operation, can_release, revisions, events }) => (
@@ -87,6 +97,7 @@ export default function TaskDetailPage() {
               <dd>{task.archived_at ? <Time iso={task.archived_at} /> : 'no'}</dd>
             </dl>
             <ReleaseAction
+              onOpenChange={setReleasing}
               target={
                 task.external_id && can_release
                   ? {
