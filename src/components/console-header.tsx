@@ -1,5 +1,6 @@
 'use client';
-// The console's top bar: brand, navigation, live status, workspace picker and the signed-in person with Sign out.
+// The console's top bar: brand, navigation, the API reference, live status, workspace picker and the signed-in person
+// with Sign out.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { setCsrfToken, useTRPC } from '../trpc/client';
@@ -27,6 +28,9 @@ export function ConsoleHeader() {
       </Link>
       <ConsoleNav />
       <div className="console-header__end">
+        <Link href="/docs/api" className="console-help">
+          API reference
+        </Link>
         <LiveIndicator />
         {me.workspaces.length > 0 && (
           <label className="ws-picker">

@@ -10,7 +10,13 @@ interface Health {
   dialect: string;
   migration_version: number;
   database: 'up' | 'down';
-  attestation: { ready: boolean; reasons: string[]; legacy: Array<{ task_id: string; workspace_id: string; external_id: string }> };
+    /** `legacy` lists only rows in workspaces this session can read; `legacy_count` counts them all. */
+  attestation: {
+    ready: boolean;
+    reasons: string[];
+    legacy_count: number;
+    legacy: Array<{ task_id: string; workspace_id: string; external_id: string }>;
+  };
 }
 
 async function fetchHealth(): Promise<Health> {
@@ -69,6 +75,13 @@ export function HealthStatus() {
             ))}
           </ul>
         </>
+      )}
+      {h.attestation.legacy_count > h.attestation.legacy.length && (
+        <p>
+          {h.attestation.legacy_count - h.attestation.legacy.length} more legacy identit
+          {h.attestation.legacy_count - h.attestation.legacy.length === 1 ? 'y' : 'ies'} in workspaces you cannot see
+          (or beyond the first listed).
+        </p>
       )}
     </section>
   );

@@ -35,6 +35,7 @@ export class Readiness {
     ready: false,
     reasons: ['attestation has not run yet'],
     legacy: [],
+    legacyTotal: 0,
     checkedAt: new Date(0).toISOString(),
   };
   version = 0;

@@ -8,6 +8,7 @@ import { startServer, type RunningServer } from '../../src/server/main';
 import type { Services } from '../../src/server/services';
 import { freshDb, storeFor } from './db';
 import { makeWorkspace, testServices, type TestWorkspace } from './fixtures';
+import { checkRestResponse } from './openapi-check';
 
 export interface TestApi {
   url: string;
@@ -47,20 +48,33 @@ export interface CallResult {
   headers: Headers;
 }
 
+/**
+ * One HTTP request to the test server. Every answer under /api/v1 is held to the OpenAPI document (issue 19): one it
+ * does not describe throws, failing the test (./openapi-check.ts).
+ */
 export async function call(
   base: string,
   method: string,
   path: string,
-  opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  opts: {
+    token?: string;
+    body?: unknown;
+    rawBody?: string | Uint8Array<ArrayBuffer>;
+    form?: FormData;
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<CallResult> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | undefined;
-  if (opts.rawBody !== undefined) body = opts.rawBody;
+  let body: string | Uint8Array<ArrayBuffer> | FormData | undefined;
+  if (opts.form !== undefined) body = opts.form; // fetch writes the multipart content type with its boundary
+  else if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-  if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(base + path, { method, headers, body });
+  if (body !== undefined && !(body instanceof FormData)) headers['content-type'] ??= 'application/json';
+  const res = await fetch(base + path, { method, headers, body, signal: opts.signal });
   const text = await res.text();
+  checkRestResponse(method, path, { status: res.status, headers: res.headers, text });
   let json: unknown = undefined;
   try {
     json = text ? JSON.parse(text) : undefined;

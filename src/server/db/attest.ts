@@ -13,8 +13,10 @@ export type { CatalogColumn, CatalogIndex, IdentityCatalog };
 export interface AttestationResult {
   ready: boolean;
   reasons: string[];
-  /** Legacy rows (held identity, no settlement, no creation operation) that block readiness. */
+  /** Legacy rows (held identity, no settlement, no creation operation) that block readiness (the first ones). */
   legacy: Array<{ task_id: string; workspace_id: string; external_id: string }>;
+  /** How many legacy rows there are in all. */
+  legacyTotal: number;
   checkedAt: string;
 }
 
@@ -162,13 +164,17 @@ export async function findLegacyIdentities(db: Sql): Promise<{ total: number; ro
 }
 
 /** Schema findings plus the legacy diagnostic; `db` may be a transaction (the rebuild re-attests inside one). */
-export async function inspectIdentity(db: Sql): Promise<{ findings: Finding[]; legacy: AttestationResult['legacy'] }> {
+export async function inspectIdentity(
+  db: Sql,
+): Promise<{ findings: Finding[]; legacy: AttestationResult['legacy']; legacyTotal: number }> {
   const findings = checkIdentityCatalog(db.dialect, await readIdentityCatalog(db));
   let legacy: AttestationResult['legacy'] = [];
+  let legacyTotal = 0;
   if (!findings.some((f) => f.code === 'table_missing' || f.code === 'column_missing')) {
     try {
       const found = await findLegacyIdentities(db);
       legacy = found.rows;
+      legacyTotal = found.total;
       if (found.total > 0) {
         const shown = found.total > legacy.length ? ` (first ${legacy.length} listed)` : '';
         findings.push({
@@ -180,20 +186,20 @@ export async function inspectIdentity(db: Sql): Promise<{ findings: Finding[]; l
       findings.push({ code: 'legacy', reason: `legacy diagnostic could not run: ${(err as Error).message}` });
     }
   }
-  return { findings, legacy };
+  return { findings, legacy, legacyTotal };
 }
 
 export async function attest(db: Sql): Promise<AttestationResult> {
   const checkedAt = new Date().toISOString();
   try {
-    const { findings, legacy } = await inspectIdentity(db);
-    return { ready: findings.length === 0, reasons: findings.map((f) => f.reason), legacy, checkedAt };
+    const { findings, legacy, legacyTotal } = await inspectIdentity(db);
+    return { ready: findings.length === 0, reasons: findings.map((f) => f.reason), legacy, legacyTotal, checkedAt };
   } catch (err) {
     // A database that cannot be reached at all says nothing about the catalog: the caller keeps its last answer
     // (readiness.ts; the outage itself is a 503 per request). A missing database or table is an answer: not ready.
     const info = dbErrorInfo(err);
     if (info?.unavailable && !info.schemaMissing) throw err;
     // An unreadable catalog is not an attested one.
-    return { ready: false, reasons: [`attestation could not read the catalog: ${(err as Error).message}`], legacy: [], checkedAt };
+    return { ready: false, reasons: [`attestation could not read the catalog: ${(err as Error).message}`], legacy: [], legacyTotal: 0, checkedAt };
   }
 }

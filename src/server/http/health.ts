@@ -1,7 +1,12 @@
 // GET /api/health (SPEC §12): whether this process may serve external identities, and why not.
 // 200 when ready, 503 when not, so load balancers and `curl --fail` can use the status alone.
 // It answers from the attestation held in memory plus one trivial query, so it stays cheap enough to poll.
+// Anyone may ask, so the body names no task, identity or operation of a workspace the caller cannot see (SPEC §11):
+// legacy rows and failing cleanups are counted for everyone and listed only for a signed-in person or token that
+// can read their workspace (the console's health panel sends its session cookie).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authenticate } from '../auth/authenticate';
+import { can, type Actor } from '../auth/actor';
 import type { Services } from '../services';
 import { CLEANUP_FAILING_AFTER } from '../domain/creation/cleanup';
 import { sendJson } from './body';
@@ -15,6 +20,9 @@ export interface HealthBody {
   attestation: {
     ready: boolean;
     reasons: string[];
+    /** Legacy rows blocking readiness, in every workspace. */
+    legacy_count: number;
+    /** Those of them in workspaces the caller can read (empty for an anonymous caller). */
     legacy: Array<{ task_id: string; workspace_id: string; external_id: string }>;
     checked_at: string;
   };
@@ -22,7 +30,7 @@ export interface HealthBody {
    * SPEC §4.4: compensations handed to cleanup that the runtime is still retrying (`pending`), and those that keep
    * failing — for operators to look at. Readiness does not depend on it. Null when the database cannot say.
    */
-  cleanup: { pending: number; failing: CleanupBody[] } | null;
+  cleanup: { pending: number; failing_count: number; failing: CleanupBody[] } | null;
 }
 
 interface CleanupBody {
@@ -37,12 +45,15 @@ interface CleanupBody {
 
 const FAILING_SHOWN = 20;
 
-async function cleanupBody(services: Services): Promise<HealthBody['cleanup']> {
+async function cleanupBody(services: Services, sees: (workspaceId: string) => boolean): Promise<HealthBody['cleanup']> {
   try {
     const { pending, failing } = await services.store.cleanup.summary(CLEANUP_FAILING_AFTER, FAILING_SHOWN);
+    // The list is capped; the count is not.
+    const failingCount = failing.length < FAILING_SHOWN ? failing.length : await services.store.cleanup.countFailing(CLEANUP_FAILING_AFTER);
     return {
       pending,
-      failing: failing.map((f) => ({
+      failing_count: failingCount,
+      failing: failing.filter((f) => sees(f.workspaceId)).map((f) => ({
         operation_id: f.operationId,
         workspace_id: f.workspaceId,
         step_index: f.stepIndex,
@@ -76,7 +87,9 @@ async function pingDatabase(services: Services): Promise<boolean> {
   }
 }
 
-export async function healthBody(services: Services): Promise<HealthBody> {
+/** `actor`: who asked (undefined: anonymous, e.g. a load balancer) — decides which rows are listed. */
+export async function healthBody(services: Services, actor?: Actor): Promise<HealthBody> {
+  const sees = (workspaceId: string) => actor !== undefined && can(actor, workspaceId, 'read');
   const attestation = services.readiness.current;
   const databaseUp = await pingDatabase(services);
   const ready = attestation.ready && databaseUp;
@@ -89,10 +102,11 @@ export async function healthBody(services: Services): Promise<HealthBody> {
     attestation: {
       ready: attestation.ready,
       reasons: attestation.reasons,
-      legacy: attestation.legacy,
+      legacy_count: attestation.legacyTotal,
+      legacy: attestation.legacy.filter((l) => sees(l.workspace_id)),
       checked_at: attestation.checkedAt,
     },
-    cleanup: databaseUp ? await cleanupBody(services) : null,
+    cleanup: databaseUp ? await cleanupBody(services, sees) : null,
   };
 }
 
@@ -101,6 +115,16 @@ export async function handleHealth(req: IncomingMessage, res: ServerResponse, se
     sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
     return;
   }
-  const body = await healthBody(services);
+  const body = await healthBody(services, await caller(services, req));
   sendJson(res, body.ready ? 200 : 503, body);
+}
+
+/** The caller, if it presented a valid credential; health never refuses anyone, so a bad one is just anonymous. */
+async function caller(services: Services, req: IncomingMessage): Promise<Actor | undefined> {
+  if (!req.headers.authorization && !req.headers.cookie) return undefined;
+  try {
+    return (await authenticate(services, req.headers, { method: 'GET' }))?.actor;
+  } catch {
+    return undefined; // the database may be what is down: health still answers
+  }
 }

@@ -1,14 +1,14 @@
 // REST `POST /api/v1/attachments` (issue 5): a multipart upload (`workspace_id` field + one `file`), stored under
-// the data folder and unclaimed until a create names it in `attachments`. Answers 201 with the attachment.
+// the data folder and unclaimed until a create names it in `attachments`. Answers 201 with the attachment. The form's
+// fields are read through ZAttachmentForm, the schema the OpenAPI document shows (issue 19).
 import type { IncomingMessage } from 'node:http';
 import type { Actor } from '../auth/actor';
+import { ZAttachmentBody, ZAttachmentForm } from '../domain/attachments/schemas';
 import { uploadAttachment } from '../domain/attachments/upload';
 import { DomainError } from '../domain/errors/domain-error';
-import { consumeBody, sendError, sendJson } from '../http/body';
-import { requireAuthenticated } from '../http/authenticate-request';
-import type { ApiHandler } from '../http/types';
+import { consumeBody, sendJson } from '../http/body';
 import type { Services } from '../services';
-import { path, type RestRoute } from './route';
+import type { RestRoute } from './route';
 
 /** Multipart framing around the file: a little headroom over the file size limit. */
 const FRAMING_BYTES = 64 * 1024;
@@ -44,10 +44,10 @@ export async function handleUpload(req: IncomingMessage, services: Services, act
     if (err instanceof Error && err.cause instanceof DomainError) throw err.cause;
     throw new DomainError('invalid_payload', 'malformed multipart body');
   }
-  const workspaceId = form.get('workspace_id');
-  const file = form.get('file');
-  if (typeof workspaceId !== 'string' || !workspaceId) throw new DomainError('validation_failed', 'workspace_id is required');
-  if (!file || typeof file === 'string') throw new DomainError('validation_failed', 'file is required');
+  const fields = ZAttachmentForm.safeParse({ workspace_id: form.get('workspace_id'), file: form.get('file') });
+  // The first missing field, in the words the edge has always used: `invalid request: workspace_id is required`.
+  if (!fields.success) throw new DomainError('validation_failed', fields.error.issues[0]?.message);
+  const { workspace_id: workspaceId, file } = fields.data;
   const data = new Uint8Array(await file.arrayBuffer());
   const body = await uploadAttachment(services, actor, { workspaceId, filename: file.name || 'file', contentType: file.type, data });
   return { status: 201, body };
@@ -57,22 +57,19 @@ export async function handleUpload(req: IncomingMessage, services: Services, act
 export const attachmentRoutes: RestRoute[] = [
   {
     method: 'POST',
-    pattern: path('/attachments'),
+    path: '/attachments',
+    doc: {
+      operationId: 'uploadAttachment',
+      tag: 'Attachments',
+      summary: 'Upload a file to claim in a later create',
+      description: 'The file stays unclaimed until a create names its id in `attachments`; one create claims it. At most `TETHER_ATTACHMENT_MAX_BYTES` (10 MiB by default).',
+      body: { schema: ZAttachmentForm, type: 'multipart/form-data' },
+      ok: { status: 201, description: 'The stored attachment.', schema: ZAttachmentBody },
+      errors: ['validation_failed', 'not_found'],
+    },
     async handle(r) {
       const out = await handleUpload(r.req, r.services, r.auth.actor);
       sendJson(r.res, out.status, out.body);
     },
   },
 ];
-
-/** The same endpoint as a stand-alone ApiHandler that authenticates itself. */
-export const handleAttachments: ApiHandler = async (req, res, services) => {
-  try {
-    const auth = await requireAuthenticated(services, req.headers, req.method ?? 'POST');
-    if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
-    const out = await handleUpload(req, services, auth.actor);
-    sendJson(res, out.status, out.body);
-  } catch (err) {
-    sendError(res, err, services);
-  }
-};

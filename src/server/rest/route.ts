@@ -1,31 +1,59 @@
-// A REST route: method + path pattern → handler. Patterns use `:name` segments.
+// A REST route: method + path → handler, and what the OpenAPI document says about it (issue 19). Paths use `:name`
+// segments. Every route carries its contract, so the document lists exactly the routes the router answers, with the
+// schemas the handlers parse through (./openapi.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { Authenticated } from '../auth/authenticate';
-import { DomainError } from '../domain/errors/domain-error';
+import { DomainError, type ErrorCode } from '../domain/errors/domain-error';
 import { validationError } from '../domain/tasks/create-input';
 import type { Services } from '../services';
 
-export interface RestRequest {
+/** What a public route's handler gets: the request, without a caller. */
+export interface PublicRequest {
   req: IncomingMessage;
   res: ServerResponse;
   services: Services;
-  auth: Authenticated;
   params: Record<string, string>;
   query: URLSearchParams;
 }
 
-export interface RestRoute {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
-  pattern: RegExp;
-  /** Routes that authenticate themselves (e.g. SSE streams with their own checks) set this to false. */
-  handle(r: RestRequest): Promise<void>;
+/** What every other route's handler gets: the request and its authenticated caller. */
+export interface RestRequest extends PublicRequest {
+  auth: Authenticated;
+}
+
+interface RouteBase {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Under /api/v1, with `:name` segments: `/tasks/:id/archive`. */
+  path: string;
+  doc: RouteDoc;
+}
+
+/** A route answered without credentials (only the OpenAPI document itself), or one that needs a caller. */
+export type RestRoute =
+  | (RouteBase & { public: true; handle(r: PublicRequest): Promise<void> })
+  | (RouteBase & { public?: false; handle(r: RestRequest): Promise<void> });
+
+/** A route's contract as the OpenAPI document shows it. Request schemas are the precise types (schemas.ts header). */
+export interface RouteDoc {
+  operationId: string;
+  tag: 'Tasks' | 'Identity' | 'Events' | 'Webhooks' | 'Attachments' | 'Workspaces' | 'Reference';
+  summary: string;
+  description?: string;
+  /** Path parameters by name; a `:name` not listed here is a plain string. */
+  params?: Record<string, z.ZodType>;
+  query?: z.ZodObject;
+  headers?: z.ZodObject;
+  body?: { schema: z.ZodType; type?: 'application/json' | 'multipart/form-data' };
+  ok: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; type?: 'application/json' | 'text/event-stream' };
+  /** The errors this route answers besides those every route may (./openapi-errors.ts). */
+  errors: readonly ErrorCode[];
 }
 
 /** `/tasks/:id/archive` → a RegExp with named groups, anchored, under /api/v1. */
 export function path(pattern: string): RegExp {
   const body = pattern.replace(/:([a-z_]+)/g, (_m, name: string) => `(?<${name}>[^/]+)`);
-  return new RegExp(`^/api/v1${body}/?$`);
+  return new RegExp(`^/api/v1${body.replace(/\./g, '\\.')}/?$`);
 }
 
 /**

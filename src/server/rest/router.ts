@@ -1,33 +1,52 @@
-// REST edge under /api/v1 (SPEC §10): authenticate, match a route, let the handler call the domain.
+// REST edge under /api/v1 (SPEC §10): match a route, authenticate, let the handler call the domain.
 // Errors leave through sendError, so every status and message comes from the one error table.
 import { refuseMalformedQuery, sendError, sendJson } from '../http/body';
 import { requireAuthenticated } from '../http/authenticate-request';
 import type { ApiHandler } from '../http/types';
-import type { RestRoute } from './route';
 import { attachmentRoutes } from './attachments';
+import { documentRoute } from './document';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi';
+import { path, type RestRoute } from './route';
 import { eventRoutes } from './events';
 import { taskRoutes } from './tasks';
 import { workspaceRoutes } from './workspaces';
 
-/** Every REST route. Other modules add theirs here (attachments, events, workspaces). */
-export const restRoutes: RestRoute[] = [...taskRoutes, ...eventRoutes, ...workspaceRoutes, ...attachmentRoutes];
+/** Every REST route; the OpenAPI document (./openapi.ts) is computed from this table, itself included. */
+export const restRoutes: readonly RestRoute[] = [
+  ...taskRoutes,
+  ...eventRoutes,
+  ...workspaceRoutes,
+  ...attachmentRoutes,
+  documentRoute(() => openApiDocument),
+];
+
+/** GET /api/v1/openapi.json: computed once from the table above; routes and schemas do not change while we run. */
+export const openApiDocument: OpenApiDocument = buildOpenApiDocument(restRoutes);
+
+const matchers = restRoutes.map((route) => ({ route, pattern: path(route.path) }));
 
 export const handleRest: ApiHandler = async (req, res, services) => {
   try {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
     let pathMatched = false;
-    for (const route of restRoutes) {
-      const m = route.pattern.exec(url.pathname);
+    for (const { route, pattern } of matchers) {
+      const m = pattern.exec(url.pathname);
       if (!m) continue;
       pathMatched = true;
       if (route.method !== method) continue;
-      services.requests.noteRoute(templateOf(route.pattern)); // the pattern, never the path (issue 17: metrics, logs)
+      services.requests.noteRoute(templateOf(pattern)); // the pattern, never the path (issue 17: metrics, logs)
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
+      const request = { req, res, services, params, query: url.searchParams };
+      if (route.public) {
+        refuseMalformedQuery(req.url);
+        await route.handle(request);
+        return;
+      }
       const auth = await requireAuthenticated(services, req.headers, method);
       refuseMalformedQuery(req.url); // issue 18: `%FE` must not be read as U+FFFD (SPEC §2.1)
-      await route.handle({ req, res, services, auth, params, query: url.searchParams });
+      await route.handle({ ...request, auth });
       return;
     }
     if (pathMatched) sendJson(res, 405, { error: 'method not allowed' });

@@ -79,14 +79,18 @@ describe('compensations handed to cleanup (SPEC §4.4)', () => {
       expect(failing).toMatchObject({ compensation_state: 'handed_to_cleanup', compensation_error: 'failpoint compensate' });
       expect(Date.parse(String(failing!.compensation_next_at))).toBeGreaterThan(Date.now() - 1000);
 
-      // Shown: health's detail and the console's operations page.
-      const health = await healthBody(services);
+      // Shown: health's detail (to whoever can read the workspace; anyone else gets the count) and the console's
+      // operations page.
+      const viewer = userActor({ [w.ws.id]: 'viewer' });
+      const anonymous = await healthBody(services);
+      expect(anonymous.cleanup!.failing_count).toBeGreaterThanOrEqual(1);
+      expect(anonymous.cleanup!.failing.map((f) => f.operation_id)).not.toContain(op!.id);
+      const health = await healthBody(services, viewer);
       expect(health.ready).toBe(true); // readiness does not depend on it
       expect(health.cleanup!.pending).toBeGreaterThanOrEqual(1);
       expect(health.cleanup!.failing).toContainEqual(
         expect.objectContaining({ operation_id: op!.id, kind: 'workspace_attachment', last_error: 'failpoint compensate', attempts: expect.any(Number) }),
       );
-      const viewer = userActor({ [w.ws.id]: 'viewer' });
       const listed = await createCaller(createContextInner({ services, actor: viewer })).cleanup.list({ workspace_id: w.ws.id });
       expect(listed).toContainEqual(expect.objectContaining({ operation_id: op!.id, external_id: ext, kind: 'workspace_attachment', failing: true }));
       const stranger = userActor({});
@@ -102,7 +106,7 @@ describe('compensations handed to cleanup (SPEC §4.4)', () => {
     }
     expect(existsSync(folder)).toBe(false);
     expect(await folderStep(op!.id)).toMatchObject({ compensation_state: 'compensated', compensation_error: null, compensation_next_at: null });
-    expect((await healthBody(services)).cleanup!.failing.map((f) => f.operation_id)).not.toContain(op!.id);
+    expect((await healthBody(services, userActor({ [w.ws.id]: 'viewer' }))).cleanup!.failing.map((f) => f.operation_id)).not.toContain(op!.id);
     expect((await operationOf(db, op!.task_id)).state).toBe('aborted');
   });
 });

@@ -8,9 +8,10 @@ import type { Db } from '../../../src/server/db/types';
 import { createAgentProfile } from '../../../src/server/domain/agents/profiles';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { createApiToken } from '../../../src/server/domain/tokens/api-tokens';
-import { handleAttachments } from '../../../src/server/rest/attachments';
+import { createHttpServer } from '../../../src/server/http/server';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
+import { call, type CallResult } from '../../support/http';
 import { count, testServices, uniq, until } from '../../support/fixtures';
 import { dataDir, makeWorld, type World } from './world';
 
@@ -30,7 +31,7 @@ beforeAll(async () => {
   services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
   w = await makeWorld(services);
   token = (await createApiToken(services.store, { name: 'uploader', workspaceIds: [w.ws.id], scopes: ['tasks:write'] })).token;
-  server = createServer((req, res) => void handleAttachments(req, res, services));
+  server = createHttpServer(services); // the real router: every answer is held to the OpenAPI document (call())
   base = await listen(server);
 });
 afterAll(async () => {
@@ -38,8 +39,8 @@ afterAll(async () => {
   await db?.close();
 });
 
-function post(form: FormData, auth = `Bearer ${token}`): Promise<Response> {
-  return fetch(`${base}/api/v1/attachments`, { method: 'POST', body: form, headers: { authorization: auth } });
+function post(form: FormData, auth = `Bearer ${token}`): Promise<CallResult> {
+  return call(base, 'POST', '/api/v1/attachments', { form, headers: { authorization: auth } });
 }
 
 function form(workspaceId: string, content: string): FormData {
@@ -53,7 +54,7 @@ describe('POST /api/v1/attachments', () => {
   it('stores the upload under the data folder, unclaimed, and a create can claim it', async () => {
     const res = await post(form(w.ws.id, 'hello attachment'));
     expect(res.status).toBe(201);
-    const body = (await res.json()) as { id: string; size_bytes: number; filename: string };
+    const body = res.json as { id: string; size_bytes: number; filename: string };
     expect(body).toMatchObject({ size_bytes: 16, filename: 'spec.txt' });
     const row = await db.one<{ storage_path: string; task_id: string | null }>('SELECT storage_path, task_id FROM attachments WHERE id = $1', [body.id]);
     expect(row?.storage_path.startsWith(services.config.dataDir)).toBe(true);

@@ -1,4 +1,7 @@
-// A small SSE client over fetch for tests: collects `id`/`event`/`data` frames and lets a test wait for them.
+// A small SSE client over fetch for tests: collects `id`/`event`/`data` frames and lets a test wait for them. The
+// answer and, on REST, every event are held to the OpenAPI document (issue 19): a mismatch fails the next waitFor.
+import { checkRestResponse, checkStreamedEvent } from '../../support/openapi-check';
+
 export interface SseFrame {
   id?: string;
   event?: string;
@@ -16,8 +19,11 @@ export interface SseConnection {
 export async function openSse(url: string, headers: Record<string, string>): Promise<SseConnection> {
   const abort = new AbortController();
   const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  checkRestResponse('GET', url, { status: res.status, headers: res.headers, text: res.ok ? '' : await res.text() });
   const frames: SseFrame[] = [];
   let wake: (() => void) | undefined;
+  let mismatch: unknown;
+  const rest = new URL(url).pathname.startsWith('/api/v1/'); // tRPC's SSE frames are tRPC's, not the document's
   if (res.ok && res.body) {
     void (async () => {
       const decoder = new TextDecoder();
@@ -38,6 +44,11 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
             }
             if (data.length === 0) continue; // comments, retry hints
             frame.data = data.join('\n');
+            try {
+              if (rest) checkStreamedEvent(JSON.parse(frame.data));
+            } catch (err) {
+              mismatch ??= err;
+            }
             frames.push(frame);
             wake?.();
           }
@@ -53,12 +64,14 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     async waitFor(n, ms = 10_000) {
       const end = Date.now() + ms;
       while (frames.length < n) {
+        if (mismatch) throw mismatch;
         if (Date.now() > end) throw new Error(`expected ${n} SSE frames, got ${frames.length}`);
         await new Promise<void>((r) => {
           wake = r;
           setTimeout(r, 50);
         });
       }
+      if (mismatch) throw mismatch;
       return frames;
     },
     close: () => abort.abort(),

@@ -55,9 +55,9 @@ describe('REST SSE stream (SPEC §9)', () => {
 
   it('a caller without access to the workspace gets the ordinary 404 and no stream', async () => {
     const other = await makeToken(db, [(await makeWorkspace(db)).id]);
-    const res = await fetch(streamPath(), { headers: { authorization: `Bearer ${other}` } });
+    const res = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/events/stream`, { token: other });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: 'not found' });
+    expect(res.json).toEqual({ error: 'not found' });
   });
 
   it('GET /events pages with after/limit and next_after, seq ascending', async () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { uniq, type TestWorkspace } from '../../support/fixtures';
 import { call, type TestApi, useApiWorld } from '../../support/http';
+import { checkRestResponse, parseRawResponse } from '../../support/openapi-check';
 import { tableCounts } from './hostile-support';
 
 let db: Db;
@@ -27,7 +28,11 @@ function postChunked(path: string, body: string): Promise<{ status: number; text
       (res) => {
         let text = '';
         res.on('data', (d) => (text += String(d)));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('end', () => {
+          const headers = new Headers(Object.entries(res.headers).map(([k, v]): [string, string] => [k, String(v)]));
+          checkRestResponse('POST', path, { status: res.statusCode ?? 0, headers, text }); // issue 19
+          resolve({ status: res.statusCode ?? 0, text });
+        });
       },
     );
     // The server may close the socket after answering 413 while we still write: that is expected.
@@ -67,6 +72,11 @@ function sendAllThenRead(
     socket.on('data', (d: Buffer) => chunks.push(d));
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        checkRestResponse('POST', path, parseRawResponse(text)); // issue 19 (only /api/v1 paths are checked)
+      } catch (err) {
+        reject(err);
+      }
       resolve({ status: Number(text.split(' ')[1] ?? 0), text });
     });
     socket.once('connect', async () => {

@@ -180,13 +180,9 @@ describe('issue 18 families: bytes that are not UTF-8, list cursors, page limits
   });
 
   const postBytes = async (body: Buffer): Promise<CallResult> => {
-    const res = await fetch(`${api.url}/api/v1/tasks`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: new Uint8Array(body),
-    });
-    const text = await res.text();
-    return { status: res.status, text, json: JSON.parse(text) as unknown, headers: res.headers };
+    const res = await call(api.url, 'POST', '/api/v1/tasks', { token, rawBody: new Uint8Array(body) });
+    if (res.json === undefined) throw new Error(`not JSON: ${res.text}`);
+    return res;
   };
 
   it('a create body with bytes that are not UTF-8 anywhere in a string: 400 invalid payload, nothing written', async () => {

@@ -39,13 +39,9 @@ function createBody(prefix: string, bad: Buffer, wrap: (json: string) => string 
 }
 
 async function postBytes(path: string, body: Buffer, base = api.url): Promise<CallResult> {
-  const res = await fetch(base + path, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: new Uint8Array(body),
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: JSON.parse(text) as unknown, headers: res.headers };
+  const res = await call(base, 'POST', path, { token, rawBody: new Uint8Array(body) });
+  if (res.json === undefined) throw new Error(`not JSON: ${res.text}`);
+  return res;
 }
 
 const TRPC_INVALID = { message: 'invalid payload', code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400, domainCode: 'invalid_payload' } };

@@ -9,6 +9,7 @@ import type { Db } from '../../../src/server/db/types';
 import { testDialect } from '../../support/db';
 import { count, makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';
 import { makeToken } from '../../support/http';
+import { checkRestResponse, ResponseContractError } from '../../support/openapi-check';
 import { createDatabase, startPostgres, type PgServer } from '../../support/postgres-server';
 import { startServerProcess, type ServerProcess } from '../../support/processes';
 
@@ -71,11 +72,15 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(20_000),
       });
-      const json = (await res.json()) as Record<string, unknown>;
+      const text = await res.text();
+      // Issue 19: every REST answer, outage ones included, is one the OpenAPI document describes.
+      if (surface === 'rest') checkRestResponse('POST', path, { status: res.status, headers: res.headers, text });
+      const json = JSON.parse(text) as Record<string, unknown>;
       const data = surface === 'rest' ? json : ((json.result as { data?: Record<string, unknown> } | undefined)?.data ?? json);
       const norm = surface === 'rest' || res.status < 400 ? data : { error: (json.error as { message: string }).message };
       return { surface, externalId, start, end: Date.now(), status: res.status, body: norm, taskId: res.ok ? String(data.id) : undefined };
     } catch (err) {
+      if (err instanceof ResponseContractError) throw err;
       return { surface, externalId, start, end: Date.now(), status: 0, body: String(err) };
     }
   }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { count, uniq, until, type TestWorkspace } from '../../support/fixtures';
-import { type TestApi, useApiWorld } from '../../support/http';
+import { call, type TestApi, useApiWorld } from '../../support/http';
 
 const IDS = Number(process.env.TETHER_STORM_IDS ?? 200);
 const COPIES = Number(process.env.TETHER_STORM_COPIES ?? 5);
@@ -42,13 +42,13 @@ async function create(ext: string, timeoutMs?: number): Promise<Answer> {
   const ctrl = new AbortController();
   const timer = timeoutMs === undefined ? undefined : setTimeout(() => ctrl.abort(), timeoutMs);
   try {
-    const res = await fetch(`${api.url}/api/v1/tasks`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ workspace_id: ws.id, external_id: ext, title: `storm ${ext}` }),
+    // call(): every answer is also held to the OpenAPI document (issue 19).
+    const res = await call(api.url, 'POST', '/api/v1/tasks', {
+      token,
+      body: { workspace_id: ws.id, external_id: ext, title: `storm ${ext}` },
       signal: ctrl.signal,
     });
-    return classify(res.status, (await res.json()) as Record<string, unknown>, ext);
+    return classify(res.status, res.json as Record<string, unknown>, ext);
   } catch (err) {
     if (ctrl.signal.aborted) return { kind: 'timed_out' };
     throw err;

@@ -84,6 +84,18 @@ describe('legacy rows block readiness until resolved; re-attestation needs no re
     expect((await call(api.url, 'GET', '/api/health')).status).toBe(503);
   });
 
+  it('health counts legacy rows for anyone but names them only to a caller who can read their workspace (SPEC §11)', async () => {
+    const anonymous = await call(api.url, 'GET', '/api/health');
+    expect(anonymous.json).toMatchObject({ ready: false, attestation: { legacy_count: 1, legacy: [] } });
+    expect(anonymous.text).not.toContain(ext);
+    expect(anonymous.text).not.toContain(taskId);
+    const other = await makeWorkspace(db);
+    const outsider = await call(api.url, 'GET', '/api/health', { token: await makeToken(db, [other.id], ['tasks:read']) });
+    expect(outsider.text).not.toContain(ext);
+    const reader = await call(api.url, 'GET', '/api/health', { token });
+    expect(reader.json).toMatchObject({ attestation: { legacy_count: 1, legacy: [{ task_id: taskId, workspace_id: ws.id, external_id: ext }] } });
+  });
+
   it('while not ready every identity read answers 503 with the reason — the console find-by-external-id too', async () => {
     const lookup = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token });
     expect(lookup.status).toBe(503);

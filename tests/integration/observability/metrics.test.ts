@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { createServices } from '../../../src/server/create-services';
 import { freshDb } from '../../support/db';
-import { makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';
+import { makeWorkspace, uniq, until, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, trpc, type TestApi } from '../../support/http';
 import { connectMcp, type McpTestClient } from '../mcp/mcp-client';
 
@@ -81,9 +81,10 @@ describe('GET /api/metrics', () => {
     expect((await mcp.call('create_task', { workspace_id: ws.id, external_id: c })).json).toMatchObject({ deduplicated: true });
     expect((await mcp.call('create_task', { workspace_id: ws.id, external_id: uniq('m-none-') })).isError).toBe(true);
     // FoundUnsettled and CreatedIdentityLost on REST: a create held after Begin, retried, then released meanwhile.
+    // It plans a step: a zero-step create is one commit (SPEC §4.3) and never reaches `after_begin`.
     const held = uniq('m-held-');
     api.services.failpoints.arm({ name: 'after_begin', action: 'pause', match: held, times: 1 });
-    const pending = rest({ external_id: held });
+    const pending = rest(withPlannedStep({ external_id: held }));
     await until(() => (api.services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'the paused create');
     expect((await rest({ external_id: held })).json).toMatchObject({ deduplicated: true, creation_complete: false });
     const key = randomUUID();
@@ -132,7 +133,7 @@ describe('GET /api/metrics', () => {
   it('shows an unsettled identity and its age while a create is in flight', async () => {
     const held = uniq('m-flight-');
     api.services.failpoints.arm({ name: 'after_begin', action: 'pause', match: held, times: 1 });
-    const pending = rest({ external_id: held });
+    const pending = rest(withPlannedStep({ external_id: held }));
     await until(() => (api.services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'the paused create');
     await new Promise((r) => setTimeout(r, 50));
     const { at } = await scrape();

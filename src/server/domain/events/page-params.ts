@@ -8,7 +8,16 @@ export const MAX_EVENT_PAGE = 500;
 
 export const ZEventPageParams = z.object({
   /** Continue after this outbox `seq` (`next_after` of the previous page). */
-  after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional(),
-  limit: wholeNumber(1, MAX_EVENT_PAGE).optional(),
+  after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional().describe('Continue after this event `seq` (`next_after` of the previous page); 0 or absent: from the start.'),
+  limit: wholeNumber(1, MAX_EVENT_PAGE).optional().describe(`At most this many (default 100, at most ${MAX_EVENT_PAGE}).`),
 });
 export type TEventPageParams = z.infer<typeof ZEventPageParams>;
+
+/**
+ * Where a REST event stream resumes (SPEC §9): the last outbox `seq` the subscriber saw, from the `Last-Event-ID` header
+ * (what EventSource sends on reconnect) or `?last_event_id=`.
+ */
+export const ZLastEventId = z.string().regex(/^\d{1,15}$/, { error: 'Last-Event-ID must be an event id' });
+export const ZStreamResume = z.object({
+  last_event_id: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional().describe('Resume after this event `seq` (when the header cannot be sent).'),
+});

@@ -1,7 +1,6 @@
 // Per-workspace webhooks (SPEC §9): configure, list, disable, and see every delivery and attempt. Admin only.
 // The secret is returned once, by create, and never again (SPEC §11: secrets are never logged).
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { can, type Actor } from '../../auth/actor';
 import { randomSecret } from '../../auth/secrets';
 import type { Services } from '../../services';
@@ -10,17 +9,9 @@ import type { AttemptBody, DeliveryBody, WebhookBody } from './webhook-bodies';
 export type { AttemptBody, DeliveryBody, WebhookBody };
 import { DomainError } from '../errors/domain-error';
 import { validationError } from '../tasks/create-input';
+import { ZCreateWebhookInput } from './schemas';
 
-export const ZCreateWebhookInput = z.object({
-  url: z
-    .string()
-    .max(2000)
-    .refine((v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'url must be an http(s) URL'),
-  /** Optional: when absent the server generates one (and returns it once). */
-  secret: z.string().min(16, 'secret must be at least 16 characters').max(200).optional(),
-  description: z.string().max(500).nullable().optional(),
-});
-export type TCreateWebhookInput = z.infer<typeof ZCreateWebhookInput>;
+export { ZCreateWebhookInput, type TCreateWebhookInput } from './schemas';
 
 
 async function requireAdmin(services: Services, actor: Actor, workspaceId: string): Promise<void> {

@@ -150,3 +150,9 @@ export const ZReleaseResult = z.object({
   holder_task_id: z.string(),
 });
 export type TReleaseResult = z.output<typeof ZReleaseResult>;
+
+/** A page of a workspace's tasks, newest first (REST `GET /workspaces/:id/tasks`, `task.list`). */
+export const ZTaskPage = z.object({
+  tasks: z.array(ZTaskBody),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+});
