@@ -38,6 +38,11 @@ test('a U+202E id renders isolated with its escape, Find for the shown text find
   expect(fact).toMatchObject({ tag: 'BDI', bidi: 'isolate', text: shown });
   expect(fact.text).not.toContain('\u202E');
   await expect(line).toContainText('hidden characters shown as');
+  // Copy puts the real value on the clipboard, not what is shown.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await line.getByRole('button', { name: `Copy external id ${shown}` }).click();
+  await expect(line).toContainText('Copied');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(id);
   await expectAccessible(page);
   await screenshot(page, testInfo, 'browse-rtl');
 

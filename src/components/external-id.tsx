@@ -76,23 +76,26 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     const t = setTimeout(() => setCopied(false), 1500);
     return () => clearTimeout(t);
   }, [copied]);
+  // The button's text stays "Copy" (its accessible name starts with what it shows); "Copied" is said next to it.
   return (
-    <button
-      type="button"
-      className="btn btn--icon"
-      aria-label={label}
-      title="Copy"
-      onClick={() => {
-        void navigator.clipboard?.writeText(text).then(
-          () => setCopied(true),
-          () => setCopied(false),
-        );
-      }}
-    >
-      <span aria-hidden="true">{copied ? 'Copied' : 'Copy'}</span>
-      <span className="visually-hidden" aria-live="polite">
+    <>
+      <button
+        type="button"
+        className="btn btn--icon"
+        aria-label={label}
+        title="Copy"
+        onClick={() => {
+          void navigator.clipboard?.writeText(text).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          );
+        }}
+      >
+        Copy
+      </button>
+      <span className="small muted" aria-live="polite">
         {copied ? 'Copied' : ''}
       </span>
-    </button>
+    </>
   );
 }

@@ -5,8 +5,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type SortingState } from '@tanstack/react-table';
 import Link from 'next/link';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useEffect, useRef, useState } from 'react';
+import { usePathname, useSearchParams } from 'next/navigation';
+import { useEffect, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../server/api/root';
 import { useTRPC } from '../trpc/client';
@@ -79,32 +79,26 @@ const columns = [
 
 export function TasksTable({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const router = useRouter();
   const pathname = usePathname() ?? '/tasks';
   const params = useSearchParams();
   const search = params?.toString() ?? '';
   const state = readBrowseState(new URLSearchParams(search));
-  const pending = useRef<BrowseState | null>(null);
-  useEffect(() => {
-    // The URL has caught up with the newest state asked for.
-    if (pending.current && toSearch(pending.current, workspaceId) === search) pending.current = null;
-  }, [search, workspaceId]);
+  // Shallow history entries (Next syncs useSearchParams with them): no navigation, no remount, and the URL is current
+  // at once — so each write starts from the URL as it is, and a filter chosen while the prefix box waits to write is
+  // never undone by it.
   const go = (patch: Partial<BrowseState>, how: 'push' | 'replace' = 'push') => {
     // A new filter or sort starts from the first page: a cursor is a position in one ordering only.
     const paging = 'after' in patch || 'before' in patch;
-    // From the newest state asked for, not this render's copy: a navigation lands a moment later, and the prefix box
-    // writes after a pause in typing — a filter or sort chosen meanwhile must not be undone by either.
-    const now = pending.current ?? readBrowseState(new URLSearchParams(window.location.search));
+    const now = readBrowseState(new URLSearchParams(window.location.search));
     const next = { ...now, ...(paging ? {} : { after: '', before: '' }), ...patch };
-    pending.current = next;
-    router[how](`${pathname}?${toSearch(next, workspaceId)}`, { scroll: false });
+    window.history[how === 'push' ? 'pushState' : 'replaceState'](null, '', `${pathname}?${toSearch(next, workspaceId)}`);
   };
 
   // The prefix box follows the URL (back/forward, reload) and writes to it a moment after typing stops.
   const [draft, setDraft] = useState(state.q);
   useEffect(() => setDraft(state.q), [state.q]);
   useEffect(() => {
-    if (draft === state.q) return;
+    if (draft === readBrowseState(new URLSearchParams(window.location.search)).q) return;
     const t = setTimeout(() => go({ q: draft }, 'replace'), 300);
     return () => clearTimeout(t);
   }, [draft]);
