@@ -15,6 +15,7 @@ import { httpLoad, type HttpTarget } from './lib/http-load';
 import { closedLoop, randomInt, sequentialLatency, type LoadResult } from './lib/measure';
 import { parseOptions } from './lib/options';
 import { race } from './lib/race';
+import { browseTasks } from '../src/server/domain/console/browse';
 import { ANCHOR_INSERT, ANCHOR_LOOKUP, toMarkdown, TRANSACTION_FORM, TRPC_ADAPTER, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
 import { bulkLoad, seed, type Seeded } from './lib/seed';
 import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
@@ -158,7 +159,47 @@ async function scaleSide(services: Services, seeded: Seeded, raw: Baseline, app:
   });
   const httpR = await sequentialLatency(n, () => httpGet(agent, lookupUrl(), seeded.token));
   agent.destroy();
-  return { tasks, rawP50Ms: rawR.p50Ms, inProcessP50Ms: inR.p50Ms, httpP50Ms: httpR.p50Ms };
+  const pages = await prefixPages(services, seeded, ws, n);
+  return { tasks, rawP50Ms: rawR.p50Ms, inProcessP50Ms: inR.p50Ms, httpP50Ms: httpR.p50Ms, ...pages };
+}
+
+/**
+ * Issue 15: the console's browser, in process — a page of 25 ids starting with a two-digit prefix (`ext-37`: 11,111
+ * of a million ids, so the page's capped count reads its 10,001 index entries), sorted by external id, and a later
+ * page of the same (keyset, after a cursor).
+ */
+async function prefixPages(services: Services, seeded: Seeded, ws: { id: string }, n: number): Promise<Pick<ScaleSide, 'prefixPageP50Ms' | 'prefixNextPageP50Ms'>> {
+  const prefix = () => `ext-${1 + randomInt(9)}${randomInt(10)}`;
+  const browse = (p: string, cursor: string | null) =>
+    browseTasks(services.store, seeded.actor, {
+      workspaceId: ws.id,
+      prefix: p,
+      settlement: 'any',
+      archived: 'include',
+      stepId: null,
+      createdFrom: null,
+      createdTo: null,
+      sort: 'external_id',
+      dir: 'asc',
+      cursor,
+      direction: 'after',
+      limit: 25,
+    });
+  // Fifty first pages (also warming the statements), whose cursors the later-page samples continue from.
+  const firsts: Array<{ p: string; next: string | null }> = [];
+  for (let i = 0; i < 50; i++) {
+    const p = prefix();
+    firsts.push({ p, next: (await browse(p, null)).next_cursor });
+  }
+  const samples = Math.max(50, Math.floor(n / 5));
+  const firstR = await sequentialLatency(samples, async () => {
+    if ((await browse(prefix(), null)).rows.length !== 25) throw new Error('prefix page came back short');
+  });
+  const nextR = await sequentialLatency(samples, async (i) => {
+    const f = firsts[i % firsts.length]!;
+    if ((await browse(f.p, f.next)).rows.length !== 25) throw new Error('later prefix page came back short');
+  });
+  return { prefixPageP50Ms: firstR.p50Ms, prefixNextPageP50Ms: nextR.p50Ms };
 }
 
 async function prepare(databaseUrl: string): Promise<{ services: Services; seeded: Seeded }> {

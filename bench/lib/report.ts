@@ -23,6 +23,9 @@ export interface ScaleSide {
   rawP50Ms: number;
   inProcessP50Ms: number;
   httpP50Ms: number;
+  /** Issue 15: the console's task browser, in process — a prefix page of 25 (with its capped count), and a later page. */
+  prefixPageP50Ms?: number;
+  prefixNextPageP50Ms?: number;
 }
 
 export interface Report {
@@ -204,10 +207,19 @@ export function toMarkdown(report: Report): string {
     out.push('');
     out.push(
       table(
-        ['Tasks in workspace', 'raw p50 ms', 'in-process p50 ms', 'HTTP (REST) p50 ms'],
-        [s.small, s.large].map((x) => [x.tasks.toLocaleString('en'), f(x.rawP50Ms, 3), f(x.inProcessP50Ms, 3), f(x.httpP50Ms, 3)]),
+        ['Tasks in workspace', 'raw p50 ms', 'in-process p50 ms', 'HTTP (REST) p50 ms', 'prefix page p50 ms', 'later prefix page p50 ms'],
+        [s.small, s.large].map((x) => [
+          x.tasks.toLocaleString('en'),
+          f(x.rawP50Ms, 3),
+          f(x.inProcessP50Ms, 3),
+          f(x.httpP50Ms, 3),
+          x.prefixPageP50Ms === undefined ? '—' : f(x.prefixPageP50Ms, 3),
+          x.prefixNextPageP50Ms === undefined ? '—' : f(x.prefixNextPageP50Ms, 3),
+        ]),
       ),
     );
+    out.push('');
+    out.push('Prefix page: the console\'s task browser in process (issue 15) — 25 ids starting with a random two-digit prefix (`ext-37`), sorted by external id, with the matching count capped at 10,000; later page: the page after the first one\'s cursor.');
     out.push('');
     out.push(`Bulk load of ${s.large.tasks.toLocaleString('en')} tasks took ${f(s.loadSeconds, 1)} s (INSERT … SELECT generate_series).`);
   }

@@ -71,7 +71,8 @@ export function seedWorkspace(tag: string): Seed {
   return seed;
 }
 
-function makeSeed(tag: string): Seed {
+/** A workspace of its own, for a spec that counts what a workspace holds (seedWorkspace shares one per run). */
+export function makeSeed(tag: string): Seed {
   const suffix = Math.random().toString(36).slice(2, 7).toUpperCase().replace(/[^A-Z0-9]/g, 'X');
   const prefix = `${tag}${suffix}`.slice(0, 10);
   const root = mkdtempSync(join(tmpdir(), 'tether-e2e-root-'));

@@ -1,6 +1,7 @@
 'use client';
 // A compact list of outbox events (SPEC §9): type, task, revision, when.
 import Link from 'next/link';
+import { ExternalId } from './external-id';
 import { Badge, Time } from './ui';
 
 interface EventRow {
@@ -26,7 +27,7 @@ export function EventsList({ events, linkTasks = true }: { events: EventRow[]; l
             {e.external_id && (
               <>
                 {' '}
-                <code className="extid__value">{e.external_id}</code>
+                <ExternalId value={e.external_id} copy={false} />
               </>
             )}
           </span>

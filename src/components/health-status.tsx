@@ -2,6 +2,7 @@
 // Shows whether this Tether process may serve external identities (SPEC §12), from GET /api/health.
 // Fetched in the browser, not during rendering: the page must not import server code.
 import { useQuery } from '@tanstack/react-query';
+import { ExternalId } from './external-id';
 
 /** The fields of the health body the console shows (src/server/http/health.ts). */
 interface Health {
@@ -70,7 +71,7 @@ export function HealthStatus() {
           <ul className="health__reasons">
             {h.attestation.legacy.map((l) => (
               <li key={l.task_id}>
-                <code>{l.external_id}</code> on task <code>{l.task_id}</code>
+                <ExternalId value={l.external_id} copy={false} /> on task <code>{l.task_id}</code>
               </li>
             ))}
           </ul>

@@ -6,13 +6,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '../trpc/client';
 import { messageOf } from '../trpc/errors';
+import { visibleForm } from '../lib/visible-id';
 import { ExternalId, QueryState, Time } from './ui';
-
-/** SPEC §13: an external id in plain text (the confirmation question) shows invisible and direction-changing
- *  characters as ⟨U+XXXX⟩, so a spoofed id cannot disguise itself or garble the question. */
-function visible(externalId: string): string {
-  return externalId.replace(/[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
-}
 
 export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
@@ -23,7 +18,8 @@ export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
   const resolve = useMutation(trpc.identity.resolveLegacy.mutationOptions({ onSuccess: refresh }));
 
   const confirmAndResolve = (row: { task_id: string; identifier: string; external_id: string }, action: 'settle' | 'release') => {
-    const id = visible(row.external_id);
+    // SPEC §13: a plain-text question (window.confirm) shows the id's visible form, so it cannot garble the question.
+    const id = visibleForm(row.external_id);
     const question =
       action === 'settle'
         ? `Settle “${id}” on ${row.identifier} as it is? The task keeps this external id; creates with it will find this task.`

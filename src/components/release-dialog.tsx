@@ -4,11 +4,17 @@
 // only when the operator has typed the identity exactly; generates ONE Idempotency-Key per dialog session and
 // reuses it on every retry (so a retry after a lost answer can never release twice); and reports each result in
 // plain words. Built on Radix Dialog (focus trap, Escape, focus returned to the trigger).
+// Issue 15: the id is shown by <ExternalId> (isolated, invisible characters spelled ⟨U+XXXX⟩) and type-to-confirm
+// accepts that visible form; a second click while the call is in flight is ignored (one call, one message); the
+// answer moves focus to the control that comes next (Close, or Retry); an optional reason goes into the history.
 import * as Dialog from '@radix-ui/react-dialog';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { confirmsId } from '../lib/visible-id';
 import { useTRPC } from '../trpc/client';
 import { domainCodeOf, isNetworkError, messageOf } from '../trpc/errors';
+import { ExternalId } from './external-id';
+import { useConsoleSession } from './session';
 import { exact } from './ui';
 
 export interface ReleaseHolder {
@@ -39,9 +45,10 @@ export function newIdempotencyKey(): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-function whatReleaseDoes(h: ReleaseHolder, externalId: string): string[] {
+function whatReleaseDoes(h: ReleaseHolder, value: string): ReactNode[] {
+  const externalId = <ExternalId value={value} copy={false} />;
   if (h.operation_state === 'aborting') {
-    return [`The create that holds it failed and is being undone right now, so the server will refuse: nothing changes. Once it is undone, nothing holds “${externalId}” any more.`];
+    return [<>The create that holds it failed and is being undone right now, so the server will refuse: nothing changes. Once it is undone, nothing holds {externalId} any more.</>];
   }
   if (h.creation_state === 'completing') {
     return [
@@ -50,7 +57,7 @@ function whatReleaseDoes(h: ReleaseHolder, externalId: string): string[] {
   }
   if (h.creation_state === 'preparing') {
     return [
-      `Frees “${externalId}” from ${h.identifier} now, while its create is still preparing.`,
+      <>Frees {externalId} from {h.identifier} now, while its create is still preparing.</>,
       `That create will still finish, but as “created, identity lost”: ${h.identifier} is kept without an external id.`,
       'No event is written now.',
       `The next create with this external id makes a NEW task.`,
@@ -59,23 +66,24 @@ function whatReleaseDoes(h: ReleaseHolder, externalId: string): string[] {
   return [
     `Clears the external id from ${h.identifier}. The task itself is kept, with its history.`,
     'Writes a new revision and one task.updated event.',
-    `The next create with “${externalId}” makes a NEW task — there is no tombstone.`,
+    <>The next create with {externalId} makes a NEW task — there is no tombstone.</>,
   ];
 }
 
-function OutcomeMessage({ outcome, holder, externalId }: { outcome: Outcome; holder: ReleaseHolder; externalId: string }) {
+function OutcomeMessage({ outcome, holder, externalId: value }: { outcome: Outcome; holder: ReleaseHolder; externalId: string }) {
+  const externalId = <ExternalId value={value} copy={false} />;
   switch (outcome.kind) {
     case 'released':
       return (
         <p>
-          <strong>Released.</strong> “{externalId}” no longer belongs to {holder.identifier}; the task was kept.
-          {outcome.replayed && ' (The server had already done this for an earlier attempt with the same key; nothing was released twice.)'}
+          <strong>Released.</strong> {externalId} no longer belongs to {holder.identifier}; the task was kept.
+          {outcome.replayed && ' (An earlier attempt of this dialog had already released it — its answer was lost; nothing was released twice.)'}
         </p>
       );
     case 'nothing_holds_it':
       return (
         <p>
-          <strong>Nothing holds it.</strong> No task in this workspace holds “{externalId}” any more (it was already released or the task
+          <strong>Nothing holds it.</strong> No task in this workspace holds {externalId} any more (it was already released or the task
           was deleted). Nothing changed.
         </p>
       );
@@ -90,7 +98,7 @@ function OutcomeMessage({ outcome, holder, externalId }: { outcome: Outcome; hol
       return (
         <p>
           <strong>Creation being undone — try again.</strong> The create that holds it failed and is being undone right now, so nothing
-          changed. Retry in a moment (the same key is reused): once it is undone, nothing holds “{externalId}” any more.
+          changed. Retry in a moment (the same key is reused): once it is undone, nothing holds {externalId} any more.
         </p>
       );
     case 'key_conflict':
@@ -132,25 +140,33 @@ export function ReleaseDialog({
   externalId,
   holder,
   onOpenChange: notify,
+  triggerLabel = 'Release identity…',
 }: {
   workspaceId: string;
   externalId: string;
   holder: ReleaseHolder;
   /** Lets the page keep this dialog mounted while open, though a live update clears the identity (issue 8). */
   onOpenChange?: (open: boolean) => void;
+  /** The trigger's text; where several holders are listed it names the holder (`Release OPS-3’s id…`). */
+  triggerLabel?: string;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState('');
   const [key, setKey] = useState('');
+  const [reason, setReason] = useState('');
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const input = useRef<HTMLInputElement>(null);
+  // A ref, not the mutation's state: a double-click fires twice before React re-renders the disabled button.
+  const inFlight = useRef(false);
+  const next = useRef<HTMLButtonElement>(null);
+  const close = useRef<HTMLButtonElement>(null);
   const release = useMutation(trpc.task.releaseExternalId.mutationOptions());
 
   const unsettled = holder.settlement === 'unsettled';
   const final = outcome !== null && ['released', 'nothing_holds_it', 'key_conflict'].includes(outcome.kind);
-  const matches = typed === externalId;
+  const matches = confirmsId(typed, externalId);
   const retry = outcome !== null && !final;
 
   const onOpenChange = (next: boolean) => {
@@ -158,6 +174,7 @@ export function ReleaseDialog({
       // One key per dialog session: made when it opens, kept for every retry, dropped when it closes.
       setKey(newIdempotencyKey());
       setTyped('');
+      setReason('');
       setOutcome(null);
       release.reset();
     } else if (outcome?.kind === 'released') {
@@ -169,21 +186,31 @@ export function ReleaseDialog({
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!matches || release.isPending || final) return;
+    if (!matches || inFlight.current || final) return;
+    inFlight.current = true;
     try {
       // SPEC §10: only a release answers with data; "nothing holds it" arrives as a NOT_FOUND error (toOutcome).
-      const r = await release.mutateAsync({ workspace_id: workspaceId, external_id: externalId, idempotency_key: key });
+      // The real value is sent, whichever form was typed; a blank reason is no reason.
+      const r = await release.mutateAsync({ workspace_id: workspaceId, external_id: externalId, idempotency_key: key, ...(reason.trim() ? { reason } : {}) });
       setOutcome({ kind: 'released', replayed: r.replayed });
     } catch (err) {
       setOutcome(toOutcome(err));
+    } finally {
+      inFlight.current = false;
     }
   };
+
+  // After an answer, focus goes to what comes next — Close after a final answer, Retry otherwise — not the container.
+  useEffect(() => {
+    if (!outcome) return;
+    (final ? close : next).current?.focus();
+  }, [outcome, final]);
 
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Trigger asChild>
         <button type="button" className="btn btn--danger">
-          Release identity…
+          {triggerLabel}
         </button>
       </Dialog.Trigger>
       <Dialog.Portal>
@@ -198,7 +225,7 @@ export function ReleaseDialog({
         >
           <Dialog.Title>Release external identity</Dialog.Title>
           <Dialog.Description>
-            Unbind <code className="extid__value">{externalId}</code> from {holder.identifier}. Release is an operator repair: it never
+            Unbind <ExternalId value={externalId} copy={false} /> from {holder.identifier}. Release is an operator repair: it never
             deletes the task.
           </Dialog.Description>
 
@@ -225,8 +252,8 @@ export function ReleaseDialog({
 
           <h3>What release will do</h3>
           <ul className="plain-list">
-            {whatReleaseDoes(holder, externalId).map((line) => (
-              <li key={line}>{line}</li>
+            {whatReleaseDoes(holder, externalId).map((line, i) => (
+              <li key={i}>{line}</li>
             ))}
           </ul>
 
@@ -245,21 +272,25 @@ export function ReleaseDialog({
               />
             </label>
             <p id="release-match" className="muted small">
-              {matches ? 'Matches.' : 'Must match exactly, including case and spaces inside.'} Idempotency-Key{' '}
+              {matches ? 'Matches.' : 'Must match exactly, including case and spaces inside; hidden characters may be typed as shown, ⟨U+XXXX⟩.'} Idempotency-Key{' '}
               <code data-testid="idempotency-key">{key}</code>
               {retry && ' (reused for this retry)'}
             </p>
+            <label className="field">
+              <span>Reason (optional, kept in the identity’s history)</span>
+              <input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} autoComplete="off" disabled={final} name="reason" />
+            </label>
             <div className="dialog__result" aria-live="polite" role="status">
               {outcome && <OutcomeMessage outcome={outcome} holder={holder} externalId={externalId} />}
             </div>
             <div className="dialog__actions">
               <Dialog.Close asChild>
-                <button type="button" className="btn">
+                <button type="button" className="btn" ref={close}>
                   {final ? 'Close' : 'Cancel'}
                 </button>
               </Dialog.Close>
               {!final && (
-                <button type="submit" className="btn btn--danger" disabled={!matches || release.isPending}>
+                <button type="submit" className="btn btn--danger" ref={next} disabled={!matches || release.isPending}>
                   {release.isPending ? 'Releasing…' : retry ? 'Retry release' : 'Release'}
                 </button>
               )}
@@ -268,5 +299,33 @@ export function ReleaseDialog({
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
+  );
+}
+
+/** Whether the signed-in person may release in the selected workspace (the server checks again, SPEC §11). */
+export function useCanRelease(): boolean {
+  const role = useConsoleSession().workspace?.role;
+  return role === 'admin' || role === 'operator';
+}
+
+type ReleaseTarget = Omit<Parameters<typeof ReleaseDialog>[0], 'onOpenChange'>;
+
+/**
+ * A release button where the operator already is (a Find result, an Unsettled row; issue 15). The release itself
+ * changes what the page lists, so the open dialog keeps the identity and holder it was opened for instead of
+ * vanishing with the row.
+ */
+export function ReleaseAction({ target, onOpenChange }: { target: ReleaseTarget | null; onOpenChange?: (open: boolean) => void }) {
+  const [pinned, setPinned] = useState<ReleaseTarget | null>(null);
+  const shown = pinned ?? target;
+  if (!shown) return null;
+  return (
+    <ReleaseDialog
+      {...shown}
+      onOpenChange={(open) => {
+        setPinned(open ? shown : null);
+        onOpenChange?.(open);
+      }}
+    />
   );
 }

@@ -1,54 +1,129 @@
 'use client';
-// The tasks table (SPEC §13): sorted and paginated on the server, rendered with TanStack Table (manual
-// sorting/pagination). The previous page stays on screen while the next loads, so nothing jumps.
+// The task browser (SPEC §13, issue 15): external-id prefix, filters (settlement, archived, step, created range),
+// sort and keyset pages — every one of them in the URL, so a view survives reload and can be shared. Rendered with
+// TanStack Table (manual sorting); the previous page stays on screen while the next loads, so nothing jumps.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type PaginationState, type SortingState } from '@tanstack/react-table';
+import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type SortingState } from '@tanstack/react-table';
 import Link from 'next/link';
-import { useState } from 'react';
+import { usePathname, useSearchParams } from 'next/navigation';
+import { useEffect, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../server/api/root';
 import { useTRPC } from '../trpc/client';
+import { ExternalId } from './external-id';
 import { useLivePoll } from './live';
-import { ExternalId, QueryState, TaskBadges, Time } from './ui';
+import { QueryState, TaskBadges, Time } from './ui';
 
 type Row = inferRouterOutputs<AppRouter>['console']['tasks']['rows'][number];
-type Sort = 'identifier' | 'title' | 'external_id' | 'step' | 'created_at';
+
+const SORTS = ['identifier', 'title', 'external_id', 'step', 'created_at'] as const;
+const SETTLEMENTS = ['any', 'settled', 'unsettled', 'none'] as const;
+const ARCHIVED = ['include', 'exclude', 'only'] as const;
+const PAGE_SIZES = [25, 50, 100];
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The browser's state, read from the URL; anything unrecognised falls back to the default. */
+export interface BrowseState {
+  q: string;
+  settlement: (typeof SETTLEMENTS)[number];
+  archived: (typeof ARCHIVED)[number];
+  step: string;
+  from: string;
+  to: string;
+  sort: (typeof SORTS)[number];
+  dir: 'asc' | 'desc';
+  after: string;
+  before: string;
+  size: number;
+}
+
+const DEFAULTS: BrowseState = { q: '', settlement: 'any', archived: 'include', step: '', from: '', to: '', sort: 'identifier', dir: 'desc', after: '', before: '', size: 25 };
+
+function oneOf<T extends string>(list: readonly T[], v: string | null, d: T): T {
+  return list.includes(v as T) ? (v as T) : d;
+}
+
+export function readBrowseState(p: URLSearchParams): BrowseState {
+  const day = (v: string | null) => (v && DAY.test(v) ? v : '');
+  return {
+    q: p.get('q') ?? '',
+    settlement: oneOf(SETTLEMENTS, p.get('settlement'), 'any'),
+    archived: oneOf(ARCHIVED, p.get('archived'), 'include'),
+    step: p.get('step') ?? '',
+    from: day(p.get('from')),
+    to: day(p.get('to')),
+    sort: oneOf(SORTS, p.get('sort'), 'identifier'),
+    dir: p.get('dir') === 'asc' ? 'asc' : 'desc',
+    after: p.get('after') ?? '',
+    before: p.get('after') ? '' : (p.get('before') ?? ''),
+    size: PAGE_SIZES.includes(Number(p.get('size'))) ? Number(p.get('size')) : 25,
+  };
+}
+
+/** Only what differs from the defaults goes into the URL (plus the workspace, so a shared link opens the same one). */
+function toSearch(s: BrowseState, workspaceId: string): string {
+  const p = new URLSearchParams({ ws: workspaceId });
+  for (const [k, v] of Object.entries(s)) if (v !== DEFAULTS[k as keyof BrowseState]) p.set(k, String(v));
+  return p.toString();
+}
 
 const col = createColumnHelper<Row>();
 const columns = [
-  col.accessor('identifier', {
-    header: 'Task',
-    cell: (c) => <Link href={`/tasks/${c.row.original.id}`}>{c.getValue()}</Link>,
-  }),
+  col.accessor('identifier', { header: 'Task', cell: (c) => <Link href={`/tasks/${c.row.original.id}`}>{c.getValue()}</Link> }),
   col.accessor('title', { header: 'Title', cell: (c) => <span className="truncate">{c.getValue()}</span> }),
-  col.accessor('external_id', { header: 'External id', cell: (c) => <ExternalId value={c.getValue()} /> }),
+  col.accessor('external_id', { header: 'External id', cell: (c) => <ExternalId value={c.getValue()} lookalikes={c.row.original.lookalikes} /> }),
   col.display({ id: 'status', header: 'Status', cell: (c) => <TaskBadges t={c.row.original} /> }),
   col.accessor('step_name', { id: 'step', header: 'Step', cell: (c) => c.getValue() ?? '—' }),
   col.accessor('created_at', { header: 'Age', cell: (c) => <Time iso={c.getValue()} /> }),
 ];
 
-const PAGE_SIZES = [25, 50, 100];
-
 export function TasksTable({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const [sorting, setSorting] = useState<SortingState>([{ id: 'identifier', desc: true }]);
-  const [pagination, setPagination] = useState<PaginationState>({ pageIndex: 0, pageSize: 25 });
-  const sort = sorting[0];
-  const poll = useLivePoll(10_000);
+  const pathname = usePathname() ?? '/tasks';
+  const params = useSearchParams();
+  const search = params?.toString() ?? '';
+  const state = readBrowseState(new URLSearchParams(search));
+  // Shallow history entries (Next syncs useSearchParams with them): no navigation, no remount, and the URL is current
+  // at once — so each write starts from the URL as it is, and a filter chosen while the prefix box waits to write is
+  // never undone by it.
+  const go = (patch: Partial<BrowseState>, how: 'push' | 'replace' = 'push') => {
+    // A new filter or sort starts from the first page: a cursor is a position in one ordering only.
+    const paging = 'after' in patch || 'before' in patch;
+    const now = readBrowseState(new URLSearchParams(window.location.search));
+    const next = { ...now, ...(paging ? {} : { after: '', before: '' }), ...patch };
+    window.history[how === 'push' ? 'pushState' : 'replaceState'](null, '', `${pathname}?${toSearch(next, workspaceId)}`);
+  };
+
+  // The prefix box follows the URL (back/forward, reload) and writes to it a moment after typing stops.
+  const [draft, setDraft] = useState(state.q);
+  useEffect(() => setDraft(state.q), [state.q]);
+  useEffect(() => {
+    if (draft === readBrowseState(new URLSearchParams(window.location.search)).q) return;
+    const t = setTimeout(() => go({ q: draft }, 'replace'), 300);
+    return () => clearTimeout(t);
+  }, [draft]);
+
+  const steps = useQuery(trpc.workspace.steps.queryOptions({ workspace_id: workspaceId }, { staleTime: 60_000 }));
   const q = useQuery(
     trpc.console.tasks.queryOptions(
       {
         workspace_id: workspaceId,
-        sort: (sort?.id ?? 'identifier') as Sort,
-        dir: sort?.desc === false ? 'asc' : 'desc',
-        offset: pagination.pageIndex * pagination.pageSize,
-        limit: pagination.pageSize,
+        prefix: state.q || null,
+        settlement: state.settlement,
+        archived: state.archived,
+        step_id: state.step || null,
+        created_from: state.from || null,
+        created_to: state.to || null,
+        sort: state.sort,
+        dir: state.dir,
+        cursor: state.after || state.before || null,
+        direction: state.before ? 'before' : 'after',
+        limit: state.size,
       },
-      { placeholderData: keepPreviousData, refetchInterval: poll },
+      { placeholderData: keepPreviousData, refetchInterval: useLivePoll(10_000), retry: false },
     ),
   );
-  const total = q.data?.total ?? 0;
-  const pageCount = Math.max(1, Math.ceil(total / pagination.pageSize));
+  const sorting: SortingState = [{ id: state.sort, desc: state.dir === 'desc' }];
   const table = useReactTable({
     data: q.data?.rows ?? [],
     columns,
@@ -56,26 +131,76 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
     manualSorting: true,
     manualPagination: true,
     enableSortingRemoval: false,
-    pageCount,
-    state: { sorting, pagination },
+    state: { sorting },
     onSortingChange: (u) => {
-      setSorting(u);
-      setPagination((p) => ({ ...p, pageIndex: 0 }));
+      const [s] = typeof u === 'function' ? u(sorting) : u;
+      if (s) go({ sort: oneOf(SORTS, s.id, 'identifier'), dir: s.desc ? 'desc' : 'asc' });
     },
-    onPaginationChange: setPagination,
   });
+  const filtered = state.q !== '' || state.settlement !== 'any' || state.archived !== 'include' || state.step !== '' || state.from !== '' || state.to !== '';
+  const count = q.data ? (q.data.matching_capped ? `more than ${q.data.matching.toLocaleString('en')}` : q.data.matching.toLocaleString('en')) : '';
 
   return (
     <section aria-labelledby="tasks-table-title">
-      <h2 id="tasks-table-title" className="visually-hidden">
-        All tasks
-      </h2>
-      <QueryState query={q} minHeight="24rem" isEmpty={(d) => d.total === 0} empty="No tasks in this workspace yet.">
+      <h2 id="tasks-table-title">Browse tasks</h2>
+      <form className="browse-filters" role="search" aria-label="Browse tasks" onSubmit={(e) => (e.preventDefault(), go({ q: draft }, 'replace'))}>
+        <label className="field browse-filters__prefix">
+          <span>External id starts with</span>
+          <input className="mono" name="q" value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} autoComplete="off" />
+        </label>
+        <label className="field">
+          <span>Identity</span>
+          <select name="settlement" value={state.settlement} onChange={(e) => go({ settlement: oneOf(SETTLEMENTS, e.target.value, 'any') })}>
+            <option value="any">Any</option>
+            <option value="settled">Settled</option>
+            <option value="unsettled">Unsettled</option>
+            <option value="none">No external id</option>
+          </select>
+        </label>
+        <label className="field">
+          <span>Archived</span>
+          <select name="archived" value={state.archived} onChange={(e) => go({ archived: oneOf(ARCHIVED, e.target.value, 'include') })}>
+            <option value="include">Included</option>
+            <option value="exclude">Hidden</option>
+            <option value="only">Only archived</option>
+          </select>
+        </label>
+        <label className="field">
+          <span>Step</span>
+          <select name="step" value={state.step} onChange={(e) => go({ step: e.target.value })}>
+            <option value="">Any step</option>
+            {steps.data?.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>Created from</span>
+          <input type="date" name="from" value={state.from} onChange={(e) => go({ from: e.target.value })} />
+        </label>
+        <label className="field">
+          <span>Created to</span>
+          <input type="date" name="to" value={state.to} onChange={(e) => go({ to: e.target.value })} />
+        </label>
+        {filtered && (
+          <button type="button" className="btn" onClick={() => go({ q: '', settlement: 'any', archived: 'include', step: '', from: '', to: '' })}>
+            Clear filters
+          </button>
+        )}
+      </form>
+      {q.data?.prefix && q.data.prefix !== state.q && (
+        <p className="small">
+          Browsing ids that start with <ExternalId value={q.data.prefix} copy={false} />
+        </p>
+      )}
+      <QueryState query={q} minHeight="24rem" isEmpty={(d) => d.rows.length === 0} empty={filtered ? 'No tasks match these filters. Clear them to see every task.' : 'No tasks in this workspace yet. Tasks appear here as integrations create them.'}>
         {() => (
           <>
             <div className="table-wrap" aria-busy={q.isFetching && q.isPlaceholderData}>
               <table className="table">
-                <caption className="visually-hidden">Tasks, {total} in total. Column headers with buttons sort the table.</caption>
+                <caption className="visually-hidden">Tasks, {count} matching. Column headers with buttons sort the table.</caption>
                 <thead>
                   {table.getHeaderGroups().map((hg) => (
                     <tr key={hg.id}>
@@ -112,30 +237,33 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
                 </tbody>
               </table>
             </div>
-            <nav className="pager" aria-label="Pagination">
-              <button type="button" className="btn" onClick={() => table.previousPage()} disabled={!table.getCanPreviousPage()}>
-                Previous page
-              </button>
-              <span aria-live="polite">
-                Page {pagination.pageIndex + 1} of {pageCount} · {total} tasks
-              </span>
-              <button type="button" className="btn" onClick={() => table.nextPage()} disabled={!table.getCanNextPage()}>
-                Next page
-              </button>
-              <label className="pager__size">
-                Rows per page{' '}
-                <select value={pagination.pageSize} onChange={(e) => table.setPagination({ pageIndex: 0, pageSize: Number(e.target.value) })}>
-                  {PAGE_SIZES.map((n) => (
-                    <option key={n} value={n}>
-                      {n}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            </nav>
           </>
         )}
       </QueryState>
+      <nav className="pager" aria-label="Pagination">
+        <button type="button" className="btn" onClick={() => go({ after: '', before: '' })} disabled={!state.after && !state.before}>
+          First page
+        </button>
+        <button type="button" className="btn" onClick={() => go({ before: q.data?.prev_cursor ?? '', after: '' })} disabled={!q.data?.prev_cursor}>
+          Previous page
+        </button>
+        <span aria-live="polite" data-testid="matching">
+          {q.data && `${count} ${q.data.matching === 1 && !q.data.matching_capped ? 'task matches' : 'tasks match'}`}
+        </span>
+        <button type="button" className="btn" onClick={() => go({ after: q.data?.next_cursor ?? '', before: '' })} disabled={!q.data?.next_cursor}>
+          Next page
+        </button>
+        <label className="pager__size">
+          Rows per page{' '}
+          <select value={state.size} onChange={(e) => go({ size: Number(e.target.value) })}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+      </nav>
     </section>
   );
 }

@@ -62,41 +62,8 @@ export function OperationState({ state }: { state: string }) {
   return <Badge tone={tone}>{state}</Badge>;
 }
 
-/** External ids are shown byte-for-byte in monospace (SPEC §2.1: nothing is folded), with a copy button. */
-export function ExternalId({ value, copy = true }: { value: string | null | undefined; copy?: boolean }) {
-  if (value === null || value === undefined) return <span className="muted">none</span>;
-  return (
-    <span className="extid">
-      <code className="extid__value">{value}</code>
-      {copy && <CopyButton text={value} label={`Copy external id ${value}`} />}
-    </span>
-  );
-}
-
-export function CopyButton({ text, label }: { text: string; label: string }) {
-  const [copied, setCopied] = useState(false);
-  useEffect(() => {
-    if (!copied) return;
-    const t = setTimeout(() => setCopied(false), 1500);
-    return () => clearTimeout(t);
-  }, [copied]);
-  return (
-    <button
-      type="button"
-      className="btn btn--icon"
-      aria-label={label}
-      title="Copy"
-      onClick={() => {
-        void navigator.clipboard?.writeText(text).then(() => setCopied(true), () => setCopied(false));
-      }}
-    >
-      <span aria-hidden="true">{copied ? 'Copied' : 'Copy'}</span>
-      <span className="visually-hidden" aria-live="polite">
-        {copied ? 'Copied' : ''}
-      </span>
-    </button>
-  );
-}
+// Issue 15: one component renders every external id (bidi isolation, visible escapes, look-alike hint, copy).
+export { CopyButton, ExternalId } from './external-id';
 
 /** Wraps a query's three non-data states; renders children only with data. */
 export function QueryState<T>({

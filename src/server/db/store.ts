@@ -21,6 +21,7 @@ import { ConsoleRepository } from './repositories/console';
 import { CreationStore } from './repositories/creation-store';
 import { EventRepository } from './repositories/events';
 import { GitRepositoryRepository } from './repositories/git-repositories';
+import { IdentityRepository } from './repositories/identities';
 import { LaunchRepository } from './repositories/launches';
 import { LegacyRepository } from './repositories/legacy';
 import { PulseRepository } from './repositories/pulse';
@@ -63,6 +64,8 @@ export class Store implements Repositories {
   readonly tokens: TokenRepository;
   readonly setupTokens: SetupTokenRepository;
   readonly console: ConsoleRepository;
+  /** The console's task browser and identity history (issue 15). */
+  readonly identities: IdentityRepository;
   readonly legacy: LegacyRepository;
   readonly cleanup: CleanupRepository;
   readonly attestationRequests: AttestationRequestRepository;
@@ -103,6 +106,7 @@ export class Store implements Repositories {
     this.tokens = new TokenRepository(driver, prisma);
     this.setupTokens = new SetupTokenRepository(prisma);
     this.console = new ConsoleRepository(prisma);
+    this.identities = new IdentityRepository(driver, prisma);
     this.legacy = base.legacy;
     this.cleanup = base.cleanup;
     this.attestationRequests = new AttestationRequestRepository(driver);

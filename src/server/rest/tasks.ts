@@ -9,7 +9,7 @@ import { getTask, listTasks } from '../domain/tasks/get-task';
 import { ZTaskListParams } from '../domain/tasks/list-params';
 import { lookupTaskByExternalId } from '../domain/tasks/lookup-task';
 import { toCreateResponse, toLookupResponse } from '../domain/tasks/responses';
-import { ZCreateTaskRequest, ZCreateTaskResult, ZIdempotencyKey, ZLookupRequest, ZLookupResult, ZTaskBody, ZTaskPage, ZUpdateTaskInput } from '../domain/tasks/schemas';
+import { ZCreateTaskRequest, ZCreateTaskResult, ZIdempotencyKey, ZLookupRequest, ZLookupResult, ZReleaseReason, ZTaskBody, ZTaskPage, ZUpdateTaskInput } from '../domain/tasks/schemas';
 import { toTaskBody } from '../domain/tasks/task';
 import { readJsonBody, sendJson } from '../http/body';
 import { parseQuery, type RestRequest, type RestRoute } from './route';
@@ -23,6 +23,9 @@ const ZExternalIdQuery = ZLookupRequest.pick({ external_id: true });
 const ZExternalIdEnvelope = ZExternalIdQuery.partial();
 /** SPEC §7: the release's key travels as a header. Checked by the domain after authorization, with ZIdempotencyKey. */
 const ZReleaseHeaders = z.object({ 'Idempotency-Key': ZIdempotencyKey });
+/** The release's query: the identity, and (issue 15) an optional reason, checked by the domain after authorization. */
+const ZReleaseQuery = ZExternalIdQuery.extend({ reason: ZReleaseReason.optional() });
+const ZReleaseEnvelope = ZReleaseQuery.partial();
 
 function noContent(r: RestRequest): void {
   r.res.writeHead(204, { 'cache-control': 'no-store' });
@@ -168,7 +171,7 @@ export const taskRoutes: RestRoute[] = [
       summary: 'Release an external identity (the task is kept)',
       description:
         'An operator action, never automated (SPEC §7); needs the `operator` role or the `identities:release` scope. Send a UUID you generate as `Idempotency-Key` and reuse it when you retry: the same key with the same request answers the stored result (204 or 404) whoever holds the identity now; with a different request it is 409 `idempotency_key_conflict`. A holder whose creation is completing or aborting is 409 `creation_completing` / `creation_aborting`: nothing changed, retry with the same key. After a release the same `external_id` creates a new task.',
-      query: ZExternalIdQuery,
+      query: ZReleaseQuery,
       headers: ZReleaseHeaders,
       ok: { status: 204, description: 'Released: the holder keeps its task without the identity (also the replay of a stored release).' },
       errors: [
@@ -177,6 +180,7 @@ export const taskRoutes: RestRoute[] = [
         'invalid_external_id_length',
         'idempotency_key_required',
         'idempotency_key_invalid',
+        'validation_failed',
         'task_not_found',
         'creation_completing',
         'creation_aborting',
@@ -186,16 +190,19 @@ export const taskRoutes: RestRoute[] = [
     },
     async handle(r) {
       const key = r.req.headers['idempotency-key'];
-      const { external_id } = parseQuery(ZExternalIdEnvelope, r.query);
+      const { external_id, reason } = parseQuery(ZReleaseEnvelope, r.query);
       const req = parseIdentityEnvelope({
         workspace_id: r.params.workspace_id,
         external_id,
         idempotency_key: Array.isArray(key) ? key[0] : key,
+        // Issue 15: `?reason=` — why, kept with the release record (not part of the request hash, SPEC §7).
+        reason,
       });
       const result = await releaseExternalId(r.services, r.auth.actor, {
         workspaceId: req.workspace_id,
         rawExternalId: req.external_id,
         idempotencyKey: req.idempotency_key,
+        rawReason: req.reason,
         source: r.auth.via === 'cookie' ? 'console' : 'rest',
       });
       if (result.status === 204) noContent(r);

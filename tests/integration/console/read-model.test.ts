@@ -120,10 +120,12 @@ describe('console reads (SPEC §13)', () => {
     expect(o.recent_events.map((e) => e.seq)).toEqual(seqs);
   });
 
-  it('tasks table: each sort, both directions, archived filter, paging and total', async () => {
-    const ids = async (input: Partial<{ sort: 'identifier' | 'title' | 'external_id' | 'step' | 'created_at'; dir: 'asc' | 'desc'; archived: 'include' | 'exclude' | 'only'; offset: number; limit: number }>) => {
-      const page = await as(operator).console.tasks({ workspace_id: ws.id, ...input });
-      return { titles: page.rows.map((r) => r.title), total: page.total };
+  it('tasks table: each sort, both directions, archived filter, keyset pages and the matching count', async () => {
+    type Input = Partial<{ sort: 'identifier' | 'title' | 'external_id' | 'step' | 'created_at'; dir: 'asc' | 'desc'; archived: 'include' | 'exclude' | 'only'; cursor: string; direction: 'after' | 'before'; limit: number }>;
+    const page = (input: Input) => as(operator).console.tasks({ workspace_id: ws.id, ...input });
+    const ids = async (input: Input) => {
+      const p = await page(input);
+      return { titles: p.rows.map((r) => r.title), total: p.matching };
     };
     expect(await ids({})).toEqual({ titles: ['Delta', 'Charlie', 'Bravo', 'Alpha'], total: 4 });
     expect(await ids({ sort: 'title', dir: 'asc' })).toEqual({ titles: ['Alpha', 'Bravo', 'Charlie', 'Delta'], total: 4 });
@@ -134,7 +136,23 @@ describe('console reads (SPEC §13)', () => {
     expect((await ids({ sort: 'created_at', dir: 'asc' })).titles).toEqual(['Alpha', 'Bravo', 'Charlie', 'Delta']);
     expect(await ids({ archived: 'exclude' })).toEqual({ titles: ['Delta', 'Bravo', 'Alpha'], total: 3 });
     expect(await ids({ archived: 'only' })).toEqual({ titles: ['Charlie'], total: 1 });
-    expect(await ids({ sort: 'title', dir: 'asc', offset: 1, limit: 2 })).toEqual({ titles: ['Bravo', 'Charlie'], total: 4 });
+    // Keyset pages: forward with next_cursor, back with prev_cursor, across the held / no-identity boundary too.
+    for (const sort of ['title', 'external_id', 'step', 'created_at', 'identifier'] as const) {
+      const all = (await page({ sort, dir: 'asc' })).rows.map((r) => r.title);
+      const first = await page({ sort, dir: 'asc', limit: 3 });
+      expect(first.prev_cursor).toBeNull();
+      const second = await page({ sort, dir: 'asc', limit: 3, cursor: first.next_cursor! });
+      expect([...first.rows, ...second.rows].map((r) => r.title)).toEqual(all);
+      expect(second.next_cursor).toBeNull();
+      const back = await page({ sort, dir: 'asc', limit: 3, cursor: second.prev_cursor!, direction: 'before' });
+      expect(back.rows.map((r) => r.title)).toEqual(all.slice(0, 3));
+      expect(back.prev_cursor).toBeNull();
+      expect(back.next_cursor).not.toBeNull();
+    }
+    // A cursor is a position in one sort: another sort refuses it with a clear error.
+    const first = await page({ sort: 'title', dir: 'asc', limit: 1 });
+    await expect(page({ sort: 'title', dir: 'desc', cursor: first.next_cursor! })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: 'invalid request: cursor: it belongs to another sort; start from the first page' });
+    await expect(page({ cursor: 'not a cursor' })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: 'invalid request: cursor: not a cursor of this list; start from the first page' });
   });
 
   it('tasks table rows carry settlement, creation state and the step name', async () => {
@@ -155,6 +173,7 @@ describe('console reads (SPEC §13)', () => {
       revision: 2,
       step_id: ws.steps[1]!.id,
       step_name: 'Doing',
+      lookalikes: [],
     });
     expect(rows.map((r) => [r.title, r.settlement])).toEqual([
       ['Alpha', 'none'],
@@ -168,7 +187,15 @@ describe('console reads (SPEC §13)', () => {
   it('find by external id: exact after normalization, nothing holding it, invalid input', async () => {
     const found = await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:B-2' });
     expect(found).toMatchObject({ normalized: 'jira:B-2', error: null, task: { id: tasks.bravo.id, step_name: 'Doing', settlement: 'settled' } });
-    expect(await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:b-2' })).toEqual({ normalized: 'jira:b-2', error: null, task: null });
+    expect(await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:b-2' })).toEqual({
+      normalized: 'jira:b-2',
+      visible_form: false,
+      error: null,
+      task: null,
+      last_release: null,
+      free_since: null,
+      held_before: false,
+    });
     expect(await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: '' })).toMatchObject({ normalized: null, task: null });
     expect((await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: '' })).error).toMatch(/external_id/);
   });

@@ -5,7 +5,9 @@
 // (SPEC §13), and age/lease expiry tick locally (<Time>).
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useState } from 'react';
 import { useLivePoll } from '../../../components/live';
+import { ReleaseAction, useCanRelease } from '../../../components/release-dialog';
 import { WithWorkspace } from '../../../components/session';
 import { ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
@@ -29,7 +31,11 @@ function Explanation() {
 
 function Unsettled({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.unsettled.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(2_000) }));
+  const live = useQuery(trpc.console.unsettled.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(2_000) }));
+  // Issue 15: a row whose release dialog is open stays listed until it closes (the release takes it off this list).
+  const canRelease = useCanRelease();
+  const [held, setHeld] = useState<NonNullable<typeof live.data>[number] | null>(null);
+  const q = { ...live, data: held && live.data && !live.data.some((r) => r.task.id === held.task.id) ? [...live.data, held] : live.data };
   return (
     <QueryState query={q} minHeight="10rem" isEmpty={(d) => d.length === 0} empty="No unsettled identities: every create has finished. A create in progress shows here within about two seconds of its start.">
       {(rows) => (
@@ -44,13 +50,14 @@ function Unsettled({ workspaceId }: { workspaceId: string }) {
                 <th scope="col">Steps</th>
                 <th scope="col">Age</th>
                 <th scope="col">Lease</th>
+                {canRelease && <th scope="col">Action</th>}
               </tr>
             </thead>
             <tbody>
-              {rows.map(({ task, operation }) => (
+              {rows.map(({ task, operation }, i) => (
                 <tr key={task.id}>
                   <td data-label="External id">
-                    <ExternalId value={task.external_id} />
+                    <ExternalId value={task.external_id} lookalikes={task.lookalikes} />
                   </td>
                   <td data-label="Holder">
                     <Link href={`/tasks/${task.id}`}>{task.identifier}</Link> <span className="muted">{task.title}</span>
@@ -77,6 +84,18 @@ function Unsettled({ workspaceId }: { workspaceId: string }) {
                       <span className="muted">no lease held</span>
                     )}
                   </td>
+                  {canRelease && (
+                    <td data-label="Action">
+                      <ReleaseAction
+                        target={
+                          task.external_id
+                            ? { workspaceId, externalId: task.external_id, holder: { ...task, operation_state: operation?.state ?? null }, triggerLabel: `Release ${task.identifier}…` }
+                            : null
+                        }
+                        onOpenChange={(open) => setHeld(open ? rows[i]! : null)}
+                      />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

@@ -44,6 +44,7 @@ export const taskRouter = router({
         workspaceId: input.workspace_id,
         rawExternalId: input.external_id,
         idempotencyKey: input.idempotency_key,
+        rawReason: input.reason,
         source: ctx.source,
       }),
     ),

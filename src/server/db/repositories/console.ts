@@ -9,11 +9,8 @@ import type {
   ConsoleTask,
   OperationStateFilter,
   OverviewCounts,
-  TaskSort,
-  TaskTableQuery,
 } from '../../domain/console/rows';
 import { settlementOf } from '../../domain/console/rows';
-import type { Prisma as PrismaTypes } from '../../../generated/prisma-postgres/client';
 import type { Prisma } from '../prisma';
 
 const OPEN_STATES = ['preparing', 'completing', 'aborting'];
@@ -71,19 +68,6 @@ function toConsoleTask(t: TaskFields): ConsoleTask {
     step_name: t.step?.name ?? null,
   };
 }
-
-type SortDir = 'asc' | 'desc';
-type TaskOrder = PrismaTypes.TaskOrderByWithRelationInput[];
-
-// The task table's sort keys, whitelisted; ties fall back to the task number. Tasks without an identity sort last
-// in both directions and both dialects (SQLite and PostgreSQL disagree on where NULLs go unless told).
-const ORDER: Record<TaskSort, (d: SortDir) => TaskOrder> = {
-  identifier: (d) => [{ number: d }],
-  title: (d) => [{ title: d }, { number: 'desc' }],
-  external_id: (d) => [{ externalId: { sort: d, nulls: 'last' } }, { number: 'desc' }],
-  step: (d) => [{ step: { position: d } }, { number: 'desc' }],
-  created_at: (d) => [{ createdAt: d }, { number: d }],
-};
 
 // ---- operations --------------------------------------------------------------------------------------------
 
@@ -228,20 +212,6 @@ function toEvent(e: { seq: bigint; id: string; taskId: string; type: string; rev
 
 export class ConsoleRepository {
   constructor(private readonly prisma: () => Promise<Prisma>) {}
-
-  /** One page of the task table and the total. */
-  async taskPage(q: TaskTableQuery): Promise<{ rows: ConsoleTask[]; total: number }> {
-    const prisma = await this.prisma();
-    const where = {
-      workspaceId: q.workspaceId,
-      ...(q.archived === 'exclude' ? { archivedAt: null } : q.archived === 'only' ? { archivedAt: { not: null } } : {}),
-    };
-    const [rows, total] = await Promise.all([
-      prisma.task.findMany({ where, select: TASK_SELECT, orderBy: ORDER[q.sort](q.dir), skip: q.offset, take: q.limit }),
-      prisma.task.count({ where }),
-    ]);
-    return { rows: rows.map(toConsoleTask), total };
-  }
 
   async findTask(taskId: string): Promise<ConsoleTask | undefined> {
     const prisma = await this.prisma();

@@ -12,6 +12,7 @@ import { ContributionRepository } from './contributions';
 import { CreationRepository } from './creation';
 import { EventRepository } from './events';
 import { GitRepositoryRepository } from './git-repositories';
+import type { IdentityRepository } from './identities';
 import { LaunchRepository } from './launches';
 import { LegacyRepository } from './legacy';
 import { ReleaseRepository } from './releases';
@@ -47,6 +48,7 @@ export interface Repositories extends TxRepositories {
   readonly tokens: TokenRepository;
   readonly setupTokens: SetupTokenRepository;
   readonly console: ConsoleRepository;
+  readonly identities: IdentityRepository;
   readonly attestationRequests: AttestationRequestRepository;
 }
 

@@ -18,6 +18,8 @@ export interface ReleaseRecord {
   resultStatus: 204 | 404;
   resultBody: { error: string } | null;
   createdAt: string;
+  /** The operator's reason (issue 15), if one was given. */
+  reason: string | null;
 }
 
 interface ReleaseRow {
@@ -32,10 +34,11 @@ interface ReleaseRow {
   result_status: unknown;
   result_body: unknown;
   created_at: unknown;
+  reason: unknown;
 }
 
 const COLUMNS =
-  'id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status, result_body, created_at';
+  'id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status, result_body, created_at, reason';
 
 /** One release as the history lists it, with who did it (a user's email or a token's name) and the holder's identifier. */
 export interface ReleaseHistoryEntry {
@@ -53,6 +56,7 @@ export interface ReleaseHistoryEntry {
   holderIdentifier: string | null;
   resultStatus: number;
   createdAt: string;
+  reason: string | null;
 }
 
 function toRelease(r: ReleaseRow): ReleaseRecord {
@@ -68,6 +72,7 @@ function toRelease(r: ReleaseRow): ReleaseRecord {
     resultStatus: num(r.result_status) as 204 | 404,
     resultBody: r.result_body ? json<{ error: string }>(r.result_body) : null,
     createdAt: str(r.created_at),
+    reason: strOrNull(r.reason),
   };
 }
 
@@ -89,7 +94,7 @@ export class ReleaseRepository {
   /** A concurrent insert with the same key fails on uniq_release_operations_key (the caller replays). */
   async insert(r: ReleaseRecord): Promise<void> {
     await this.sql.run(
-      `INSERT INTO release_operations (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO release_operations (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         r.id,
         r.workspaceId,
@@ -102,15 +107,16 @@ export class ReleaseRepository {
         r.resultStatus,
         r.resultBody ? JSON.stringify(r.resultBody) : null,
         r.createdAt,
+        r.reason,
       ],
     );
   }
 
-  /** The workspace's releases, newest first (SPEC §13 release history). */
-  async listHistory(workspaceId: string, limit: number): Promise<ReleaseHistoryEntry[]> {
+  /** The workspace's releases — of one external id, when given — newest first (SPEC §13 release history). */
+  async listHistory(workspaceId: string, limit: number, externalId?: string): Promise<ReleaseHistoryEntry[]> {
     const prisma = await this.prisma();
     const releases = await prisma.releaseOperation.findMany({
-      where: { workspaceId },
+      where: { workspaceId, ...(externalId === undefined ? {} : { externalId }) },
       select: {
         id: true,
         idempotencyKey: true,
@@ -120,6 +126,7 @@ export class ReleaseRepository {
         holderTaskId: true,
         resultStatus: true,
         createdAt: true,
+        reason: true,
       },
       orderBy: { createdAt: 'desc' },
       take: limit,
@@ -147,6 +154,7 @@ export class ReleaseRepository {
       holderIdentifier: r.holderTaskId ? (identifiers.get(r.holderTaskId) ?? null) : null,
       resultStatus: r.resultStatus,
       createdAt: r.createdAt.toISOString(),
+      reason: r.reason,
     }));
   }
 }

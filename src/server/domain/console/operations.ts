@@ -4,6 +4,7 @@ import type { Actor } from '../../auth/actor';
 import type { Repositories } from '../../db/store';
 import { CLEANUP_FAILING_AFTER } from '../creation/cleanup';
 import { DomainError } from '../errors/domain-error';
+import { withLookalikes } from './lookalikes';
 import { requireRead, type OperationStateFilter } from './rows';
 
 export { OPERATION_STATES, type OperationStateFilter } from './rows';
@@ -11,9 +12,10 @@ export { OPERATION_STATES, type OperationStateFilter } from './rows';
 type ConsoleStore = Pick<Repositories, 'console'>;
 
 /** Tasks holding an identity that is not settled, each with the operation that is (or was) creating it. */
-export async function readUnsettled(store: ConsoleStore, actor: Actor, workspaceId: string) {
+export async function readUnsettled(store: Pick<Repositories, 'console' | 'identities'>, actor: Actor, workspaceId: string) {
   requireRead(actor, workspaceId);
-  const tasks = await store.console.unsettledTasks(workspaceId, 500);
+  // Issue 15: each id says when another task holds an NFC/NFD spelling of it (SPEC §13).
+  const tasks = await withLookalikes(store, workspaceId, await store.console.unsettledTasks(workspaceId, 500));
   const byTask = await store.console.operationsByTask(
     workspaceId,
     tasks.map((t) => t.id),

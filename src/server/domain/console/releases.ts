@@ -15,6 +15,7 @@ export async function readReleases(store: Pick<Repositories, 'releases'>, actor:
     holder_task_id: r.holderTaskId,
     holder_identifier: r.holderIdentifier,
     result: r.resultStatus === 204 ? ('released' as const) : ('nothing_held_it' as const),
+    reason: r.reason,
     created_at: r.createdAt,
   }));
 }

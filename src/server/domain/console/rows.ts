@@ -17,16 +17,35 @@ export function settlementOf(externalId: string | null, settledAt: string | null
   return settledAt === null ? 'unsettled' : 'settled';
 }
 
-export const TASK_SORTS = ['identifier', 'title', 'external_id', 'step', 'created_at'] as const;
-export type TaskSort = (typeof TASK_SORTS)[number];
+// ---- the task browser (issue 15) ----
 
-export interface TaskTableQuery {
+export const BROWSE_SORTS = ['external_id', 'identifier', 'created_at', 'title', 'step'] as const;
+export const SETTLEMENT_FILTERS = ['any', 'settled', 'unsettled', 'none'] as const;
+
+/** What the tasks page shows: filters and a sort (the page's URL holds all of them, SPEC §13). */
+export interface BrowseQuery {
   workspaceId: string;
-  sort: TaskSort;
-  dir: 'asc' | 'desc';
-  offset: number;
-  limit: number;
+  /** Tasks whose external id starts with this, byte for byte (SPEC §2.1: nothing folded); null: no prefix. */
+  prefix: string | null;
+  settlement: (typeof SETTLEMENT_FILTERS)[number];
   archived: 'include' | 'exclude' | 'only';
+  stepId: string | null;
+  /** ISO 8601: created at or after / strictly before. */
+  createdFrom: string | null;
+  createdBefore: string | null;
+  sort: (typeof BROWSE_SORTS)[number];
+  dir: 'asc' | 'desc';
+}
+
+/**
+ * A keyset position: the row a page starts after (or ends before). `segment` says which part of the order the row is
+ * in (sorting by external id lists holders, then tasks without one); `key` is the row's sort key (the task number for
+ * `identifier`, the step position for `step`; null for a task without an identity); `number` breaks ties.
+ */
+export interface BrowseCursor {
+  segment: 'held' | 'none' | 'all';
+  key: string | number | null;
+  number: number;
 }
 
 export const OPERATION_STATES = ['preparing', 'completing', 'completed', 'aborting', 'aborted'] as const;

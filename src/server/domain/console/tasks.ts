@@ -3,23 +3,19 @@ import { can, type Actor } from '../../auth/actor';
 import type { Repositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError, isDomainError } from '../errors/domain-error';
+import { parseVisibleForm } from '../../../lib/visible-id';
 import { normalizeExternalId } from '../identity/normalize';
 import { getTaskOrThrow } from '../tasks/get-task';
-import { requireRead, type TaskTableQuery } from './rows';
-
-export { TASK_SORTS, type TaskSort, type TaskTableQuery as TaskTableInput } from './rows';
-
-type ConsoleStore = Pick<Repositories, 'console'>;
-
-export async function readTaskTable(store: ConsoleStore, actor: Actor, input: TaskTableQuery) {
-  requireRead(actor, input.workspaceId);
-  return store.console.taskPage(input);
-}
+import { historyOf } from './identity-history';
+import { withLookalikes } from './lookalikes';
+import { requireRead } from './rows';
 
 /**
  * Exact find (SPEC §7 lookup semantics, §2.1 normalization): the normalized value is shown back so the operator
  * sees what was searched for. Nothing holding it is an answer (`task: null`), not an error. It is an identity read:
  * until attestation passes it answers 503 with the reason, like every other (SPEC §12; issue 17: it skipped the gate).
+ * Issue 15: the id as the console shows it (`rtl:⟨U+202E⟩evil`, SPEC §13) finds the real one when nothing holds the
+ * typed text itself; the answer says when the id was last released and by whom, or since when it is free.
  */
 export async function findByExternalId(services: Pick<Services, 'store' | 'readiness'>, actor: Actor, workspaceId: string, raw: string) {
   const { store } = services;
@@ -28,17 +24,37 @@ export async function findByExternalId(services: Pick<Services, 'store' | 'readi
   try {
     normalized = normalizeExternalId(raw);
   } catch (err) {
-    if (isDomainError(err)) return { normalized: null, error: err.message, task: null };
+    if (isDomainError(err)) return { ...NOTHING, error: err.message };
     throw err;
   }
-  if (normalized === undefined) return { normalized: null, error: 'invalid external_id: external_id is required', task: null };
+  if (normalized === undefined) return { ...NOTHING, error: 'invalid external_id: external_id is required' };
   services.readiness.requireIdentity();
-  const task = await store.console.findTaskByExternalId(workspaceId, normalized);
-  return { normalized, error: null, task: task ?? null };
+  const decoded = parseVisibleForm(normalized);
+  let searched = normalized;
+  let history = await historyOf(store, workspaceId, normalized);
+  if (!history.holder && decoded !== undefined) {
+    const other = await historyOf(store, workspaceId, decoded);
+    // Neither holds it: the operator typed what the console shows, so the shown id's story is the one to tell.
+    if (other.holder || history.holders.length === 0) [searched, history] = [decoded, other];
+  }
+  const task = history.holder ? (await withLookalikes(store, workspaceId, [history.holder]))[0]! : null;
+  const operation = task ? await store.console.latestOperationOfTask(task.id) : undefined;
+  return {
+    normalized: searched,
+    /** The typed text was the visible form of `normalized`. */
+    visible_form: searched !== normalized,
+    error: null,
+    task: task ? { ...task, operation_state: operation?.state ?? null } : null,
+    last_release: history.last_release,
+    free_since: history.free_since,
+    held_before: history.holders.some((h) => h.ended !== 'holds'),
+  };
 }
 
+const NOTHING = { normalized: null, visible_form: false, task: null, last_release: null, free_since: null, held_before: false } as const;
+
 /** A task with its identity panel, creation operation, revisions and events (SPEC §13 task detail). */
-export async function readTaskDetail(store: Pick<Repositories, 'tasks' | 'console'>, actor: Actor, taskId: string) {
+export async function readTaskDetail(store: Pick<Repositories, 'tasks' | 'console' | 'identities'>, actor: Actor, taskId: string) {
   const task = await getTaskOrThrow(store, actor, taskId);
   const [row, operation, revisions, events] = await Promise.all([
     store.console.findTask(task.id),
@@ -47,8 +63,9 @@ export async function readTaskDetail(store: Pick<Repositories, 'tasks' | 'consol
     store.console.eventsOfTask(task.id, 200),
   ]);
   if (!row) throw new DomainError('task_not_found');
+  const [withHint] = await withLookalikes(store, task.workspaceId, [row]);
   return {
-    task: { ...row, description: task.description, parent_id: task.parentId },
+    task: { ...withHint!, description: task.description, parent_id: task.parentId },
     operation: operation ?? null,
     can_release: can(actor, task.workspaceId, 'release'),
     revisions,

@@ -100,6 +100,7 @@ async function releaseLegacy(tx: TxRepositories, actor: Actor, task: Task, sourc
     resultStatus: 204,
     resultBody: null,
     createdAt: at,
+    reason: null,
   });
   return released;
 }

@@ -26,8 +26,29 @@ export interface ReleaseInput {
   idempotencyKey: unknown;
   /** Where the request came from, for the audit record (`rest`, `trpc`, `console`, `cli`). */
   source: string;
+  /** Why (issue 15), optional: stored with the release record, never part of the request hash. */
+  rawReason?: unknown;
 }
 
+export const MAX_REASON_CHARS = 500;
+const EDGE_WHITE_SPACE = /^\p{White_Space}+|\p{White_Space}+$/gu;
+
+/** The reason as stored: trimmed, `null` when absent or blank; one line of text of at most 500 characters. */
+export function normalizeReason(raw: unknown): string | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== 'string') throw new DomainError('invalid_payload', 'reason must be a string');
+  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new DomainError('validation_failed', 'reason: control characters are not allowed');
+  if (!raw.isWellFormed()) throw new DomainError('validation_failed', 'reason: must be well-formed Unicode');
+  const reason = raw.replace(EDGE_WHITE_SPACE, '');
+  if ([...reason].length > MAX_REASON_CHARS) throw new DomainError('validation_failed', `reason: must be ${MAX_REASON_CHARS} characters or fewer`);
+  return reason === '' ? null : reason;
+}
+
+/**
+ * SPEC §7: what makes two releases "the same request". The reason is deliberately not in it: it annotates the
+ * release, it does not change what the release does, and an operator retrying after a lost answer may have edited
+ * it — that retry must replay, not fail with idempotency_key_conflict. The stored reason is the first stored one.
+ */
 export function requestHash(method: string, workspaceId: string, externalId: string, actorId: string): string {
   return createHash('sha256').update(JSON.stringify([method, workspaceId, externalId, actorId])).digest('hex');
 }
@@ -51,12 +72,13 @@ async function decideRelease(services: Services, actor: Actor, input: ReleaseInp
   if (key === undefined || key === null || key === '') throw new DomainError('idempotency_key_required');
   if (typeof key !== 'string' || !ZIdempotencyKey.safeParse(key).success) throw new DomainError('idempotency_key_invalid');
   const externalId = requireExternalId(input.rawExternalId);
+  const reason = normalizeReason(input.rawReason);
   services.readiness.requireIdentity();
   const hash = requestHash('release', input.workspaceId, externalId, actor.id);
 
   for (let attempt = 0; ; attempt++) {
     try {
-      return await services.store.transaction((tx) => releaseOnce(tx, actor, input, key.toLowerCase(), externalId, hash));
+      return await services.store.transaction((tx) => releaseOnce(tx, actor, input, key.toLowerCase(), externalId, hash, reason));
     } catch (err) {
       // Two requests with one key racing: the loser's insert hits the key's unique index; run again to replay.
       if (attempt === 0 && dbErrorInfo(err)?.uniqueViolation && !isExternalIdViolation(err)) continue;
@@ -72,6 +94,7 @@ async function releaseOnce(
   key: string,
   externalId: string,
   hash: string,
+  reason: string | null,
 ): Promise<ReleaseResult> {
   const prior = await tx.releases.findByKey(input.workspaceId, key);
   if (prior) {
@@ -125,6 +148,7 @@ async function releaseOnce(
     resultStatus: status,
     resultBody: body ?? null,
     createdAt: at,
+    reason,
   });
   return { status, body, replayed: false, releaseId, holderTaskId: holder?.id ?? null };
 }

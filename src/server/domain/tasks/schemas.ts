@@ -76,13 +76,19 @@ export const ZIdentityEnvelope = z.object({
   workspace_id: z.string(),
   external_id: ZRawExternalId.nullish(),
   idempotency_key: z.string().nullish(),
+  reason: z.string().nullish(),
 });
 export type TIdentityEnvelope = z.output<typeof ZIdentityEnvelope>;
 
 export const ZLookupRequest = z.object({ workspace_id: ZId, external_id: ZRawExternalId });
 export type TLookupRequest = z.input<typeof ZLookupRequest>;
 
-export const ZReleaseRequest = ZLookupRequest.extend({ idempotency_key: ZIdempotencyKey });
+/** SPEC §7, §13 (issue 15): why the operator released it, kept with the release record. Checked after authorization. */
+export const ZReleaseReason = z
+  .string()
+  .describe('Optional: why you release it (at most 500 characters), shown in the identity history. Not part of the request: a retry with the same key and another reason replays the first.');
+
+export const ZReleaseRequest = ZLookupRequest.extend({ idempotency_key: ZIdempotencyKey, reason: ZReleaseReason.nullish() });
 export type TReleaseRequest = z.input<typeof ZReleaseRequest>;
 
 // ---- update (SPEC §2.3) ----

@@ -8,6 +8,7 @@ import { useParams } from 'next/navigation';
 import { useState, type ComponentProps } from 'react';
 import { EventsList } from '../../../../components/events-list';
 import { useLivePoll } from '../../../../components/live';
+import { historyHref } from '../../../../components/find-external-id';
 import { ReleaseDialog } from '../../../../components/release-dialog';
 import { ExternalId, OperationState, PageHeader, QueryState, TaskBadges, Time } from '../../../../components/ui';
 import { useTRPC } from '../../../../trpc/client';
@@ -18,13 +19,19 @@ type ReleaseTarget = Omit<ComponentProps<typeof ReleaseDialog>, 'onOpenChange'>;
  * The release's own task.updated event refreshes this page live while the dialog still shows its outcome; the open
  * dialog keeps the identity and holder it was opened for instead of vanishing with the external id.
  */
-function ReleaseAction({ target }: { target: ReleaseTarget | null }) {
+function ReleaseAction({ target, onOpenChange }: { target: ReleaseTarget | null; onOpenChange: (open: boolean) => void }) {
   const [pinned, setPinned] = useState<ReleaseTarget | null>(null);
   const shown = pinned ?? target;
   if (!shown) return null;
   return (
     <div className="panel__actions">
-      <ReleaseDialog {...shown} onOpenChange={(open) => setPinned(open ? shown : null)} />
+      <ReleaseDialog
+        {...shown}
+        onOpenChange={(open) => {
+          setPinned(open ? shown : null);
+          onOpenChange(open);
+        }}
+      />
     </div>
   );
 }
@@ -32,7 +39,11 @@ function ReleaseAction({ target }: { target: ReleaseTarget | null }) {
 export default function TaskDetailPage() {
   const { id } = useParams<{ id: string }>();
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.task.queryOptions({ id }, { refetchInterval: useLivePoll(5_000) }));
+  const live = useQuery(trpc.console.task.queryOptions({ id }, { refetchInterval: useLivePoll(5_000) }));
+  // While the release dialog is open the page keeps what it showed: the task deleted meanwhile (a refetch answering
+  // "task not found") must not take the dialog and its answer away (issue 15).
+  const [releasing, setReleasing] = useState(false);
+  const q = releasing && live.data ? { ...live, isError: false } : live;
   return (
     <QueryState query={q} minHeight="20rem">
       {({ task, operation, can_release, revisions, events }) => (
@@ -45,7 +56,13 @@ export default function TaskDetailPage() {
             <dl className="facts">
               <dt>External id</dt>
               <dd>
-                <ExternalId value={task.external_id} />
+                <ExternalId value={task.external_id} lookalikes={task.lookalikes} />
+                {task.external_id && (
+                  <>
+                    {' '}
+                    <Link href={historyHref(task.external_id)}>History of this id</Link>
+                  </>
+                )}
               </dd>
               <dt>Settlement</dt>
               <dd>
@@ -80,6 +97,7 @@ export default function TaskDetailPage() {
               <dd>{task.archived_at ? <Time iso={task.archived_at} /> : 'no'}</dd>
             </dl>
             <ReleaseAction
+              onOpenChange={setReleasing}
               target={
                 task.external_id && can_release
                   ? {

@@ -1,0 +1,126 @@
+// An identity's history (SPEC §13, issue 15): for one external id, every task that held it — from the creation
+// operations that made them (kept forever) and the releases that freed them (SPEC §7: kept forever) — how each hold
+// ended, every release (who, when, which channel, why), and which task holds it now. Deleted tasks are named from
+// the revisions they left (SPEC §9).
+import { parseVisibleForm } from '../../../lib/visible-id';
+import type { Actor } from '../../auth/actor';
+import type { Repositories } from '../../db/store';
+import type { Services } from '../../services';
+import { requireExternalId } from '../identity/normalize';
+import { withLookalikes } from './lookalikes';
+import { requireRead } from './rows';
+
+/** Enough for any real identity; a longer history shows its newest releases and oldest creates. */
+const HISTORY_LIMIT = 500;
+
+export type HoldEnd = 'holds' | 'released' | 'deleted' | 'aborted' | 'unknown';
+
+export interface PastHolder {
+  task_id: string;
+  /** Null when nothing is left to name it by (a create undone before its first revision). */
+  identifier: string | null;
+  title: string | null;
+  /** Whether the task still exists (it keeps its history after a release; a deleted one is gone). */
+  exists: boolean;
+  since: string;
+  /** How the hold ended: it still holds it, released (SPEC §7), deleted (§8), its create aborted (§4.4). */
+  ended: HoldEnd;
+  until: string | null;
+  created_by: string | null;
+  operation_id: string | null;
+}
+
+export interface IdentityRelease {
+  id: string;
+  at: string;
+  actor: string;
+  source: string;
+  reason: string | null;
+  result: 'released' | 'nothing_held_it';
+  holder_task_id: string | null;
+  holder_identifier: string | null;
+  idempotency_key: string;
+}
+
+type HistoryStore = Pick<Repositories, 'console' | 'identities' | 'releases'>;
+
+/** The history of a normalized id; the actor's read access is the caller's to check. */
+export async function historyOf(store: HistoryStore, workspaceId: string, externalId: string) {
+  const [current, operations, releaseRows] = await Promise.all([
+    store.console.findTaskByExternalId(workspaceId, externalId),
+    store.identities.operationsOf(workspaceId, externalId, HISTORY_LIMIT),
+    store.releases.listHistory(workspaceId, HISTORY_LIMIT, externalId),
+  ]);
+  const releases: IdentityRelease[] = releaseRows.map((r) => ({
+    id: r.id,
+    at: r.createdAt,
+    actor: r.actorEmail ?? (r.actorTokenName !== null ? `token ${r.actorTokenName}` : r.actorId),
+    source: r.source,
+    reason: r.reason,
+    result: r.resultStatus === 204 ? 'released' : 'nothing_held_it',
+    holder_task_id: r.holderTaskId,
+    holder_identifier: r.holderIdentifier,
+    idempotency_key: r.idempotencyKey,
+  }));
+  const released = releases.filter((r) => r.result === 'released');
+  const taskIds = [...new Set([...operations.map((o) => o.taskId), ...released.flatMap((r) => (r.holder_task_id ? [r.holder_task_id] : [])), ...(current ? [current.id] : [])])];
+  const tasks = new Map((await store.identities.tasksByIds(taskIds)).map((t) => [t.id, t]));
+  const [revisions, actors] = await Promise.all([
+    store.identities.lastRevisions(taskIds.filter((id) => !tasks.has(id))),
+    store.identities.actorLabels(operations.map((o) => o.actorId)),
+  ]);
+  const lastRevision = new Map(revisions.map((r) => [r.taskId, r]));
+
+  const holders: PastHolder[] = taskIds.map((id) => {
+    const task = tasks.get(id);
+    const op = operations.find((o) => o.taskId === id);
+    const release = released.find((r) => r.holder_task_id === id);
+    const rev = lastRevision.get(id);
+    const end = ((): { ended: HoldEnd; until: string | null } => {
+      if (current?.id === id) return { ended: 'holds', until: null };
+      if (release) return { ended: 'released', until: release.at };
+      if (op?.state === 'aborted') return { ended: 'aborted', until: op.finishedAt };
+      if (!task) return { ended: 'deleted', until: rev?.change === 'delete' ? rev.createdAt : null };
+      return { ended: 'unknown', until: null };
+    })();
+    return {
+      task_id: id,
+      identifier: task?.identifier ?? rev?.identifier ?? null,
+      title: task?.title ?? rev?.title ?? null,
+      exists: task !== undefined,
+      since: op?.createdAt ?? task?.createdAt ?? rev?.createdAt ?? '',
+      ...end,
+      created_by: op ? (actors.get(op.actorId) ?? op.actorId) : null,
+      operation_id: op?.id ?? null,
+    };
+  });
+  holders.sort((a, b) => a.since.localeCompare(b.since));
+  const ends = holders.flatMap((h) => (h.until ? [h.until] : [])).sort();
+  return {
+    holder: current ?? null,
+    holders,
+    /** Newest first. */
+    releases,
+    /** The newest release that freed it. */
+    last_release: released[0] ?? null,
+    /** When nothing holds it: since when (the end of the last hold); null while held or if never held. */
+    free_since: current ? null : (ends.at(-1) ?? null),
+  };
+}
+
+/** The identity history page: SPEC §2.1 normalization, then the history, with the holder's operation state. */
+export async function readIdentityHistory(services: Pick<Services, 'store' | 'readiness'>, actor: Actor, workspaceId: string, raw: string) {
+  requireRead(actor, workspaceId);
+  let externalId = requireExternalId(raw);
+  services.readiness.requireIdentity();
+  let history = await historyOf(services.store, workspaceId, externalId);
+  // As Find: the id typed as the console shows it (`rtl:⟨U+202E⟩evil`, SPEC §13) means the real one, unless the
+  // typed text has a history of its own.
+  const decoded = parseVisibleForm(externalId);
+  if (decoded !== undefined && history.holders.length === 0 && history.releases.length === 0) {
+    [externalId, history] = [decoded, await historyOf(services.store, workspaceId, decoded)];
+  }
+  const operation = history.holder ? await services.store.console.latestOperationOfTask(history.holder.id) : undefined;
+  const [holder] = history.holder ? await withLookalikes(services.store, workspaceId, [history.holder]) : [];
+  return { external_id: externalId, ...history, holder: holder ? { ...holder, operation_state: operation?.state ?? null } : null };
+}
