@@ -7,9 +7,11 @@ import { createTask, expectAccessible, row, screenshot, seedWorkspace, signIn, t
 let seed: Seed;
 let taskId = '';
 let operationId = '';
+let externalId = '';
 test.beforeAll(async () => {
   seed = seedWorkspace('SS');
-  const task = await createTask(seed, `small-${Date.now()}-${'long-segment-'.repeat(6)}`, 'A task with a long external id to wrap');
+  externalId = `small-${Date.now()}-${'long-segment-'.repeat(6)}`;
+  const task = await createTask(seed, externalId, 'A task with a long external id to wrap');
   taskId = task.id;
   operationId = row<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = ?', task.id)!.id;
 });
@@ -31,6 +33,7 @@ const PAGES: Array<{ name: string; path: () => string; heading: RegExp; axe?: fa
   { name: 'operations', path: () => '/operations', heading: /^Creation operations$/ },
   { name: 'operation', path: () => `/operations/${operationId}`, heading: /^Creation operation / },
   { name: 'releases', path: () => '/releases', heading: /^Release/ },
+  { name: 'identity history', path: () => `/identity?id=${encodeURIComponent(externalId)}`, heading: /^Identity history$/ },
   { name: 'settings', path: () => '/settings', heading: /^Settings$/ },
   { name: 'not-found', path: () => '/no/such/page', heading: /^Not found$/ },
   // Swagger UI's own markup (issue 19's page) is not axe-clean (contrast, nested controls, an unnamed select): checked
