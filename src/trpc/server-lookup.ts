@@ -42,3 +42,19 @@ export async function readSessionForRender<T>(): Promise<T | null | undefined> {
     return undefined;
   }
 }
+
+/**
+ * The OpenAPI document as this server serves it at /api/v1/openapi.json, for the reference page's server render
+ * (issue 19); `undefined` when it could not be read. Fetched over HTTP like the session above: pages never import
+ * server modules (they end up in Next's bundles), and the served document is the one integrators get.
+ */
+export async function readOpenApiDocumentForRender<T>(): Promise<T | undefined> {
+  const origin = (await headers()).get(API_ORIGIN_HEADER);
+  if (!origin) return undefined;
+  try {
+    const res = await fetch(`${origin}/api/v1/openapi.json`, { cache: 'no-store' });
+    return res.ok ? ((await res.json()) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
