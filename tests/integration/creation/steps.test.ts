@@ -196,7 +196,8 @@ describe('dispatch order (SPEC §4.1 step 10)', () => {
     services.failpoints.release('complete_between_phases');
     expect((await run).kind).toBe('created');
     await until(async () => (await effectsOf(db, w, task.id, task.identifier)).launches === 1, 10_000, 'launch');
-    expect((await db.one<{ state: string }>('SELECT state FROM agent_sessions WHERE task_id = $1', [task.id]))?.state).toBe('running');
+    // Started: the test runner's agent command exits at once, so the session may already be `finished`.
+    expect((await db.one<{ state: string }>('SELECT state FROM agent_sessions WHERE task_id = $1', [task.id]))?.state).toMatch(/^(running|finished)$/);
   });
 
   it('CreatedIdentityLost still launches', async () => {
