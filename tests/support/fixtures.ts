@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Actor, Role, Scope } from '../../src/server/auth/actor';
 import type { Db } from '../../src/server/db/types';
 import { createServices } from '../../src/server/create-services';
+import { createTask } from '../../src/server/domain/tasks/create-task';
 import type { Services } from '../../src/server/services';
 import { loadConfig } from '../../src/server/config';
 import { Failpoints } from '../../src/server/failpoints';
@@ -103,4 +104,14 @@ export async function until(cond: () => boolean | Promise<boolean>, ms = 10_000,
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** One task per (workspace, external id), created as an API token would; `"<workspace id>/<external id>"` → task id. */
+export async function createIdentities(services: Services, entries: ReadonlyArray<readonly [TestWorkspace, string]>): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const [ws, ext] of entries) {
+    const out = await createTask(services, tokenActor([ws.id]), { workspace_id: ws.id, external_id: ext, title: ext });
+    ids[`${ws.id}/${ext}`] = out.task.id;
+  }
+  return ids;
 }

@@ -7,10 +7,9 @@ import { SqliteDb } from '../../../src/server/db/dialect/sqlite/driver';
 import { SQLITE_BY_EXTERNAL_ID } from '../../../src/server/db/dialect/sqlite/tasks';
 import { BY_EXTERNAL_ID } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';
-import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
-import { makeWorkspace, testServices, tokenActor, uniq, type TestWorkspace } from '../../support/fixtures';
+import { createIdentities, makeWorkspace, testServices, uniq, type TestWorkspace } from '../../support/fixtures';
 
 const positional = (sql: string) => sql.replace(/\$\d+/g, '?');
 
@@ -19,7 +18,7 @@ describe.skipIf(testDialect() !== 'sqlite')('the SQLite identity lookup, planned
   let services: Services;
   let a: TestWorkspace;
   let b: TestWorkspace;
-  const ids: Record<string, string> = {};
+  let ids: Record<string, string> = {};
 
   beforeAll(async () => {
     db = await freshDb();
@@ -27,16 +26,13 @@ describe.skipIf(testDialect() !== 'sqlite')('the SQLite identity lookup, planned
     a = await makeWorkspace(db);
     b = await makeWorkspace(db);
     // Identities that differ only by case, by a trailing space, or by normalization form, in two workspaces.
-    for (const [ws, ext] of [
+    ids = await createIdentities(services, [
       [a, 'JIRA-1'],
       [a, 'jira-1'],
       [a, 'caf\u00e9'],
       [a, '42'],
       [b, 'JIRA-1'],
-    ] as const) {
-      const out = await createTask(services, tokenActor([ws.id]), { workspace_id: ws.id, external_id: ext, title: ext });
-      ids[`${ws.id}/${ext}`] = out.task.id;
-    }
+    ] as const);
     // The statistics that made the plain statement re-plan on every execution.
     await db.exec('ANALYZE');
   });

@@ -4,17 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCHED_BY_EXTERNAL_ID } from '../../../src/server/db/dialect/postgres/tasks';
 import { MAX_BATCH } from '../../../src/server/db/statement-batch';
 import type { Db } from '../../../src/server/db/types';
-import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
-import { makeWorkspace, testServices, tokenActor, uniq, type TestWorkspace } from '../../support/fixtures';
+import { createIdentities, makeWorkspace, testServices, uniq, type TestWorkspace } from '../../support/fixtures';
 
 describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (issue 4, PostgreSQL)', () => {
   let db: Db;
   let services: Services;
   let a: TestWorkspace;
   let b: TestWorkspace;
-  const ids: Record<string, string> = {};
+  let ids: Record<string, string> = {};
 
   beforeAll(async () => {
     db = await freshDb();
@@ -22,16 +21,13 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (issue 4
     a = await makeWorkspace(db);
     b = await makeWorkspace(db);
     // Identities that differ only by case, by a trailing space, or by normalization form, in two workspaces.
-    for (const [ws, ext] of [
+    ids = await createIdentities(services, [
       [a, 'JIRA-1'],
       [a, 'jira-1'],
       [a, 'caf\u00e9'],
       [b, 'JIRA-1'],
       [b, 'thread <x@y>'],
-    ] as const) {
-      const out = await createTask(services, tokenActor([ws.id]), { workspace_id: ws.id, external_id: ext, title: ext });
-      ids[`${ws.id}/${ext}`] = out.task.id;
-    }
+    ] as const);
   });
   afterAll(async () => {
     await db?.close();
