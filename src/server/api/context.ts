@@ -5,6 +5,7 @@ import type { Actor } from '../auth/actor';
 import { cookie } from '../auth/headers';
 import { SESSION_COOKIE, secureCookies, type Session } from '../auth/session';
 import { authenticateRequest } from '../http/authenticate-request';
+import type { RequestEntry } from '../observability/request-scope';
 import type { Services } from '../services';
 
 export interface Context {
@@ -16,6 +17,8 @@ export interface Context {
   session?: Session;
   /** Present over HTTP: the session router reads the presented cookie and sets or clears it. */
   http?: ContextHttp;
+  /** Present over HTTP: the request's entry, which its log line and error counter read (issue 17). */
+  request?: RequestEntry;
 }
 
 export interface ContextHttp {
@@ -33,12 +36,13 @@ export function createContextInner(opts: {
   source?: string;
   session?: Session;
   http?: ContextHttp;
+  request?: RequestEntry;
 }): Context {
-  return { services: opts.services, actor: opts.actor, source: opts.source ?? 'trpc', session: opts.session, http: opts.http };
+  return { services: opts.services, actor: opts.actor, source: opts.source ?? 'trpc', session: opts.session, http: opts.http, request: opts.request };
 }
 
 export async function createContext(services: Services, req: IncomingMessage, res?: ServerResponse): Promise<Context> {
-  const auth = await authenticateRequest(services, req.headers, req.method ?? 'GET');
+  const auth = await authenticateRequest(services, req);
   const http: ContextHttp | undefined = res && {
     sessionCookie: cookie(req.headers, SESSION_COOKIE),
     secure: secureCookies((req.socket as { encrypted?: boolean }).encrypted === true, services.config.http.secureCookies),
@@ -50,5 +54,6 @@ export async function createContext(services: Services, req: IncomingMessage, re
     source: auth?.via === 'cookie' ? 'console' : 'trpc',
     session: auth?.session,
     http,
+    request: services.requests.of(req),
   });
 }

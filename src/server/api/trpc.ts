@@ -2,7 +2,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import { DomainError, ERRORS, isDomainError, toDomainError, type ErrorCode } from '../domain/errors/domain-error';
-import type { Services } from '../services';
+import { noteError } from '../observability/request-scope';
 import { validationError } from '../domain/tasks/create-input';
 import type { Context } from './context';
 
@@ -41,7 +41,7 @@ const t = initTRPC.context<Context>().create({
     }
     // The request's log line and error counter get the code (issue 17); a bare 5xx from tRPC itself counts as internal.
     const noted = domainCode ?? (shape.data.httpStatus >= 500 ? 'internal' : undefined);
-    if (noted) ctx?.services.requests.noteError(noted as ErrorCode, error.cause ?? error);
+    if (noted) noteError(ctx?.request, noted as ErrorCode, error.cause ?? error);
     return {
       message,
       code: shape.code,
@@ -51,7 +51,7 @@ const t = initTRPC.context<Context>().create({
 });
 
 /** Domain errors become TRPCErrors with the mapped code; unknown errors are logged and become a generic 500. */
-function mapFailure<R extends { ok: boolean }>(result: R, services: Services): R {
+function mapFailure<R extends { ok: boolean }>(result: R, ctx: Context): R {
   if (!result.ok) {
     const error = (result as unknown as { error: TRPCError }).error;
     const cause = error.cause;
@@ -61,7 +61,7 @@ function mapFailure<R extends { ok: boolean }>(result: R, services: Services): R
     if (error.code === 'INTERNAL_SERVER_ERROR') {
       const domain = toDomainError(cause ?? error);
       // Logged with the request's line (http/observe.ts), with the original error rather than the generic one.
-      if (domain.code === 'internal') services.requests.noteError('internal', cause ?? error);
+      if (domain.code === 'internal') noteError(ctx.request, 'internal', cause ?? error);
       throw new TRPCError({ code: ERRORS[domain.code].trpc, message: domain.message, cause: domain });
     }
   }
@@ -69,7 +69,7 @@ function mapFailure<R extends { ok: boolean }>(result: R, services: Services): R
 }
 
 const mapErrors = t.middleware(async function mapErrors({ ctx, next }) {
-  return mapFailure(await next(), ctx.services);
+  return mapFailure(await next(), ctx);
 });
 
 /**
@@ -82,7 +82,7 @@ const requireActor = t.middleware(async function requireActor({ ctx, next }) {
     const cause = new DomainError('unauthenticated'); // its domain code reaches `data.domainCode`, as REST's 401 says
     throw new TRPCError({ code: 'UNAUTHORIZED', message: cause.message, cause });
   }
-  return mapFailure(await next({ ctx: { ...ctx, actor: ctx.actor } }), ctx.services);
+  return mapFailure(await next({ ctx: { ...ctx, actor: ctx.actor } }), ctx);
 });
 
 export const router = t.router;

@@ -101,10 +101,10 @@ export class Store implements Repositories {
     this.agentProfiles = base.agentProfiles;
     this.gitRepositories = base.gitRepositories;
     this.webhooks = base.webhooks;
-    this.users = new UserRepository(prisma);
+    this.users = new UserRepository(driver, prisma);
     this.sessions = new SessionRepository(driver, prisma);
     this.tokens = new TokenRepository(driver, prisma);
-    this.setupTokens = new SetupTokenRepository(prisma);
+    this.setupTokens = new SetupTokenRepository(driver, prisma);
     this.console = new ConsoleRepository(prisma);
     this.identities = new IdentityRepository(driver, prisma);
     this.legacy = base.legacy;
@@ -117,6 +117,11 @@ export class Store implements Repositories {
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */
   transaction<T>(fn: (tx: TxRepositories) => Promise<T>): Promise<T> {
     return this.driver.transaction((sql) => fn(txRepositories(sql, this.sqlDialect)));
+  }
+
+  /** Whether Prisma Client has been built: not until a cold path needs it (db/prisma.ts). */
+  get prismaLoaded(): boolean {
+    return this.prismaClient !== undefined;
   }
 
   /** Prisma Client over this store's connections, built on first use. */

@@ -4,6 +4,7 @@
 // the same error bodies (STYLE habit 4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, toDomainError } from '../domain/errors/domain-error';
+import { noteError } from '../observability/request-scope';
 import type { Services } from '../services';
 
 // Fatal decoding: a body that is not valid UTF-8 is refused rather than "repaired" with U+FFFD, which
@@ -108,7 +109,7 @@ export function sendError(res: ServerResponse, err: unknown, services: Pick<Serv
   }
   const domain = toDomainError(err);
   // The request's log line carries the code (and, for a 500, the error itself: http/observe.ts).
-  services.requests.noteError(domain.code, err);
+  noteError(services.requests.of(res), domain.code, err);
   if (res.headersSent) {
     // Too late for a status: cut the response so the client sees a failure, not a truncated success.
     res.destroy();

@@ -19,7 +19,7 @@ export async function handleMetrics(req: IncomingMessage, res: ServerResponse, s
       sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
       return;
     }
-    const auth = await requireAuthenticated(services, req.headers, req.method);
+    const auth = await requireAuthenticated(services, req);
     if (!mayScrape(auth.actor)) throw new DomainError('forbidden');
     const { contentType, body } = await services.metrics.scrape();
     res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' });

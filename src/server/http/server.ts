@@ -174,8 +174,7 @@ export function createHttpServer(services: Services, opts: { next?: PageHandler 
       // Every response, API or page: browsers must not guess content types.
       res.setHeader('x-content-type-options', 'nosniff');
       // Issue 17: a request id, one log line and the request metrics for every request (http/observe.ts).
-      const entry = observeRequest(services, req, res, 'other', 'other');
-      services.requests.run(entry, () => handle(req, res, entry));
+      handle(req, res, observeRequest(services, req, res, 'other', 'other'));
     },
   );
   // Idle keep-alive connections: by default a little longer than common proxies' idle timeout (60 s), so the proxy,

@@ -17,7 +17,7 @@ export const handleMcp: ApiHandler = async (req, res, services) => {
   try {
     const method = req.method ?? 'GET';
     // SPEC §11: unauthenticated → 401, before anything else is revealed.
-    const auth = await requireAuthenticated(services, req.headers, method);
+    const auth = await requireAuthenticated(services, req);
     // Stateless mode has no server-to-client stream (GET) and no session to end (DELETE).
     if (method !== 'POST') {
       sendJson(res, 405, rpcError(-32000, 'Method not allowed.'), { allow: 'POST' });
@@ -35,7 +35,7 @@ export const handleMcp: ApiHandler = async (req, res, services) => {
       throw err;
     }
 
-    const server = buildMcpServer(services, auth.actor);
+    const server = buildMcpServer(services, auth.actor, services.requests.of(req));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

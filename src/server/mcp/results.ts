@@ -4,7 +4,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DomainError } from '../domain/errors/domain-error';
 import { toDomainError } from '../domain/errors/domain-error';
-import type { RequestScope } from '../observability/request-scope';
+import { noteError, type RequestEntry } from '../observability/request-scope';
 
 /** Stable, coarse codes an agent can branch on; the message stays the one REST sends (STYLE habit 4). */
 export type McpErrorCode =
@@ -44,10 +44,10 @@ export function toolResult(structured: object, summary?: string): CallToolResult
  * Any failure → a tool error. A DomainError keeps REST's exact message; anything else is logged and becomes
  * the generic internal message, so no driver or SQL text ever reaches the agent.
  */
-export function toolError(err: unknown, requests: RequestScope): CallToolResult {
+export function toolError(err: unknown, request: RequestEntry | undefined): CallToolResult {
   const domain = toDomainError(err);
   // The request's log line and error counter get the code (and, for an internal error, the error itself).
-  requests.noteError(domain.code, err);
+  noteError(request, domain.code, err);
   // `reason` is REST's own `code`, present only where REST's body carries one (SPEC §7: creation_completing…).
   const { error, code: reason } = domain.body();
   const body = reason ? { error, code: mcpErrorCode(domain), reason } : { error, code: mcpErrorCode(domain) };
@@ -55,10 +55,10 @@ export function toolError(err: unknown, requests: RequestScope): CallToolResult 
 }
 
 /** Runs a tool body, turning every throw into a tool error (never a transport failure). */
-export async function guarded(run: () => Promise<CallToolResult>, requests: RequestScope): Promise<CallToolResult> {
+export async function guarded(run: () => Promise<CallToolResult>, request: RequestEntry | undefined): Promise<CallToolResult> {
   try {
     return await run();
   } catch (err) {
-    return toolError(err, requests);
+    return toolError(err, request);
   }
 }

@@ -1,8 +1,11 @@
 // What the server knows about the request it is answering (issue 17 items 9–10): its id, route, surface, who is
-// acting and the error code it ends with. The HTTP server opens the scope (http/observe.ts); code deep inside a
-// request — authentication, the error mappers of each surface, the create and release counters — adds to it through
-// `services.requests` without threading it through every call. One AsyncLocalStorage per Services, never module state.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// acting and the error code it ends with. The HTTP server opens the entry (http/observe.ts) and binds it to the
+// request and response objects; the code that adds to it — the REST router, authentication, the error mappers of
+// each surface — holds one of those objects, or an entry handed down by its surface (tRPC's context, the MCP server
+// of the request). Explicit, not an AsyncLocalStorage: on Node 20 a storage turns on promise hooks for the whole
+// process, which cost every promise of every request (~8 µs of server CPU per REST Found, docs/BENCHMARKS.md).
+// One RequestScope per Services, never module state.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../domain/errors/domain-error';
 
 /** Where a request came in: the API surfaces, the console pages, and the operational endpoints. */
@@ -21,34 +24,26 @@ export interface RequestEntry {
   internalError?: unknown;
 }
 
+type Message = IncomingMessage | ServerResponse;
+
 export class RequestScope {
-  private readonly storage = new AsyncLocalStorage<RequestEntry>();
+  private readonly entries = new WeakMap<Message, RequestEntry>();
 
-  run<T>(entry: RequestEntry, fn: () => T): T {
-    return this.storage.run(entry, fn);
+  /** Binds `entry` to the request and its response, for as long as they live. */
+  open(req: IncomingMessage, res: ServerResponse, entry: RequestEntry): void {
+    this.entries.set(req, entry);
+    this.entries.set(res, entry);
   }
 
-  current(): RequestEntry | undefined {
-    return this.storage.getStore();
+  /** The entry of this request (or its response); undefined outside the HTTP server (tests, the CLI). */
+  of(message: Message): RequestEntry | undefined {
+    return this.entries.get(message);
   }
+}
 
-  /** The request acts as `actorId` (authentication found who is calling). */
-  noteActor(actorId: string): void {
-    const entry = this.current();
-    if (entry) entry.actorId = actorId;
-  }
-
-  /** The request answers with this error (every surface's mapper calls this once it has the domain code). */
-  noteError(code: ErrorCode, cause?: unknown): void {
-    const entry = this.current();
-    if (!entry) return;
-    entry.errorCode ??= code;
-    if (code === 'internal' && cause !== undefined) entry.internalError ??= cause;
-  }
-
-  /** A more precise route than the prefix the server matched (the REST router knows the pattern it matched). */
-  noteRoute(route: string): void {
-    const entry = this.current();
-    if (entry) entry.route = route;
-  }
+/** The request answers with this error (every surface's mapper calls this once it has the domain code). */
+export function noteError(entry: RequestEntry | undefined, code: ErrorCode, cause?: unknown): void {
+  if (!entry) return;
+  entry.errorCode ??= code;
+  if (code === 'internal' && cause !== undefined) entry.internalError ??= cause;
 }

@@ -39,7 +39,8 @@ export const handleRest: ApiHandler = async (req, res, services) => {
       if (!m) continue;
       pathMatched = true;
       if (route.method !== method) continue;
-      services.requests.noteRoute(template); // the pattern, never the path (issue 17: metrics, logs)
+      const entry = services.requests.of(req);
+      if (entry) entry.route = template; // the pattern, never the path (issue 17: metrics, logs)
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
       const request = { req, res, services, params, query: url.searchParams };
@@ -48,7 +49,7 @@ export const handleRest: ApiHandler = async (req, res, services) => {
         await route.handle(request);
         return;
       }
-      const auth = await requireAuthenticated(services, req.headers, method);
+      const auth = await requireAuthenticated(services, req);
       refuseMalformedQuery(req.url); // issue 18: `%FE` must not be read as U+FFFD (SPEC §2.1)
       await route.handle({ ...request, auth });
       return;

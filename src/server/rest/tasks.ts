@@ -64,7 +64,7 @@ export const taskRoutes: RestRoute[] = [
     },
     async handle(r) {
       const body = await readJsonBody(r.req, r.services.config.http.maxBodyBytes);
-      const outcome = await createTask(r.services, r.auth.actor, body);
+      const outcome = await createTask(r.services, r.auth.actor, body, { surface: 'rest' });
       sendJson(r.res, 200, toCreateResponse(outcome));
     },
   },

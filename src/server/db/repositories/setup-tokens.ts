@@ -1,16 +1,21 @@
 // First-run setup tokens (issue 8, SPEC §11): sha256 of the one-time link's token, spent once. Cold path on
-// Prisma Client; the spend is a conditional update so that of two racing submissions exactly one wins.
+// Prisma Client, except the token a server start issues: that is on the driver, so that starting a process does not
+// load Prisma Client (db/prisma.ts). The spend is a conditional update so that of two racing submissions exactly
+// one wins.
 import type { Prisma } from '../prisma';
+import type { Db } from '../types';
 
 export class SetupTokenRepository {
-  constructor(private readonly prisma: () => Promise<Prisma>) {}
+  constructor(
+    private readonly db: Db,
+    private readonly prisma: () => Promise<Prisma>,
+  ) {}
 
   /** Stores this token and drops any unspent one, in one transaction (only the newest link works). */
   async replaceUnspent(tokenHash: string, at: string): Promise<void> {
-    const prisma = await this.prisma();
-    await prisma.$transaction(async (tx) => {
-      await tx.setupToken.deleteMany({ where: { usedAt: null } });
-      await tx.setupToken.create({ data: { tokenHash, createdAt: new Date(at) }, select: { tokenHash: true } });
+    await this.db.transaction(async (sql) => {
+      await sql.run('DELETE FROM setup_tokens WHERE used_at IS NULL');
+      await sql.run('INSERT INTO setup_tokens (token_hash, created_at) VALUES ($1, $2)', [tokenHash, at]);
     });
   }
 

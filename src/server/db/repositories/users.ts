@@ -1,8 +1,11 @@
 // Console users and their workspace memberships (SPEC §11): cold paths (sign-in, admin pages, CLI) on Prisma
-// Client. A taken email surfaces as the unique violation of uniq_users_email; the domain names it.
+// Client — except `any()`, which every server start asks (first-run setup) and which stays one driver statement so
+// that a process serving only the API never loads Prisma Client (db/prisma.ts). A taken email surfaces as the
+// unique violation of uniq_users_email; the domain names it.
 import type { Role } from '../../auth/actor';
 import type { Member, User } from '../../domain/users/user';
 import type { Prisma } from '../prisma';
+import type { Sql } from '../types';
 
 const USER_SELECT = { id: true, email: true, name: true, isAdmin: true, createdAt: true } as const;
 
@@ -21,12 +24,14 @@ function toUser(r: UserRow): User {
 export type SetMembershipResult = 'set' | 'no_user' | 'no_workspace';
 
 export class UserRepository {
-  constructor(private readonly prisma: () => Promise<Prisma>) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly prisma: () => Promise<Prisma>,
+  ) {}
 
-  /** Whether anyone can sign in yet (first-run setup). */
+  /** Whether anyone can sign in yet (first-run setup; asked at every server start, so on the driver). */
   async any(): Promise<boolean> {
-    const prisma = await this.prisma();
-    return (await prisma.user.findFirst({ select: { id: true } })) !== null;
+    return (await this.sql.one('SELECT 1 AS one FROM users LIMIT 1')) !== undefined;
   }
 
   /** `email` as stored (lower-cased). */

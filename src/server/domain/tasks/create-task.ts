@@ -1,6 +1,7 @@
 // THE place where "create with an external id" is decided (STYLE: every surface calls this).
 // It follows SPEC §4.1 step by step; each step is cited where it happens.
 import { can, visibleWorkspaces, type Actor } from '../../auth/actor';
+import type { Surface } from '../../observability/request-scope';
 import type { Services } from '../../services';
 import { begin } from '../creation/begin';
 import { createPlain, createSettled } from '../creation/create-settled';
@@ -27,6 +28,8 @@ export interface CreateTaskOptions {
   taskId?: string;
   /** Internal: lost identity races already retried by this request (retryLostRace). */
   lostRaces?: number;
+  /** The surface the create came in on, for the creates counter (issue 17); `none` in process (tests, bench). */
+  surface?: Surface;
 }
 
 export async function createTask(
@@ -37,7 +40,7 @@ export async function createTask(
 ): Promise<CreateOutcome> {
   const outcome = await decideCreate(services, actor, body, options);
   // Counted in memory only: a Found stays write-free (issue 17 metrics; the surface is the request's).
-  services.metrics.recordCreate(services.requests.current()?.surface ?? 'none', outcome.kind);
+  services.metrics.recordCreate(options.surface ?? 'none', outcome.kind);
   return outcome;
 }
 

@@ -7,6 +7,7 @@ import type { Actor } from '../../auth/actor';
 import type { CreateOutcome } from '../../domain/creation/operation';
 import { createTask } from '../../domain/tasks/create-task';
 import { toCreateResponse } from '../../domain/tasks/responses';
+import type { RequestEntry } from '../../observability/request-scope';
 import type { Services } from '../../services';
 import { guarded, toolResult } from '../results';
 import { described, idParam, taskBodyShape } from '../schemas';
@@ -86,7 +87,7 @@ function summarize(outcome: CreateOutcome): string {
   }
 }
 
-export function registerCreateTask(server: McpServer, services: Services, actor: Actor): void {
+export function registerCreateTask(server: McpServer, services: Services, actor: Actor, request?: RequestEntry): void {
   server.registerTool(
     'create_task',
     {
@@ -99,8 +100,8 @@ export function registerCreateTask(server: McpServer, services: Services, actor:
     },
     (args) =>
       guarded(async () => {
-        const outcome = await createTask(services, actor, args, { singleWorkspaceFallback: true });
+        const outcome = await createTask(services, actor, args, { singleWorkspaceFallback: true, surface: 'mcp' });
         return toolResult(toCreateResponse(outcome), summarize(outcome));
-      }, services.requests),
+      }, request),
   );
 }

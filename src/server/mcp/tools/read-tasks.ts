@@ -8,6 +8,7 @@ import { validationError } from '../../domain/tasks/create-input';
 import { getTask, listTasks, listVisibleWorkspaces } from '../../domain/tasks/get-task';
 import { ZTaskListParams } from '../../domain/tasks/list-params';
 import { toTaskBody } from '../../domain/tasks/task';
+import type { RequestEntry } from '../../observability/request-scope';
 import type { Services } from '../../services';
 import { guarded, toolResult } from '../results';
 import { described, idParam, ZTaskBody, taskBodyShape } from '../schemas';
@@ -32,7 +33,7 @@ async function resolveListWorkspace(services: Services, actor: Actor, explicit: 
   throw new DomainError('workspace_required');
 }
 
-export function registerReadTools(server: McpServer, services: Services, actor: Actor): void {
+export function registerReadTools(server: McpServer, services: Services, actor: Actor, request?: RequestEntry): void {
   server.registerTool(
     'get_task',
     {
@@ -46,7 +47,7 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
       guarded(async () => {
         const { task_id } = parseArgs(ZGetTaskArgs, args);
         return toolResult(toTaskBody(await getTask(services, actor, task_id)));
-      }, services.requests),
+      }, request),
   );
 
   server.registerTool(
@@ -72,6 +73,6 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
         const { workspace_id, ...params } = parseArgs(ZListTasksArgs, args);
         const page = await listTasks(services, actor, { workspaceId: await resolveListWorkspace(services, actor, workspace_id), ...params });
         return toolResult({ tasks: page.tasks.map(toTaskBody), next_cursor: page.nextCursor });
-      }, services.requests),
+      }, request),
   );
 }
