@@ -25,6 +25,8 @@ export interface AppProcess {
   /** Peak resident set size so far, in MB (VmHWM). */
   peakRssMb(): number;
   stop(): Promise<void>;
+  /** Closes our end of the server's stdout and stderr, as a log reader that went away would (tests). */
+  closeOutput(): void;
   /** Synchronous SIGKILL, for the bench's own signal handler. */
   kill(): void;
 }
@@ -36,6 +38,13 @@ export interface StartAppOptions {
   /** Environment changes; `undefined` removes a variable (e.g. NODE_ENV, to start the way `npm run serve` does). */
   env?: Record<string, string | undefined>;
 }
+
+/** Server processes still running: killed when this process exits, however it exits (a bench that throws halfway, a
+ *  test file that fails in beforeAll), so none is left holding its port and database connections. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 export async function startApp(databaseUrl: string, opts: StartAppOptions = {}): Promise<AppProcess> {
   const port = await freePort();
@@ -59,6 +68,8 @@ export async function startApp(databaseUrl: string, opts: StartAppOptions = {}):
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   // Kept for start-up checks and error messages, up to MAX_OUTPUT: under load the server writes one line per request
   // (issue 17), and the bench must not spend its CPU — which the HTTP series share with the server — holding them.
   let output = '';
@@ -93,6 +104,10 @@ export async function startApp(databaseUrl: string, opts: StartAppOptions = {}):
     peakRssMb() {
       const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       return m ? Number(m[1]) / 1024 : NaN;
+    },
+    closeOutput() {
+      child.stdout!.destroy();
+      child.stderr!.destroy();
     },
     kill: () => void child.kill('SIGKILL'),
     stop: () =>

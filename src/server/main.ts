@@ -130,6 +130,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 
 /** `tsx src/server/main.ts [--dev]`: start, and stop cleanly on SIGTERM/SIGINT. */
 async function main(argv: string[]): Promise<void> {
+  // A reader of our output that goes away (a log collector restarting, `| head`) must neither stop nor spin the
+  // server. Without a listener a failed write to stdout or stderr is an uncaught exception, which Next's handler
+  // reports on stderr, which fails again: a loop that held ~75 % of a core. Lines written after that are lost; the
+  // server goes on serving.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   // The command line is read here only: `--test-hooks` is half of the failpoint opt-in (config.ts).
   const running = await startServer({ dev: argv.includes('--dev'), services: createServices({ config: loadConfig(undefined, argv) }) });
   const { log } = running.services;
