@@ -10,7 +10,7 @@ import { CreationPulse } from './domain/console/pulse';
 import { EventHub } from './domain/events/hub';
 import { TokenCache } from './domain/tokens/token-cache';
 import { Failpoints } from './failpoints';
-import { createLogger, withoutRedaction } from './observability/logger';
+import { createLogger, createRequestLogger, withoutRedaction } from './observability/logger';
 import { Metrics, type MetricSources } from './observability/metrics';
 import { CLEANUP_FAILING_AFTER } from './domain/creation/cleanup';
 import { RequestScope } from './observability/request-scope';
@@ -47,7 +47,7 @@ export function createServices(options: ServiceOptions = {}): Services {
     agentRunners: options.agentRunners ?? new AgentRunners(config.agents),
     dispatcher: options.dispatcher ?? launchDispatcher(() => services),
     log,
-    requestLog: options.requestLog ?? withoutRedaction(log),
+    requestLog: options.requestLog ?? (options.log ? withoutRedaction(options.log) : createRequestLogger(config.log)),
     metrics: options.metrics ?? new Metrics(metricSources(() => services)),
     requests: options.requests ?? new RequestScope(),
   };

@@ -124,6 +124,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       clearTimeout(force);
       await pages?.close().catch(() => {});
       await store.close();
+      services.requestLog.flush(); // the request lines still batched (observability/logger.ts)
     })());
   return { server, services, url, close };
 }

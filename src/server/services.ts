@@ -40,7 +40,7 @@ export interface Services {
   dispatcher: CreationDispatcher;
   /** The structured log (observability/logger.ts): one line per request, and what the runtime has to say. */
   log: Logger;
-  /** `log` without its redaction pass, for the request line's fixed fields only (observability/logger.ts). */
+  /** The one line per request: no redaction pass (fixed fields only), JSON lines batched (observability/logger.ts). */
   requestLog: Logger;
   /** Prometheus counters, histograms and scrape-time gauges, in this Services' own registry (observability/metrics.ts). */
   metrics: Metrics;

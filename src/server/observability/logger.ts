@@ -38,28 +38,72 @@ interface Output {
 }
 
 export function createLogger(settings: LogSettings, out: Output = process.stdout): Logger {
+  return build(settings, out, { redact: true, batched: false });
+}
+
+/**
+ * The logger for the one line every request writes (http/observe.ts), built once per Services. Its fields are fixed
+ * (ids, method, route, status, duration, error code) and none is named like a secret, so it skips the redaction pass
+ * (pino's wildcard paths ran on every field of it, ~6 µs a request; issue 16 item 3); a failed request's line, which
+ * carries the error, goes through the redacting logger instead. As JSON its lines are batched (BatchedOutput): one
+ * write per 20 ms instead of one per request, which took ~40 µs of server CPU off every REST Found
+ * (docs/BENCHMARKS.md, "Issue 13's share"). Readable lines at a terminal are written at once.
+ */
+export function createRequestLogger(settings: LogSettings, out: Output = process.stdout): Logger {
+  return build(settings, out, { redact: false, batched: true });
+}
+
+function build(settings: LogSettings, out: Output, opts: { redact: boolean; batched: boolean }): Logger {
   const format = settings.format === 'auto' ? (out.isTTY ? 'pretty' : 'json') : settings.format;
-  const destination: DestinationStream = format === 'pretty' ? { write: (line: string) => void out.write(prettyLine(line)) } : { write: (line: string) => void out.write(line) };
+  const destination: DestinationStream =
+    format === 'pretty' ? { write: (line: string) => void out.write(prettyLine(line)) } : opts.batched ? new BatchedOutput(out) : { write: (line: string) => void out.write(line) };
   return pino(
     {
       level: settings.level,
       base: undefined, // no pid/hostname on every line: the instance id says which process when it matters
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: REDACT, censor: '[redacted]' },
+      ...(opts.redact ? { redact: { paths: REDACT, censor: '[redacted]' } } : {}),
     },
     destination,
   );
 }
 
-/**
- * The same logger without the redaction pass, for the one line every request writes (http/observe.ts): its fields are
- * fixed (ids, method, route, status, duration, error code) and none is named like a secret, so redacting it never
- * changes a byte — yet pino's wildcard paths ran on every field of it, ~6 µs a request (issue 16 item 3). Lines that
- * carry anything else (an error, what the runtime logs) stay on the redacting logger. Built once, per Services.
- */
+/** A given logger without the redaction pass: the request log of Services built with their own `log` (tests). */
 export function withoutRedaction(log: Logger): Logger {
   return log.child({}, { redact: { paths: [] } });
+}
+
+/**
+ * Lines gathered and written together: at most `delayMs` after the first of them, or at once past `maxChars`. Every
+ * write to a pipe is a system call and wakes its reader; under load that was the dearest part of a request's log
+ * line. `flush()` (pino's `logger.flush()`) writes what is pending — the server calls it when it closes; lines still
+ * pending when a process dies without closing (at most `delayMs` of them) are lost.
+ */
+export class BatchedOutput {
+  private pending = '';
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly out: Output,
+    private readonly delayMs = 20,
+    private readonly maxChars = 64 * 1024,
+  ) {}
+
+  write(line: string): void {
+    this.pending += line;
+    if (this.pending.length >= this.maxChars) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.delayMs).unref();
+  }
+
+  flush(done?: (err?: Error) => void): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const text = this.pending;
+    this.pending = '';
+    if (text) this.out.write(text);
+    done?.();
+  }
 }
 
 const LEVEL_WIDTH = 5;

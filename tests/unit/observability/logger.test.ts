@@ -1,8 +1,8 @@
 // Issue 17 item 10: the structured log — JSON lines by default, readable lines on a terminal, quiet under the test
 // runner, secret-named fields redacted — and its settings (config.ts: TETHER_LOG_LEVEL, TETHER_LOG_FORMAT).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/server/config';
-import { createLogger, prettyLine, withoutRedaction } from '../../../src/server/observability/logger';
+import { BatchedOutput, createLogger, createRequestLogger, prettyLine, withoutRedaction } from '../../../src/server/observability/logger';
 
 function capture(isTTY = false) {
   const lines: string[] = [];
@@ -46,6 +46,49 @@ describe('createLogger', () => {
       withoutRedaction(log).info(line, 'request');
       const [redacted, plain] = lines.map((l) => l.replace(/"time":"[^"]+"|^\S+/, 'T'));
       expect(plain).toBe(redacted);
+    }
+  });
+
+  it('the request logger writes JSON request lines byte for byte as the redacting logger, batched into one write', () => {
+    const { lines, out } = capture();
+    const log = createLogger({ level: 'info', format: 'json' }, out);
+    const requests = createRequestLogger({ level: 'info', format: 'json' }, out);
+    const line = { req_id: 'r-1', method: 'POST', route: '/api/v1/tasks', status: 200, duration_ms: 1.25, actor_id: 'a-1' };
+    log.info(line, 'request');
+    requests.info(line, 'request');
+    requests.info({ ...line, req_id: 'r-2' }, 'request');
+    expect(lines).toHaveLength(1); // the two request lines wait for the batch
+    requests.flush();
+    expect(lines).toHaveLength(2);
+    const batch = lines[1]!.split('\n');
+    expect(batch).toHaveLength(3); // two lines and the empty rest after the last newline
+    const same = (l: string) => l.replace(/"time":"[^"]+"/, 'T');
+    expect(same(batch[0]!)).toBe(same(lines[0]!.trimEnd()));
+    expect(JSON.parse(batch[1]!)).toMatchObject({ req_id: 'r-2' });
+  });
+
+  it('the request logger writes at once on a terminal (readable lines are for people watching)', () => {
+    const { lines, out } = capture(true);
+    createRequestLogger({ level: 'info', format: 'auto' }, out).info({ route: '/api/health', status: 200 }, 'request');
+    expect(lines).toHaveLength(1);
+  });
+
+  it('a batch is written within its delay, or at once when it grows past its size', () => {
+    vi.useFakeTimers();
+    try {
+      const { lines, out } = capture();
+      const batched = new BatchedOutput(out, 20, 100);
+      batched.write('a\n');
+      batched.write('b\n');
+      expect(lines).toEqual([]);
+      vi.advanceTimersByTime(20);
+      expect(lines).toEqual(['a\nb\n']);
+      batched.write('x'.repeat(100) + '\n');
+      expect(lines).toHaveLength(2); // past maxChars: no waiting
+      vi.advanceTimersByTime(20);
+      expect(lines).toHaveLength(2); // nothing left to write
+    } finally {
+      vi.useRealTimers();
     }
   });
 
