@@ -9,8 +9,8 @@ import type { Db } from '../../../src/server/db/types';
 import { createUser } from '../../../src/server/domain/users/create-user';
 import { issueSetupToken } from '../../../src/server/domain/users/setup';
 import { freshDb } from '../../support/db';
-import { count, makeWorkspace, type TestWorkspace } from '../../support/fixtures';
-import { call, makeToken, startTestApi, trpc, type TestApi } from '../../support/http';
+import { count } from '../../support/fixtures';
+import { call, trpc, useApiWorld, type ApiWorld } from '../../support/http';
 
 describe('first-run setup at server start', () => {
   let db: Db;
@@ -37,22 +37,12 @@ describe('first-run setup at server start', () => {
 });
 
 describe('the API hot paths', () => {
-  let db: Db;
-  let api: TestApi;
-  let ws: TestWorkspace;
-  let token: string;
-  beforeAll(async () => {
-    db = await freshDb();
-    api = await startTestApi(db);
-    ws = await makeWorkspace(db); // set-up through the test's own store, not the server's
-    token = await makeToken(db, [ws.id]);
-  });
-  afterAll(async () => {
-    await api?.close();
-    await db?.close();
-  });
+  // The workspace and token are made through the test's own store, not the server's.
+  let world: ApiWorld;
+  useApiWorld((w) => (world = w));
 
   it('authenticate, create, find, look up and answer health without building Prisma Client', async () => {
+    const { api, ws, token } = world;
     const body = { workspace_id: ws.id, external_id: 'on-demand-1', title: 'hot path' };
     const created = await call(api.url, 'POST', '/api/v1/tasks', { token, body });
     expect(created.json).toMatchObject({ deduplicated: false });
