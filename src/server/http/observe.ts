@@ -21,7 +21,7 @@ export function requestIdOf(req: IncomingMessage): string {
 /** Opens the request's entry, echoes its id, and records the answer when the response ends. */
 export function observeRequest(services: Services, req: IncomingMessage, res: ServerResponse, route: string, surface: Surface): RequestEntry {
   const entry: RequestEntry = { id: requestIdOf(req), method: req.method ?? 'GET', route, surface };
-  services.requests.open(req, res, entry);
+  services.requests.open(req, entry);
   res.setHeader(REQUEST_ID_HEADER, entry.id);
   const started = process.hrtime.bigint();
   let done = false;

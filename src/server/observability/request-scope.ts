@@ -1,6 +1,6 @@
 // What the server knows about the request it is answering (issue 17 items 9–10): its id, route, surface, who is
 // acting and the error code it ends with. The HTTP server opens the entry (http/observe.ts) and binds it to the
-// request and response objects; the code that adds to it — the REST router, authentication, the error mappers of
+// request (a response finds it through `res.req`); the code that adds to it — the REST router, authentication, the error mappers of
 // each surface — holds one of those objects, or an entry handed down by its surface (tRPC's context, the MCP server
 // of the request). Explicit, not an AsyncLocalStorage: on Node 20 a storage turns on promise hooks for the whole
 // process, which cost every promise of every request (~8 µs of server CPU per REST Found, docs/BENCHMARKS.md).
@@ -24,20 +24,17 @@ export interface RequestEntry {
   internalError?: unknown;
 }
 
-type Message = IncomingMessage | ServerResponse;
-
 export class RequestScope {
-  private readonly entries = new WeakMap<Message, RequestEntry>();
+  private readonly entries = new WeakMap<IncomingMessage, RequestEntry>();
 
-  /** Binds `entry` to the request and its response, for as long as they live. */
-  open(req: IncomingMessage, res: ServerResponse, entry: RequestEntry): void {
+  /** Binds `entry` to the request, for as long as it lives. */
+  open(req: IncomingMessage, entry: RequestEntry): void {
     this.entries.set(req, entry);
-    this.entries.set(res, entry);
   }
 
-  /** The entry of this request (or its response); undefined outside the HTTP server (tests, the CLI). */
-  of(message: Message): RequestEntry | undefined {
-    return this.entries.get(message);
+  /** The entry of this request (or of the request a response answers); undefined outside the HTTP server. */
+  of(message: IncomingMessage | ServerResponse): RequestEntry | undefined {
+    return this.entries.get('req' in message ? message.req : message);
   }
 }
 

@@ -3,32 +3,26 @@
 // - Item 4: `OPTIONS *` reached Next, which answered 500 and logged a stack (`Invalid URL, input '*'`) — any client
 //   could fill the log; `GET http://evil.example/api/health` got a 308 to evil.example.
 // - Item 6: failpoints (test hooks) were honoured whenever NODE_ENV was unset, which is how `npm run serve` starts.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startApp, type AppProcess } from '../../../bench/lib/server';
-import { freshDatabaseUrl, testDialect } from '../../support/db';
+import { runBuiltApp, useBuiltApp } from '../../support/built-app';
+import { freshDatabaseUrl } from '../../support/db';
 import { until } from '../../support/fixtures';
 import { rawRequest } from '../../support/http';
 
-const built = existsSync(resolve(import.meta.dirname, '../../../.next/BUILD_ID'));
-const run = (built || Boolean(process.env.CI)) && testDialect() === 'sqlite';
+const run = runBuiltApp;
 
 /** What a stack trace or Next's URL failure looks like in the server's output. */
 const STACK = /\n\s+at \S|Invalid URL|TypeError/;
 
 describe.runIf(run)('request targets that are not a path, with Next serving the pages', () => {
-  let app: AppProcess;
-  beforeAll(async () => {
-    app = await startApp(await freshDatabaseUrl());
-  }, 120_000);
-  afterAll(async () => app?.stop());
+  const app = useBuiltApp();
 
-  const host = () => new URL(app.url).host;
-  const send = (line: string) => rawRequest(app.url, `${line}\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`);
+  const host = () => new URL(app().url).host;
+  const send = (line: string) => rawRequest(app().url, `${line}\r\nHost: ${host()}\r\nConnection: close\r\n\r\n`);
 
   it('OPTIONS * is answered (204 with Allow), not a 500, and logs nothing', async () => {
-    const before = app.output().length;
+    const before = app().output().length;
     for (let i = 0; i < 5; i++) {
       const r = await send('OPTIONS * HTTP/1.1');
       expect(r.status).toBe(204);
@@ -37,7 +31,7 @@ describe.runIf(run)('request targets that are not a path, with Next serving the 
     const get = await send('GET * HTTP/1.1');
     expect(get.status).toBe(400);
     await new Promise((r) => setTimeout(r, 200));
-    expect(app.output().slice(before)).not.toMatch(STACK);
+    expect(app().output().slice(before)).not.toMatch(STACK);
   });
 
   it('an absolute-form target naming another host is never redirected there', async () => {
@@ -53,7 +47,7 @@ describe.runIf(run)('request targets that are not a path, with Next serving the 
     const viaPath = await send('GET /signin HTTP/1.1');
     expect(viaAbsolute.status).toBeLessThan(500);
     expect(viaAbsolute.status).toBe(viaPath.status);
-    expect(app.output()).not.toMatch(STACK);
+    expect(app().output()).not.toMatch(STACK);
   });
 });
 

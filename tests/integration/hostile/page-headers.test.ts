@@ -1,27 +1,16 @@
 // Issue 9 item 5: console pages carry security headers (next.config.mjs): a CSP that forbids framing
 // (frame-ancestors 'none') and plugins, a same-origin referrer policy, X-Frame-Options and nosniff — checked
 // on the BUILT app's real HTML responses (`npm test` builds first; outside CI a run without `.next` skips this file, in CI it must not).
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type AppProcess } from '../../../bench/lib/server';
-import { freshDatabaseUrl, testDialect } from '../../support/db';
-
-const built = existsSync(resolve(import.meta.dirname, '../../../.next/BUILD_ID'));
+import { describe, expect, it } from 'vitest';
+import { runBuiltApp, useBuiltApp } from '../../support/built-app';
 
 // Headers do not depend on the dialect: one run (the sqlite project) is enough.
-describe.runIf((built || Boolean(process.env.CI)) && testDialect() === 'sqlite')('security headers on console pages (built app)', () => {
-  let app: AppProcess;
-  beforeAll(async () => {
-    app = await startApp(await freshDatabaseUrl());
-  }, 120_000);
-  afterAll(async () => {
-    await app?.stop();
-  });
+describe.runIf(runBuiltApp)('security headers on console pages (built app)', () => {
+  const app = useBuiltApp();
 
   for (const path of ['/', '/signin']) {
     it(`${path}: CSP with frame-ancestors 'none', referrer policy, no framing, nosniff`, async () => {
-      const res = await fetch(app.url + path, { redirect: 'manual' });
+      const res = await fetch(app().url + path, { redirect: 'manual' });
       expect(res.status).toBeLessThan(500);
       const csp = res.headers.get('content-security-policy') ?? '';
       expect(csp).toContain("frame-ancestors 'none'");

@@ -4,14 +4,9 @@
 // a core for as long as it lived. The server must go on serving, quietly (src/server/main.ts).
 // Started as an operator starts it (the built app, Next in the loop); like built-app-edges.test.ts it runs when
 // `.next` exists (always under `npm test`, which builds first) and once (the sqlite project). Linux: reads /proc.
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type AppProcess } from '../../../bench/lib/server';
-import { freshDatabaseUrl, testDialect } from '../../support/db';
-
-const built = existsSync(resolve(import.meta.dirname, '../../../.next/BUILD_ID'));
-const run = (built || Boolean(process.env.CI)) && testDialect() === 'sqlite';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runBuiltApp, useBuiltApp } from '../../support/built-app';
 
 /** CPU time the process has used so far, in clock ticks (1/100 s): utime + stime from /proc/<pid>/stat. */
 function cpuTicks(pid: number): number {
@@ -20,14 +15,11 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-describe.runIf(run)('a server whose output reader went away', () => {
-  let app: AppProcess;
-  beforeAll(async () => {
-    app = await startApp(await freshDatabaseUrl());
-  }, 120_000);
-  afterAll(async () => app?.stop());
+describe.runIf(runBuiltApp)('a server whose output reader went away', () => {
+  const built = useBuiltApp();
 
   it('keeps answering and does not spin on the failed writes', async () => {
+    const app = built();
     app.closeOutput();
     // Each request writes a log line into the closed pipe; a 404 under /api and a page request too.
     for (const path of ['/api/health', '/api/nothing-here', '/api/health', '/signin', '/api/health']) {
