@@ -5,7 +5,7 @@
 // query strings are never logged.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestEntry, Surface } from '../observability/request-scope';
+import type { RequestEntry } from '../observability/request-scope';
 import type { Services } from '../services';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -18,19 +18,18 @@ export function requestIdOf(req: IncomingMessage): string {
   return value !== undefined && SANE_ID.test(value) ? value : randomUUID();
 }
 
-/** Opens the request's entry, echoes its id, and records the answer when the response ends. */
-export function observeRequest(services: Services, req: IncomingMessage, res: ServerResponse, route: string, surface: Surface): RequestEntry {
-  const entry: RequestEntry = { id: requestIdOf(req), method: req.method ?? 'GET', route, surface };
-  services.requests.open(req, entry);
-  res.setHeader(REQUEST_ID_HEADER, entry.id);
-  const started = process.hrtime.bigint();
-  let done = false;
-  const finish = () => {
-    if (done) return;
-    done = true;
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    // A response cut before it finished (the client left, or a late failure) is logged as such.
-    const status = res.writableFinished ? res.statusCode : 0;
+/**
+ * The observer of one server: opens each request's entry, echoes its id, and records the answer when the response
+ * closes — Node closes every response once, after it finished or when it was cut (the client left, or a late failure),
+ * so one listener per request, shared by all of them, sees each answer exactly once.
+ */
+export function createRequestObserver(services: Services): (req: IncomingMessage, res: ServerResponse) => RequestEntry {
+  function recordAnswer(this: ServerResponse): void {
+    const entry = services.requests.of(this);
+    if (!entry) return;
+    const seconds = Number(process.hrtime.bigint() - entry.startedAt) / 1e9;
+    // A response cut before it finished is logged as such.
+    const status = this.writableFinished ? this.statusCode : 0;
     services.metrics.requestDuration.observe({ route: entry.route, method: entry.method, status: statusClass(status) }, seconds);
     if (entry.errorCode) services.metrics.errors.inc({ code: entry.errorCode, surface: entry.surface });
     const line = {
@@ -46,10 +45,14 @@ export function observeRequest(services: Services, req: IncomingMessage, res: Se
     // A failed request's line carries the error itself: it goes through the redacting logger.
     if (status >= 500 || entry.internalError) services.log.error(line, 'request failed');
     else services.requestLog.info(line, 'request');
+  }
+  return (req, res) => {
+    const entry: RequestEntry = { id: requestIdOf(req), method: req.method ?? 'GET', route: 'other', surface: 'other', startedAt: process.hrtime.bigint() };
+    services.requests.open(req, entry);
+    res.setHeader(REQUEST_ID_HEADER, entry.id);
+    res.on('close', recordAnswer);
+    return entry;
   };
-  res.once('finish', finish);
-  res.once('close', finish);
-  return entry;
 }
 
 function statusClass(status: number): string {

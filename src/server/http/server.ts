@@ -11,7 +11,7 @@ import type { Services } from '../services';
 import { sendError, sendJson } from './body';
 import { handleHealth } from './health';
 import { handleMetrics } from './metrics';
-import { observeRequest } from './observe';
+import { createRequestObserver } from './observe';
 import { markPageRequest } from './page-origin';
 import { routeLabel } from './route-label';
 import type { RequestEntry } from '../observability/request-scope';
@@ -96,23 +96,35 @@ const LINGER_MS = 5_000;
  */
 function holdEndUntilBodyArrives(req: IncomingMessage, res: ServerResponse): void {
   if (req.headers['transfer-encoding'] === undefined && !(Number(req.headers['content-length']) > 0)) return;
-  const end = res.end as (...args: unknown[]) => ServerResponse;
-  res.end = function endWhenBodyArrived(this: ServerResponse, ...args: unknown[]) {
-    res.end = end as typeof res.end;
-    if (req.complete || req.destroyed) return end.apply(this, args);
-    // end(cb) | end(chunk, cb) | end(chunk, encoding, cb): write the chunk now, end (with the callback) later.
-    const [chunk, encoding, done] = typeof args[0] === 'function' ? [undefined, undefined, args[0]] : typeof args[1] === 'function' ? [args[0], undefined, args[1]] : args;
-    if (chunk !== undefined && chunk !== null) res.write(chunk as string | Uint8Array, (encoding ?? 'utf8') as BufferEncoding);
-    const finish = () => {
-      clearTimeout(timer);
-      req.off('end', finish).off('close', finish);
-      end.call(res, done);
-    };
-    const timer = setTimeout(finish, LINGER_MS);
-    req.on('end', finish).on('close', finish);
-    req.resume(); // read and drop the rest of the body
-    return this;
-  } as typeof res.end;
+  (res as HeldResponse)[HELD_END] = res.end as (...args: unknown[]) => ServerResponse;
+  res.end = endWhenBodyArrived as typeof res.end;
+}
+
+const HELD_END = Symbol('tether.held-end');
+type HeldResponse = ServerResponse & { [HELD_END]?: (...args: unknown[]) => ServerResponse };
+
+/** `res.end` while the request body may still be arriving: one function for every response, not a closure each. */
+function endWhenBodyArrived(this: HeldResponse, ...args: unknown[]): ServerResponse {
+  return endHeld(this, args);
+}
+
+function endHeld(res: HeldResponse, args: unknown[]): ServerResponse {
+  const end = res[HELD_END]!;
+  res.end = end as typeof res.end;
+  const req = res.req;
+  if (req.complete || req.destroyed) return end.apply(res, args);
+  // end(cb) | end(chunk, cb) | end(chunk, encoding, cb): write the chunk now, end (with the callback) later.
+  const [chunk, encoding, done] = typeof args[0] === 'function' ? [undefined, undefined, args[0]] : typeof args[1] === 'function' ? [args[0], undefined, args[1]] : args;
+  if (chunk !== undefined && chunk !== null) res.write(chunk as string | Uint8Array, (encoding ?? 'utf8') as BufferEncoding);
+  const finish = () => {
+    clearTimeout(timer);
+    req.off('end', finish).off('close', finish);
+    end.call(res, done);
+  };
+  const timer = setTimeout(finish, LINGER_MS);
+  req.on('end', finish).on('close', finish);
+  req.resume(); // read and drop the rest of the body
+  return res;
 }
 
 /**
@@ -146,6 +158,7 @@ export function createHttpServer(services: Services, opts: { next?: PageHandler 
   const routes = apiRoutes(services);
   const pages = opts.next;
   const limits = services.config.http;
+  const observe = createRequestObserver(services);
 
   const handle = (req: IncomingMessage, res: ServerResponse, entry: RequestEntry) => {
     if (answerNonPathTarget(req, res)) return;
@@ -174,7 +187,7 @@ export function createHttpServer(services: Services, opts: { next?: PageHandler 
       // Every response, API or page: browsers must not guess content types.
       res.setHeader('x-content-type-options', 'nosniff');
       // Issue 17: a request id, one log line and the request metrics for every request (http/observe.ts).
-      handle(req, res, observeRequest(services, req, res, 'other', 'other'));
+      handle(req, res, observe(req, res));
     },
   );
   // Idle keep-alive connections: by default a little longer than common proxies' idle timeout (60 s), so the proxy,

@@ -17,6 +17,8 @@ export interface RequestEntry {
   /** A low-cardinality name for what was asked: the route pattern, never the raw path or query. */
   route: string;
   surface: Surface;
+  /** process.hrtime.bigint() when the request arrived: its log line and latency histogram measure from here. */
+  startedAt: bigint;
   actorId?: string;
   /** The domain code of the error the request answered with (its first, when a batch had several). */
   errorCode?: ErrorCode;
@@ -25,16 +27,21 @@ export interface RequestEntry {
 }
 
 export class RequestScope {
-  private readonly entries = new WeakMap<IncomingMessage, RequestEntry>();
+  /**
+   * The entry rides on the request object under this scope's own key: a property store and load per request, where a
+   * WeakMap added an entry the garbage collector has to process as an ephemeron.
+   */
+  private readonly key = Symbol('tether.request-entry');
 
   /** Binds `entry` to the request, for as long as it lives. */
   open(req: IncomingMessage, entry: RequestEntry): void {
-    this.entries.set(req, entry);
+    (req as unknown as Record<symbol, RequestEntry>)[this.key] = entry;
   }
 
   /** The entry of this request (or of the request a response answers); undefined outside the HTTP server. */
   of(message: IncomingMessage | ServerResponse): RequestEntry | undefined {
-    return this.entries.get('req' in message ? message.req : message);
+    const req = 'req' in message ? message.req : message;
+    return (req as unknown as Record<symbol, RequestEntry | undefined>)[this.key];
   }
 }
 

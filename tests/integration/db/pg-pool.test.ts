@@ -33,4 +33,18 @@ describe.skipIf(testDialect() !== 'postgres')('PostgreSQL pool connections (issu
     expect(next).not.toBe(pid);
     expect(await db.one<{ x: number }>('SELECT 1 AS x')).toEqual({ x: 1 });
   });
+
+  it('reads timestamptz as the same ISO text in a UTC session and in any other time zone', async () => {
+    const instant = "'2026-12-01 07:03:11.123456+00'::timestamptz";
+    const read = async () => (await db.one<{ t: string }>(`SELECT ${instant} AS t`))!.t;
+    await db.exec("SET TimeZone = 'UTC'");
+    expect(await read()).toBe('2026-12-01T07:03:11.123Z');
+    // SET lasts for the session: the pool has one connection, so the next read sees it. Put back afterwards.
+    await db.exec("SET TimeZone = 'Asia/Kolkata'");
+    try {
+      expect(await read()).toBe('2026-12-01T07:03:11.123Z');
+    } finally {
+      await db.exec('RESET TimeZone');
+    }
+  });
 });

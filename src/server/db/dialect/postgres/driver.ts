@@ -1,9 +1,10 @@
 import pg from 'pg';
 import type { Db, DbErrorInfo, DbStats, PoolStats, Sql } from '../../types';
 import { SchemaAlarm } from '../../schema-alarm';
+import { isoFromTimestamptz } from './timestamps';
 
 // timestamptz and bigint come back as ISO strings / numbers so rows look the same as on SQLite.
-pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => new Date(v).toISOString());
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, isoFromTimestamptz);
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 const WRITE = /^\s*(insert|update|delete|with)/i;
