@@ -105,26 +105,22 @@ type HeldResponse = ServerResponse & { [HELD_END]?: (...args: unknown[]) => Serv
 
 /** `res.end` while the request body may still be arriving: one function for every response, not a closure each. */
 function endWhenBodyArrived(this: HeldResponse, ...args: unknown[]): ServerResponse {
-  return endHeld(this, args);
-}
-
-function endHeld(res: HeldResponse, args: unknown[]): ServerResponse {
-  const end = res[HELD_END]!;
-  res.end = end as typeof res.end;
-  const req = res.req;
-  if (req.complete || req.destroyed) return end.apply(res, args);
+  const end = this[HELD_END]!;
+  this.end = end as typeof this.end;
+  const req = this.req;
+  if (req.complete || req.destroyed) return end.apply(this, args);
   // end(cb) | end(chunk, cb) | end(chunk, encoding, cb): write the chunk now, end (with the callback) later.
   const [chunk, encoding, done] = typeof args[0] === 'function' ? [undefined, undefined, args[0]] : typeof args[1] === 'function' ? [args[0], undefined, args[1]] : args;
-  if (chunk !== undefined && chunk !== null) res.write(chunk as string | Uint8Array, (encoding ?? 'utf8') as BufferEncoding);
+  if (chunk !== undefined && chunk !== null) this.write(chunk as string | Uint8Array, (encoding ?? 'utf8') as BufferEncoding);
   const finish = () => {
     clearTimeout(timer);
     req.off('end', finish).off('close', finish);
-    end.call(res, done);
+    end.call(this, done);
   };
   const timer = setTimeout(finish, LINGER_MS);
   req.on('end', finish).on('close', finish);
   req.resume(); // read and drop the rest of the body
-  return res;
+  return this;
 }
 
 /**

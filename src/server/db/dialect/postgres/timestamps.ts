@@ -2,7 +2,10 @@
 // A Found reads three of them per row; going through `new Date(text).toISOString()` cost ~0.9 µs each, and the
 // text PostgreSQL sends in a UTC session is already the ISO string in all but punctuation.
 
-/** `2026-12-01 07:03:11.123456+00`: the ISO DateStyle in a UTC session, the form every Tether server sees by default. */
+/**
+ * `2026-12-01 07:03:11.123456+00`: the ISO DateStyle in a session whose TimeZone is UTC (PostgreSQL's TimeZone setting
+ * comes from its configuration; initdb copies the machine's). Any other session takes the Date path.
+ */
 const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
 
 /** Same result as `new Date(text).toISOString()` (fractions cut to milliseconds), rewritten as text when it can be. */
