@@ -4,6 +4,9 @@ export type HeaderBag = Record<string, string | string[] | undefined>;
 /** The first value of a header, looked up case-insensitively. */
 export function header(headers: HeaderBag, name: string): string | undefined {
   const wanted = name.toLowerCase();
+  // Node and fetch hand headers over under lower-case names: the direct read is the usual answer.
+  const direct = headers[wanted];
+  if (direct !== undefined) return Array.isArray(direct) ? direct[0] : direct;
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() !== wanted) continue;
     return Array.isArray(value) ? value[0] : value;

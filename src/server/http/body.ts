@@ -27,24 +27,47 @@ export class ClientClosedError extends Error {
 export function consumeBody(req: IncomingMessage, limitBytes: number, onChunk: (chunk: Buffer) => void): Promise<void> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(new DomainError('payload_too_large'));
-  return new Promise((resolve, reject) => {
-    let size = 0;
-    // Not `for await`: leaving that loop early destroys the request and with it the socket, before the 413 is
-    // written (issue 18: clients sending a chunked body saw EPIPE instead of the answer).
-    const done = (err?: unknown) => {
-      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
-      if (err === undefined) resolve();
-      else reject(err);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limitBytes) done(new DomainError('payload_too_large'));
-      else onChunk(chunk);
-    };
-    const onEnd = () => done();
-    const onGone = () => done(new ClientClosedError());
-    req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone);
-  });
+  return new Promise((resolve, reject) => new BodyReader(req, limitBytes, onChunk, resolve, reject).listen());
+}
+
+/**
+ * One body being read. Not `for await`: leaving that loop early destroys the request and with it the socket, before
+ * the 413 is written (issue 18: clients sending a chunked body saw EPIPE instead of the answer). Its listeners are its
+ * own methods, bound once per request.
+ */
+class BodyReader {
+  private size = 0;
+  private readonly onData = this.data.bind(this);
+  private readonly onEnd = this.finish.bind(this, undefined);
+  private readonly onGone = this.gone.bind(this);
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly limitBytes: number,
+    private readonly onChunk: (chunk: Buffer) => void,
+    private readonly resolve: () => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  listen(): void {
+    this.req.on('data', this.onData).on('end', this.onEnd).on('error', this.onGone).on('close', this.onGone);
+  }
+
+  private data(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > this.limitBytes) this.finish(new DomainError('payload_too_large'));
+    else this.onChunk(chunk);
+  }
+
+  private gone(): void {
+    this.finish(new ClientClosedError());
+  }
+
+  private finish(err: unknown): void {
+    this.req.off('data', this.onData).off('end', this.onEnd).off('error', this.onGone).off('close', this.onGone);
+    if (err === undefined) this.resolve();
+    else this.reject(err);
+  }
 }
 
 /** The raw body, up to `limitBytes` (413 beyond). */
@@ -73,7 +96,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(text)),
     'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
     ...headers,
   });
   res.end(text);

@@ -5,10 +5,10 @@
 // query strings are never logged.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { REQUEST_ID_HEADER, type TetherResponse } from './response';
 import type { RequestEntry } from '../observability/request-scope';
 import type { Services } from '../services';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
 /** What we accept from a caller as a request id: short, printable, no spaces (it goes into every log line). */
 const SANE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
@@ -23,7 +23,7 @@ export function requestIdOf(req: IncomingMessage): string {
  * closes — Node closes every response once, after it finished or when it was cut (the client left, or a late failure),
  * so one listener per request, shared by all of them, sees each answer exactly once.
  */
-export function createRequestObserver(services: Services): (req: IncomingMessage, res: ServerResponse) => RequestEntry {
+export function createRequestObserver(services: Services): (req: IncomingMessage, res: TetherResponse) => RequestEntry {
   function recordAnswer(this: ServerResponse): void {
     const entry = services.requests.of(this);
     if (!entry) return;
@@ -49,7 +49,7 @@ export function createRequestObserver(services: Services): (req: IncomingMessage
   return (req, res) => {
     const entry: RequestEntry = { id: requestIdOf(req), method: req.method ?? 'GET', route: 'other', surface: 'other', startedAt: process.hrtime.bigint() };
     services.requests.open(req, entry);
-    res.setHeader(REQUEST_ID_HEADER, entry.id);
+    res.requestId = entry.id; // echoed as X-Request-Id when the status line is written (./response.ts)
     res.on('close', recordAnswer);
     return entry;
   };

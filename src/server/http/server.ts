@@ -9,6 +9,7 @@ import { handleMcp } from '../mcp/handler';
 import { handleRest } from '../rest/router';
 import type { Services } from '../services';
 import { sendError, sendJson } from './body';
+import { TetherResponse } from './response';
 import { handleHealth } from './health';
 import { handleMetrics } from './metrics';
 import { createRequestObserver } from './observe';
@@ -84,45 +85,6 @@ function answerNonPathTarget(req: IncomingMessage, res: ServerResponse): boolean
   return false;
 }
 
-/** An answer given before the request body has arrived waits at most this long for the client to stop sending. */
-const LINGER_MS = 5_000;
-
-/**
- * Issue 18: an answer given before the whole request body has arrived (a 413, or any early refusal) must not be
- * followed by the connection closing under a client that is still sending: the kernel answers the next bytes with a
- * reset, and a reset throws away the answer the client has not read yet (it saw EPIPE instead of the 413). So the
- * answer is written at once but its end — and with it Node's close, when the connection is not kept alive — waits
- * until the rest of the body has been read and dropped, or LINGER_MS. Only requests that carry a body are wrapped.
- */
-function holdEndUntilBodyArrives(req: IncomingMessage, res: ServerResponse): void {
-  if (req.headers['transfer-encoding'] === undefined && !(Number(req.headers['content-length']) > 0)) return;
-  (res as HeldResponse)[HELD_END] = res.end as (...args: unknown[]) => ServerResponse;
-  res.end = endWhenBodyArrived as typeof res.end;
-}
-
-const HELD_END = Symbol('tether.held-end');
-type HeldResponse = ServerResponse & { [HELD_END]?: (...args: unknown[]) => ServerResponse };
-
-/** `res.end` while the request body may still be arriving: one function for every response, not a closure each. */
-function endWhenBodyArrived(this: HeldResponse, ...args: unknown[]): ServerResponse {
-  const end = this[HELD_END]!;
-  this.end = end as typeof this.end;
-  const req = this.req;
-  if (req.complete || req.destroyed) return end.apply(this, args);
-  // end(cb) | end(chunk, cb) | end(chunk, encoding, cb): write the chunk now, end (with the callback) later.
-  const [chunk, encoding, done] = typeof args[0] === 'function' ? [undefined, undefined, args[0]] : typeof args[1] === 'function' ? [args[0], undefined, args[1]] : args;
-  if (chunk !== undefined && chunk !== null) this.write(chunk as string | Uint8Array, (encoding ?? 'utf8') as BufferEncoding);
-  const finish = () => {
-    clearTimeout(timer);
-    req.off('end', finish).off('close', finish);
-    end.call(this, done);
-  };
-  const timer = setTimeout(finish, LINGER_MS);
-  req.on('end', finish).on('close', finish);
-  req.resume(); // read and drop the rest of the body
-  return this;
-}
-
 /**
  * Issue 18: slow clients and connection floods. Node's defaults let a request take 300 s to arrive and checked only
  * every 30 s, so 300 slowloris connections were never closed. Timeouts and caps come from config.ts (README); an
@@ -156,9 +118,8 @@ export function createHttpServer(services: Services, opts: { next?: PageHandler 
   const limits = services.config.http;
   const observe = createRequestObserver(services);
 
-  const handle = (req: IncomingMessage, res: ServerResponse, entry: RequestEntry) => {
+  const handle = (req: IncomingMessage, res: TetherResponse, entry: RequestEntry) => {
     if (answerNonPathTarget(req, res)) return;
-    holdEndUntilBodyArrives(req, res);
     const path = pathOf(req.url);
     const route = routes.find((r) => under(path, r.prefix));
     Object.assign(entry, routeLabel(path, route?.prefix));
@@ -177,11 +138,16 @@ export function createHttpServer(services: Services, opts: { next?: PageHandler 
     work.catch((err: unknown) => sendError(res, err, services));
   };
 
-  const server = createServer(
-    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: CHECK_INTERVAL_MS },
+  const server = createServer<typeof IncomingMessage, typeof TetherResponse>(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: CHECK_INTERVAL_MS,
+      // Every response, API or page, says nosniff and its request id, and is held while its request body still
+      // arrives (./response.ts).
+      ServerResponse: TetherResponse,
+    },
     (req, res) => {
-      // Every response, API or page: browsers must not guess content types.
-      res.setHeader('x-content-type-options', 'nosniff');
       // Issue 17: a request id, one log line and the request metrics for every request (http/observe.ts).
       handle(req, res, observe(req, res));
     },

@@ -61,12 +61,29 @@ function build(settings: LogSettings, out: Output, opts: { redact: boolean; batc
     {
       level: settings.level,
       base: undefined, // no pid/hostname on every line: the instance id says which process when it matters
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimestamp(),
       formatters: { level: (label) => ({ level: label }) },
       ...(opts.redact ? { redact: { paths: REDACT, censor: '[redacted]' } } : {}),
     },
     destination,
   );
+}
+
+/**
+ * pino's `isoTime`, made once per millisecond: under load many lines share a millisecond, and each `toISOString` (through
+ * the `Date` Next wraps once it has loaded) cost ~2 µs of a request's log line. Per logger, not module state.
+ */
+function isoTimestamp(): () => string {
+  let at = NaN;
+  let text = '';
+  return () => {
+    const now = Date.now();
+    if (now !== at) {
+      at = now;
+      text = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return text;
+  };
 }
 
 /** A given logger without the redaction pass: the request log of Services built with their own `log` (tests). */

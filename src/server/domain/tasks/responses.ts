@@ -11,12 +11,13 @@ import { toTaskBody } from './task';
 export type CreateResponse = z.output<typeof ZCreateTaskResult>;
 export type LookupResponse = z.output<typeof ZLookupResult>;
 
+// Each extends the fresh body toTaskBody made rather than copying it (the Found path's answer; same keys, same order).
 export function toCreateResponse(outcome: CreateOutcome): CreateResponse {
-  return { ...toTaskBody(outcome.task), deduplicated: isDeduplicated(outcome), creation_complete: isCreationComplete(outcome) };
+  return Object.assign(toTaskBody(outcome.task), { deduplicated: isDeduplicated(outcome), creation_complete: isCreationComplete(outcome) });
 }
 
 export function toLookupResponse(result: LookupResult): LookupResponse {
-  return { ...toTaskBody(result.task), creation_complete: result.creationComplete };
+  return Object.assign(toTaskBody(result.task), { creation_complete: result.creationComplete });
 }
 
 /**

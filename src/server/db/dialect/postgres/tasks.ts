@@ -35,7 +35,7 @@ export class PostgresTaskRepository extends TaskRepository {
       const rows = await db.query<TaskRow & { k_i: unknown }>(BATCHED_BY_EXTERNAL_ID, [
         jsonParam(keys.map((k) => [k.workspaceId, k.externalId])),
       ]);
-      const byIndex = new Map(rows.map(({ k_i, ...row }) => [Number(k_i), row]));
+      const byIndex = new Map(rows.map((row) => [Number(row.k_i), row])); // toTask reads only the task's columns
       return keys.map((_, i) => byIndex.get(i + 1));
     });
   }
