@@ -55,7 +55,8 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'] } }],
   webServer: {
-    command: 'npx tsx src/server/main.ts --test-hooks',
+    // The server bundle `npm start` serves (scripts/build-server.mjs), built from the current sources.
+    command: 'node scripts/build-server.mjs --quiet && node dist/server/main.mjs --test-hooks',
     url: `${baseURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,

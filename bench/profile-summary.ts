@@ -2,11 +2,15 @@
 // docs/BENCHMARKS.md asks for when a target is missed (framework, ORM, driver, database wait, our code).
 // Self time of every sampled function is attributed to the package (node_modules/<name>), to Tether's own
 // source (src/…), to Node internals, or to V8's pseudo-frames (GC, idle = waiting for I/O, i.e. the database).
-import { readFileSync } from 'node:fs';
+// A frame in the server bundle (dist/server/main.mjs, scripts/build-server.mjs) is attributed to the source file it
+// came from, through the bundle's source map.
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number };
   children?: number[];
 }
 interface Profile {
@@ -25,7 +29,24 @@ function owner(url: string, fn: string): string {
   return url.replace(/^file:\/\//, '');
 }
 
+const sourceMaps = new Map<string, SourceMap | null>();
+
+/** The frame as the sources have it: for a bundled file with a `.map` beside it, the original file and line. */
+function sourceFrame(frame: ProfileNode['callFrame']): ProfileNode['callFrame'] {
+  if (!frame.url.endsWith('.mjs')) return frame;
+  let map = sourceMaps.get(frame.url);
+  if (map === undefined) {
+    const file = `${frame.url.startsWith('file:') ? fileURLToPath(frame.url) : frame.url}.map`;
+    map = existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, 'utf8'))) : null;
+    sourceMaps.set(frame.url, map);
+  }
+  const entry = map?.findEntry(frame.lineNumber, frame.columnNumber ?? 0);
+  if (!entry || !('originalSource' in entry)) return frame;
+  return { ...frame, url: entry.originalSource, lineNumber: entry.originalLine };
+}
+
 export function summarize(profile: Profile, top = 25): string {
+  for (const node of profile.nodes) node.callFrame = sourceFrame(node.callFrame);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfByNode = new Map<number, number>();
   profile.samples.forEach((id, i) => selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));

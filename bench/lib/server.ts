@@ -1,6 +1,7 @@
-// The BUILT app in production mode, as an operator runs it: `next build` once (when .next is missing), then
-// `NODE_ENV=production tsx src/server/main.ts` with DATABASE_URL and PORT. Started as `node --import tsx …`
-// so the child's pid is the server itself (its /proc/<pid>/status VmHWM is the server's peak RSS).
+// The BUILT app in production mode, as an operator runs it (`npm start`): `next build` once (when .next is missing),
+// the server bundle (scripts/build-server.mjs: rebuilt once per process that starts one, so it is never older than
+// the sources), then `NODE_ENV=production node --max-old-space-size=512 dist/server/main.mjs`
+// with DATABASE_URL and PORT. The child's pid is the server itself (its /proc/<pid>/status VmHWM is the server's peak RSS).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -15,6 +16,16 @@ export function ensureBuilt(log: (line: string) => void): void {
   log('bench: .next is missing, running `next build` once…');
   const r = spawnSync('npx', ['next', 'build'], { cwd: ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('next build failed');
+}
+
+/** The bundle `npm start` serves, built from the current sources the first time this process starts a server. */
+export const SERVER_BUNDLE = 'dist/server/main.mjs';
+let bundled = false;
+function ensureBundle(): void {
+  if (bundled) return;
+  const r = spawnSync(process.execPath, ['scripts/build-server.mjs', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('the server bundle did not build (node scripts/build-server.mjs)');
+  bundled = true;
 }
 
 export interface AppProcess {
@@ -33,7 +44,7 @@ export interface AppProcess {
 
 export interface StartAppOptions {
   profileDir?: string;
-  /** Extra arguments for src/server/main.ts (e.g. `--test-hooks`). */
+  /** Extra arguments for the server (e.g. `--test-hooks`). */
   args?: string[];
   /** Environment changes; `undefined` removes a variable (e.g. NODE_ENV, to start the way `npm run serve` does). */
   env?: Record<string, string | undefined>;
@@ -47,10 +58,11 @@ process.once('exit', () => {
 });
 
 export async function startApp(databaseUrl: string, opts: StartAppOptions = {}): Promise<AppProcess> {
+  ensureBundle();
   const port = await freePort();
   const flags = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
   if (opts.profileDir) mkdirSync(opts.profileDir, { recursive: true });
-  // The heap cap `npm start` uses (package.json; docs/BENCHMARKS.md explains why).
+  // The flags `npm start` uses (package.json; docs/BENCHMARKS.md explains the heap cap).
   const env: Record<string, string | undefined> = {
     ...process.env,
     NODE_ENV: 'production',
@@ -63,7 +75,7 @@ export async function startApp(databaseUrl: string, opts: StartAppOptions = {}):
     ...opts.env,
   };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  const child: ChildProcess = spawn(process.execPath, [...flags, '--max-old-space-size=512', '--import', 'tsx', 'src/server/main.ts', ...(opts.args ?? [])], {
+  const child: ChildProcess = spawn(process.execPath, [...flags, '--max-old-space-size=512', SERVER_BUNDLE, ...(opts.args ?? [])], {
     cwd: ROOT,
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

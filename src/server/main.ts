@@ -12,8 +12,8 @@ import { createServices } from './create-services';
 import type { Services } from './services';
 import { ConfigError, loadConfig, prepareNextEnvironment } from './config';
 import { issueSetupToken } from './domain/users/setup';
+import { PROJECT_ROOT } from './project-root';
 
-export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
 export interface StartOptions {
   /** Next in development mode (compiles pages on demand, hot reload). */

@@ -8,10 +8,13 @@ import { ConfigError, loadConfig } from '../../src/server/config';
 
 const scripts = (JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 
-/** The arguments a package.json script passes to src/server/main.ts, as main() sees them. */
+/** The server a package.json script starts: the sources under tsx (`dev`), or their bundle (`start`, `serve`). */
+const SERVER_ENTRY = /(src\/server\/main\.ts|dist\/server\/main\.mjs)/;
+
+/** The arguments a package.json script passes to the server, as main() sees them. */
 function argsOf(script: string): string[] {
   const cmd = scripts[script]!;
-  const words = cmd.slice(cmd.indexOf('src/server/main.ts')).split(/\s+/);
+  const words = cmd.slice(cmd.search(SERVER_ENTRY)).split(/\s+/);
   return words.slice(1, words.includes('&&') ? words.indexOf('&&') : undefined);
 }
 
@@ -87,7 +90,7 @@ describe('failpoints (test hooks) opt-in', () => {
 
   it('stay off under every start script, whatever the environment says', () => {
     for (const script of ['start', 'serve', 'dev']) {
-      expect(scripts[script], script).toContain('src/server/main.ts');
+      expect(scripts[script], script).toMatch(SERVER_ENTRY);
       expect(loadConfig({ TETHER_FAILPOINTS: '1' }, argsOf(script)).failpointsEnabled, script).toBe(false);
     }
   });

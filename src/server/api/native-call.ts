@@ -2,9 +2,9 @@
 // with a JSON input. tRPC's standalone adapter turns every Node request into a Fetch `Request` (headers copy,
 // AbortController, AbortSignal.any ponyfill, a web-stream body) and its `Response` back into Node writes; for a
 // single JSON call that conversion costs more than the procedure. Here the same steps run on the Node objects,
-// using tRPC's own pieces (procedure lookup, error shape, transformer, status), so the answer is byte-for-byte
-// what `resolveResponse` (@trpc/server 11.22.1, src/unstable-core-do-not-import/http/resolveResponse.ts)
-// produces. Anything else is declined before the request is touched and goes to the adapter unchanged.
+// using tRPC's own pieces (procedure lookup, error shape, transformer, status) and its procedure call step for step
+// (callProcedure below), so the answer is byte-for-byte what `resolveResponse` (@trpc/server 11.22.1,
+// src/unstable-core-do-not-import/http/resolveResponse.ts) produces. Anything else is declined before the request is touched and goes to the adapter unchanged.
 // Issue 14 item 6: it is kept because it is measured to be worth its upgrade risk (docs/BENCHMARKS.md: tRPC Found
 // against a server with it off, TETHER_TRPC_NATIVE=0, in the same run); tests/integration/http/trpc-native.test.ts
 // fails loudly on any other tRPC version until this file has been re-verified against it.
@@ -13,7 +13,7 @@ import { getErrorShape, getTRPCErrorFromUnknown, transformTRPCResponse, TRPCErro
 import { createURL } from '@trpc/server/adapters/node-http';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { TRPCResponse } from '@trpc/server/rpc';
-import { getProcedureAtPath, isAsyncIterable, isObject, isPromise } from '@trpc/server/unstable-core-do-not-import';
+import { getProcedureAtPath, isAsyncIterable, isObject, isPromise, middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
 import { decodeBody, isJson, readBody, refuseMalformedTrpcQuery } from './strict-input';
 
 /** The @trpc/server version whose resolveResponse this file mirrors (package.json pins it exactly). */
@@ -77,7 +77,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, opts: NativeCal
   try {
     // A refusal while building the context (CSRF, rate limit, database away) is reported as this call's error.
     ctx = await opts.createContext(req, res);
-    const data = await proc({ path, getRawInput: input.read, ctx, type: procType, signal: abort.signal, batchIndex: 0 });
+    const data = await callProcedure(proc, { path, getRawInput: input.read, ctx, type: procType, signal: abort.signal, batchIndex: 0 });
     if (isDataStream(data)) {
       // resolveResponse throws this outside the call, so its error shape carries no path.
       const error = new TRPCError({
@@ -100,6 +100,51 @@ async function answer(req: IncomingMessage, res: ServerResponse, opts: NativeCal
   res.setHeader('content-type', 'application/json');
   res.write(JSON.stringify(transformTRPCResponse(config, body)));
   res.end();
+}
+
+/** A call's options as tRPC's middlewares get them (path, getRawInput, ctx, type, signal, batchIndex, …). */
+type CallOptions = Record<string, unknown> & { ctx: unknown; input?: unknown; getRawInput: () => Promise<unknown> };
+type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
+type Middleware = (opts: CallOptions & { meta: unknown; next(nextOpts?: Partial<CallOptions>): Promise<MiddlewareResult> }) => Promise<MiddlewareResult>;
+/** What a built procedure carries (`createProcedureCaller`'s `_def`): its middlewares, the resolver last, and meta. */
+interface ProcedureDef {
+  middlewares: Middleware[];
+  meta: unknown;
+}
+
+/**
+ * `proc(opts)` — tRPC's createProcedureCaller and callRecursive (src/unstable-core-do-not-import/procedureBuilder.ts),
+ * step for step, with the language's object spread where tRPC's build has Babel's `_objectSpread2` helper: that
+ * helper copied the call's options key by key twice per middleware level, the dearest part of a tRPC Found
+ * (docs/BENCHMARKS.md). Same keys, same values, same order of middlewares, same results and errors.
+ */
+async function callProcedure(proc: AnyTRPCProcedure, opts: CallOptions): Promise<unknown> {
+  const def = proc._def as unknown as ProcedureDef;
+  const result = await callMiddleware(0, def, opts);
+  if (!result) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' });
+  if (!result.ok) throw result.error;
+  return result.data;
+}
+
+async function callMiddleware(index: number, def: ProcedureDef, opts: CallOptions): Promise<MiddlewareResult> {
+  try {
+    const middleware = def.middlewares[index]!;
+    return await middleware({
+      ...opts,
+      meta: def.meta,
+      input: opts.input,
+      next(nextOpts) {
+        return callMiddleware(index + 1, def, {
+          ...opts,
+          ctx: nextOpts?.ctx ? { ...(opts.ctx as object), ...(nextOpts.ctx as object) } : opts.ctx,
+          input: nextOpts && 'input' in nextOpts ? nextOpts.input : opts.input,
+          getRawInput: nextOpts?.getRawInput ?? opts.getRawInput,
+        });
+      },
+    });
+  } catch (cause) {
+    return { ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker } as MiddlewareResult;
+  }
 }
 
 /**

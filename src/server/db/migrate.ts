@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type pg from 'pg';
+import { PROJECT_ROOT } from '../project-root';
 import type { Db, Dialect, Sql } from './types';
 import { PostgresDb, SqliteDb } from './dialect';
 import { needsSqliteRebuild, rebuildSqliteTasksTable, type RebuildResult } from './sqlite-rebuild';
@@ -41,7 +42,7 @@ export interface MigrationResult {
 }
 
 /** The folder holding `<dialect>/schema.prisma` and `<dialect>/migrations/`. */
-export const PRISMA_DIR = resolve(import.meta.dirname, '../../../prisma');
+export const PRISMA_DIR = resolve(PROJECT_ROOT, 'prisma');
 
 // `prisma migrate deploy` takes pg_advisory_lock(72707369): taking the same key keeps Tether and the Prisma CLI
 // from migrating one database at once. The old runner's key is taken too, so a process of the previous

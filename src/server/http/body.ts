@@ -101,6 +101,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/** An escape of a byte from 0x80 up: the only kind that can be part of an ill-formed UTF-8 sequence. */
+const HIGH_ESCAPE = /%[89A-Fa-f]/;
+
 /**
  * SPEC §2.1 keeps ids byte for byte, so a query string is held to the same rule as a body: percent-encoded bytes
  * that are not UTF-8 (`%FF`, the overlong `%C0%80`, the surrogate `%ED%A0%80`) are 400 `invalid payload`, not
@@ -109,8 +112,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 export function refuseMalformedQuery(url: string | undefined): void {
   const q = url?.indexOf('?') ?? -1;
   if (q === -1) return;
+  // Only escapes of bytes 0x80 and above can be ill-formed: a query without one (JSON `?input=` and most ids) is fine.
+  const query = url!.slice(q + 1);
+  if (!HIGH_ESCAPE.test(query)) return;
   // A run of escapes holds whole characters: no ASCII byte can continue a multi-byte sequence.
-  for (const run of url!.slice(q + 1).match(/(?:%[0-9A-Fa-f]{2})+/g) ?? []) {
+  for (const run of query.match(/(?:%[0-9A-Fa-f]{2})+/g) ?? []) {
     try {
       decodeURIComponent(run); // throws URIError on bytes that are not well-formed UTF-8
     } catch {

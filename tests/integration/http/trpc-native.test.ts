@@ -184,6 +184,10 @@ describe('what the native path relies on in @trpc/server (issue 14 item 6: an up
 
   it('still finds the internal and public pieces it calls', () => {
     for (const name of ['getProcedureAtPath', 'isAsyncIterable', 'isObject', 'isPromise'] as const) expect(typeof unstableCore[name], name).toBe('function');
+    expect(unstableCore.middlewareMarker, 'middlewareMarker').toBeDefined();
+    // The procedure it calls step by step (callProcedure): its middlewares, the resolver last, as createResolver builds it.
+    const def = (appRouter._def.procedures as unknown as Record<string, { _def: { middlewares?: Array<{ name: string }> } }>)['task.create']!._def;
+    expect(def.middlewares?.map((m) => m.name)).toEqual(['requireActor', 'inputValidatorMiddleware', 'resolveMiddleware']);
     for (const name of ['getErrorShape', 'getTRPCErrorFromUnknown', 'transformTRPCResponse'] as const) expect(typeof publicServer[name], name).toBe('function');
     // The router shape it reads: the root config (transformer, error formatter) and a procedure's type.
     expect(appRouter._def._config.transformer.input.deserialize).toBeTypeOf('function');
