@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite, in order, stopping at the first failure.
-//   typecheck → lint → client build → openapi build → next build → vitest (unit, sqlite, postgres) → playwright (built app, Chromium)
+//   typecheck → lint → client build → openapi build → server build → next build → vitest (unit, sqlite, postgres) → playwright (built app, Chromium)
 // Flags: --no-e2e (skip Playwright), --e2e-only (build + Playwright).
 // Prerequisites are checked first and never silently skipped: PostgreSQL server binaries (for the postgres
 // project, unless TEST_DATABASE_URL is given) and Debian's Chromium (for Playwright). As root on Debian they
@@ -32,6 +32,8 @@ const STAGES = [
   { name: 'client build', cmd: process.execPath, args: ['scripts/build-client.mjs'], core: true },
   // dist/openapi.json, as `npm run build` writes it (issue 19); the document itself is checked by the vitest stage.
   { name: 'openapi build', cmd: bin('tsx'), args: ['scripts/build-openapi.ts'], core: true },
+  // dist/server/main.mjs, the server `npm start` serves; the built-app tests, Playwright and the bench start it.
+  { name: 'server build', cmd: process.execPath, args: ['scripts/build-server.mjs'], core: true, e2e: true },
   { name: 'next build', cmd: bin('next'), args: ['build'], e2e: true },
   { name: 'vitest', cmd: bin('vitest'), args: ['run'], core: true, needs: ['postgres'] },
   { name: 'playwright', cmd: bin('playwright'), args: ['test'], e2e: true, needs: ['chromium'] },

@@ -121,7 +121,10 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
     expect(other.map((s) => `${s.surface} ${s.status} ${JSON.stringify(s.body)}`)).toEqual([]);
     const failed = samples.filter((s) => s.status === 503);
     expect(failed.length).toBeGreaterThan(0);
-    for (const s of failed) expect(s.body).toEqual(UNAVAILABLE);
+    // Every 503 is the outage's own answer; any other body is listed whole, with its surface and time (it failed
+    // twice in combined runs with one odd body that was never printed).
+    const odd = failed.filter((s) => JSON.stringify(s.body) !== JSON.stringify(UNAVAILABLE));
+    expect(odd.map((s) => `${s.surface} +${s.start - haltedAt} ms: ${JSON.stringify(s.body)}`)).toEqual([]);
     // Fail fast: a request made during the outage is answered within a bounded time.
     const duringOutage = failed.filter((s) => s.start >= haltedAt + 200 && s.end <= resumeAt);
     expect(duringOutage.length).toBeGreaterThan(0);

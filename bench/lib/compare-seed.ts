@@ -1,0 +1,24 @@
+// For bench/compare.ts: migrates and seeds a database through the code of ANOTHER checkout (its own migrations, its
+// own bench/lib/seed.ts), so each side of a comparison runs on the schema and data its server expects.
+// `tsx bench/lib/compare-seed.ts <checkout> <database url> <tasks>` prints `{"token","workspaceId"}` as its last line.
+// The checkout may predate issue 13: its services then live in src/server/services.ts and expose `db`, not a Store.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [root, databaseUrl, tasks] = process.argv.slice(2) as [string, string, string];
+const load = (file: string) => import(pathToFileURL(resolve(root, file)).href);
+
+const { loadConfig } = await load('src/server/config.ts');
+const { createServices } = await load(existsSync(resolve(root, 'src/server/create-services.ts')) ? 'src/server/create-services.ts' : 'src/server/services.ts');
+const { migrate } = await load('src/server/db/migrate.ts');
+const { seed, bulkLoad } = await load('bench/lib/seed.ts');
+
+const services = createServices({ config: { ...loadConfig(), databaseUrl, failpointsEnabled: false } });
+const db = services.store?.driver ?? services.db;
+await migrate(db);
+await services.readiness?.refresh?.(db); // as each checkout's own bench does before seeding
+const seeded = await seed(db);
+await bulkLoad(db, seeded.main, Number(tasks));
+console.log(JSON.stringify({ token: seeded.token, workspaceId: seeded.main.id }));
+process.exit(0);
