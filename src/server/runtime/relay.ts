@@ -47,6 +47,12 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
     const bound = await prove();
     if (bound === undefined || stopped) return;
     if (hub.safe === undefined) return hub.start(bound); // everything before the first bound is history
+    // The events are read only for live streams waiting in this process; with none (a server nobody is watching),
+    // the bound alone moves: thousands of creates need not be read back by every server process.
+    if (!hub.awaited) {
+      if (bound > hub.safe) hub.skipTo(bound);
+      return;
+    }
     while (hub.safe < bound && !stopped) {
       const from: number = hub.safe;
       const events = await readEvents(services, { after: from, upTo: bound, limit: MAX_PAGE });

@@ -24,6 +24,23 @@ async function createTask(title: string): Promise<string> {
 const streamPath = () => `${api.url}/api/v1/workspaces/${ws.id}/events/stream`;
 
 describe('REST SSE stream (SPEC §9)', () => {
+  it('with no stream waiting, the relay moves its bound without reading events; a stream opened later still gets them', async () => {
+    const hub = api.services.hub;
+    const before = hub.safe ?? 0;
+    const made = [await createTask('unwatched 1'), await createTask('unwatched 2')];
+    // The relay proves a bound past both creates' events…
+    const deadline = Date.now() + 10_000;
+    while ((hub.safe ?? 0) < before + 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(hub.safe ?? 0).toBeGreaterThanOrEqual(before + 2);
+    // …without reading them: nobody in this process was waiting for them.
+    expect(hub.last).toBeUndefined();
+    // A subscriber resuming from before them reads them from the database, in order.
+    const resumed = await openSse(streamPath(), { authorization: `Bearer ${token}`, 'last-event-id': String(before) });
+    const got = await resumed.waitFor(2);
+    resumed.close();
+    expect(got.map((f) => [f.event, JSON.parse(f.data).task_id])).toEqual(made.map((id) => ['task.created', id]));
+  });
+
   it('a subscriber that resumes with Last-Event-ID gets every missed event once, in order', async () => {
     const first = await openSse(streamPath(), { authorization: `Bearer ${token}` });
     expect(first.status).toBe(200);

@@ -29,6 +29,21 @@ export class EventHub {
     this.wake();
   }
 
+  /** Whether a live stream of this process is waiting for the next advance (and would take its events from memory). */
+  get awaited(): boolean {
+    return this.waiters.size > 0;
+  }
+
+  /**
+   * Advances to `safe` without the events: nobody was waiting for them, and a stream that asks later reads them from
+   * the database (stream.ts), as it does whenever `last` is not the batch it needs.
+   */
+  skipTo(safe: number): void {
+    this.last = undefined;
+    this.safe = safe;
+    this.wake();
+  }
+
   /** Resolves at the next advance, or when `signal` aborts. */
   next(signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
