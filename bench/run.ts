@@ -52,6 +52,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 interface Plan {
   name: string;
+  /** The server process an HTTP series talks to: its CPU alone is the series' server CPU (else every server's). */
+  server?: AppProcess;
   baseline?: string;
   /** The physical anchor (anchors.ts) this series is also read against. */
   anchor?: string;
@@ -65,7 +67,7 @@ async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuPro
   for (const p of plans) await p.run(opts.warmupSeconds);
   for (let round = 0; round < opts.runs; round++) {
     for (const [i, p] of plans.entries()) {
-      const stop = await cpu.start();
+      const stop = await cpu.start(p.server ? [p.server.pid] : undefined);
       const r = await p.run(opts.seconds);
       r.cpu = await stop(r.ops);
       series[i]!.runs.push(r);
@@ -116,20 +118,20 @@ function plansFor(
   for (const surface of surfaces) {
     const label = surface === 'rest' ? 'REST' : 'tRPC';
     plans.push(
-      { name: `${label} Found`, ...reads, run: (s) => httpLoad(target, surface, 'found', { connections: c, seconds: s }) },
-      { name: `${label} Created`, ...writes, run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }) },
-      { name: `${label} lookup`, ...reads, run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
+      { name: `${label} Found`, ...reads, server: app, run: (s) => httpLoad(target, surface, 'found', { connections: c, seconds: s }) },
+      { name: `${label} Created`, ...writes, server: app, run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }) },
+      { name: `${label} lookup`, ...reads, server: app, run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
     );
     if (surface === 'trpc' && more.trpcAdapterOnly) {
       const other: HttpTarget = { ...target, url: more.trpcAdapterOnly.url };
       plans.push(
-        { name: `${label} Found ${TRPC_ADAPTER}`, ...reads, run: (s) => httpLoad(other, surface, 'found', { connections: c, seconds: s }) },
-        { name: `${label} lookup ${TRPC_ADAPTER}`, ...reads, run: (s) => httpLoad(other, surface, 'lookup', { connections: c, seconds: s }) },
+        { name: `${label} Found ${TRPC_ADAPTER}`, ...reads, server: more.trpcAdapterOnly, run: (s) => httpLoad(other, surface, 'found', { connections: c, seconds: s }) },
+        { name: `${label} lookup ${TRPC_ADAPTER}`, ...reads, server: more.trpcAdapterOnly, run: (s) => httpLoad(other, surface, 'lookup', { connections: c, seconds: s }) },
       );
     }
     if (more.transactionForm) {
       const other: HttpTarget = { ...target, url: more.transactionForm.url };
-      plans.push({ name: `${label} ${TRANSACTION_FORM}`, ...writes, run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }) });
+      plans.push({ name: `${label} ${TRANSACTION_FORM}`, ...writes, server: more.transactionForm, run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }) });
     }
   }
   const measuredAgainst = (name: string) => /^(raw|anchor|pgbench) /.test(name);
@@ -238,10 +240,13 @@ async function postgresPhase(): Promise<void> {
     report.counts.postgres = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
     if (opts.phases.has('matrix')) {
       log('starting a third server with the transaction-form creation store (TETHER_PG_ONE_STATEMENT=0)');
-      const transactionForm = await startApp(url, { env: { TETHER_PG_ONE_STATEMENT: '0' } });
+      // The two comparison servers answer their own series only: no relay or recovery loops idling beside the others'
+      // rounds (each loop costs an idle server ~1 % of a core).
+      const quiet = { TETHER_RELAY: '0', TETHER_RECOVERY: '0' };
+      const transactionForm = await startApp(url, { env: { ...quiet, TETHER_PG_ONE_STATEMENT: '0' } });
       cleanups.add(transactionForm.kill);
       // Issue 14 item 6: tRPC's own adapter for every call (TETHER_TRPC_NATIVE=0), to weigh the native path in this run.
-      const adapterOnly = await startApp(url, { env: { TETHER_TRPC_NATIVE: '0' } });
+      const adapterOnly = await startApp(url, { env: { ...quiet, TETHER_TRPC_NATIVE: '0' } });
       cleanups.add(adapterOnly.kill);
       try {
         const driver = services.store.driver;

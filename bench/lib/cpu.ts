@@ -54,8 +54,11 @@ export function postgresPids(port: number): number[] {
 }
 
 export interface CpuProbe {
-  /** Starts a measurement; the returned function ends it and divides by `ops`. */
-  start(): Promise<(ops: number) => Promise<CpuSplit>>;
+  /**
+   * Starts a measurement; the returned function ends it and divides by `ops`. `servers`: the server processes to
+   * count (an HTTP series: the one it talks to); by default every server process the probe knows.
+   */
+  start(servers?: readonly number[]): Promise<(ops: number) => Promise<CpuSplit>>;
 }
 
 /** `walLsn`: PostgreSQL's current WAL position in bytes (pg_current_wal_lsn), to report WAL written per operation. */
@@ -65,11 +68,11 @@ export function cpuProbe(serverPids: () => number[], postgresPort: number | unde
     return new Map<number, number>([...(master ? [[master, ticks(master, true)] as const] : []), ...backends.map((p) => [p, ticks(p)] as const)]);
   };
   return {
-    async start() {
+    async start(only) {
       const wal0 = await walLsn?.();
       const bench0 = process.cpuUsage();
       const children0 = ticks('self', true) - ticks('self');
-      const servers = serverPids();
+      const servers = only ?? serverPids();
       const server0 = servers.reduce((a, p) => a + ticks(p), 0);
       // Backends come and go with pool connections: those alive at either end, plus what the postmaster reaped.
       const pg0 = pgTicks();

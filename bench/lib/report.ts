@@ -179,7 +179,7 @@ export function toMarkdown(report: Report): string {
   );
   out.push('');
   out.push(
-    'The bench process runs the anchor and raw loops, in-process Tether, and the load generator (autocannon) for the HTTP series, and counts pgbench (its child) in its column; "servers" are the Tether processes (two, and a third for the transaction-form Created series); SQLite runs inside whichever process calls it. Linux /proc ticks (10 ms), so short quick-mode rounds are coarse. WAL bytes per op: pg_current_wal_lsn() around each round, everything PostgreSQL logged divided by the operations done.',
+    'The bench process runs the anchor and raw loops, in-process Tether, and the load generator (autocannon) for the HTTP series, and counts pgbench (its child) in its column; "servers" is the server process an HTTP series talks to (for the in-process series, every Tether server process: the background work their creates cause); SQLite runs inside whichever process calls it. Linux /proc ticks (10 ms), so short quick-mode rounds are coarse. WAL bytes per op: pg_current_wal_lsn() around each round, everything PostgreSQL logged divided by the operations done.',
   );
   out.push('');
   out.push('## SQL per request (in-process, db.stats counters)');
