@@ -90,14 +90,14 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, {
+  const head: Record<string, string> = {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(text)),
     'cache-control': 'no-store',
-    ...headers,
-  });
+  };
+  res.writeHead(status, headers ? Object.assign(head, headers) : head);
   res.end(text);
 }
 

@@ -28,33 +28,33 @@ const matchers = restRoutes.map((route) => {
   const pattern = path(route.path);
   return { route, pattern, template: templateOf(pattern) };
 });
+/** The matchers of each method, in the table's order: a request tries only its own method's routes. */
+const byMethod = new Map<string, typeof matchers>();
+for (const m of matchers) byMethod.set(m.route.method, [...(byMethod.get(m.route.method) ?? []), m]);
 
 export const handleRest: ApiHandler = async (req, res, services) => {
   try {
     const url = requestUrl(req.url ?? '/');
     const method = req.method ?? 'GET';
-    let pathMatched = false;
-    for (const { route, pattern, template } of matchers) {
+    for (const { route, pattern, template } of byMethod.get(method) ?? []) {
       const m = pattern.exec(url.pathname);
       if (!m) continue;
-      pathMatched = true;
-      if (route.method !== method) continue;
       const entry = services.requests.of(req);
       if (entry) entry.route = template; // the pattern, never the path (issue 17: metrics, logs)
       const params: Record<string, string> = {};
-      for (const [k, v] of Object.entries(m.groups ?? {})) params[k] = safeDecode(v);
-      const request = { req, res, services, params, query: url.searchParams };
+      for (const name in m.groups) params[name] = safeDecode(m.groups[name]!);
       if (route.public) {
         refuseMalformedQuery(req.url);
-        await route.handle(request);
+        await route.handle({ req, res, services, params, query: url.searchParams });
         return;
       }
       const auth = await requireAuthenticated(services, req);
       refuseMalformedQuery(req.url); // issue 18: `%FE` must not be read as U+FFFD (SPEC §2.1)
-      await route.handle({ ...request, auth });
+      await route.handle({ req, res, services, params, query: url.searchParams, auth });
       return;
     }
-    if (pathMatched) sendJson(res, 405, { error: 'method not allowed' });
+    // No route of this method: 405 when another method's route has the path, else 404.
+    if (matchers.some(({ pattern }) => pattern.test(url.pathname))) sendJson(res, 405, { error: 'method not allowed' });
     else sendJson(res, 404, { error: 'not found' });
   } catch (err) {
     sendError(res, err, services);
@@ -86,6 +86,7 @@ function templateOf(pattern: RegExp): string {
 }
 
 function safeDecode(v: string): string {
+  if (!v.includes('%')) return v;
   try {
     return decodeURIComponent(v);
   } catch {
