@@ -14,8 +14,9 @@ export default tseslint.config(
   },
   {
     // Pages, components, the tRPC client glue and the client package (`tether/client`) end up in browser bundles:
-    // they may import the server's TYPES (AppRouter) but never its modules. (`server-only` cannot guard those
-    // modules: the custom server loads them in plain Node, where that package throws on import.)
+    // they may import the server's TYPES (AppRouter) but never its modules. (`server-only` cannot guard src/server:
+    // the custom server loads it in plain Node, where that package throws on import. It guards the page-side module
+    // that reads the request, src/trpc/server-lookup.ts; tests/unit/architecture.test.ts holds both.)
     files: ['src/app/**', 'src/components/**', 'src/trpc/**', 'src/client/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

@@ -1,6 +1,7 @@
 // Server-side only (a page's server component): asks the API whether a console query answers "not found", so the
 // page can answer with a real 404 (issue 15) instead of rendering and then showing an error. The person's session
 // cookie goes along: "not found" includes "in a workspace you cannot see" (the API answers those alike, SPEC §11).
+import 'server-only'; // a page's server component only: it forwards the person's cookie (never a browser bundle)
 import { headers } from 'next/headers';
 import { API_ORIGIN_HEADER } from './api-origin';
 

@@ -2,7 +2,9 @@
 //   - SQL text and Prisma Client calls are written only in the data layer (src/server/db);
 //   - the environment is read only by the config module (src/server/config.ts);
 //   - no import circles anywhere in src/ (type-only imports included);
-//   - the domain imports no transport (api, rest, mcp, http) and no runtime (recovery, relay, dispatcher).
+//   - the domain imports no transport (api, rest, mcp, http) and no runtime (recovery, relay, dispatcher);
+//   - a page-side module that reads the request (next/headers) imports 'server-only' (src/server itself cannot: the
+//     custom server loads it in plain Node, where that package throws; eslint.config.js keeps it out of pages).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +42,13 @@ describe('layering (issue 13)', () => {
 
   it('reads the environment only in the config module', () => {
     expect(hits(outside('src/server/config.ts'), /process\.env/)).toEqual([]);
+  });
+
+  it("page-side modules that read the request are marked 'server-only' (Next fails a build that bundles them for the browser)", () => {
+    const pageSide = files.filter((f) => /^src\/(app|components|trpc)\//.test(f.rel));
+    const readers = pageSide.filter((f) => /from 'next\/headers'/.test(f.text));
+    expect(readers.map((f) => f.rel)).toContain('src/trpc/server-lookup.ts');
+    expect(readers.filter((f) => !/^import 'server-only';/m.test(f.text)).map((f) => f.rel)).toEqual([]);
   });
 
   it('the domain imports neither transport nor runtime', () => {
