@@ -1,12 +1,12 @@
 // `npm run bench:compare -- <other checkout> [--rounds=8] [--seconds=3] [--instances=2] [--dialect=postgres|sqlite]
-//   [--series=found,lookup,trpc-found,trpc-lookup]`: this checkout's server against another checkout's (an earlier
-// commit, as a git worktree with its own `npm ci` and `next build`), in ONE run: on one PostgreSQL, or each server on
-// a SQLite file of its own. The bench's ratios move with everything that shares the machine's two cores; this measures
-// the one thing a change to the server changes — server CPU per request — with every server up at once, the series
-// interleaved and the two sides' rounds alternated (A B, B A, …), so drift hits both alike. Each checkout seeds its
-// own database through its own code (bench/lib/compare-seed.ts) and starts its server the way its own `npm start`
-// does: the bundle when it has scripts/build-server.mjs, else its sources through tsx. docs/BENCHMARKS.md,
-// "Comparing two builds".
+//   [--series=found,lookup,trpc-found,trpc-lookup,created,trpc-created]` (default: the four reads): this checkout's
+// server against another checkout's (an earlier commit, as a git worktree with its own `npm ci` and `next build`), in
+// ONE run: on one PostgreSQL, or each server on a SQLite file of its own. The bench's ratios move with everything that
+// shares the machine's two cores; this measures the one thing a change to the server changes — server CPU per request
+// — with every server up at once, the series interleaved and the two sides' rounds alternated (A B, B A, …), so drift
+// hits both alike. Each checkout seeds its own database through its own code (bench/lib/compare-seed.ts) and starts
+// its server the way its own `npm start` does: the bundle when it has scripts/build-server.mjs, else its sources
+// through tsx. docs/BENCHMARKS.md, "Comparing two builds".
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,9 @@ import { createDatabase, freePort, startPostgres } from '../tests/support/postgr
 import { median } from './lib/measure';
 import { ROOT } from './lib/server';
 
-const SERIES = ['found', 'lookup', 'trpc-found', 'trpc-lookup'] as const;
+const SERIES = ['found', 'lookup', 'trpc-found', 'trpc-lookup', 'created', 'trpc-created'] as const;
+/** The default: reads only. Created (`--series=…,created,trpc-created`) writes a task per request, so it grows the table. */
+const READS: SeriesName[] = ['found', 'lookup', 'trpc-found', 'trpc-lookup'];
 type SeriesName = (typeof SERIES)[number];
 const HELD = 10_000;
 
@@ -32,7 +34,7 @@ const instances = Number(option('instances', '2'));
 const dialect = option('dialect', 'postgres');
 if (dialect !== 'postgres' && dialect !== 'sqlite') throw new Error('--dialect: postgres or sqlite');
 const seconds = Number(option('seconds', '3'));
-const series = option('series', SERIES.join(',')).split(',') as SeriesName[];
+const series = option('series', READS.join(',')).split(',') as SeriesName[];
 for (const s of series) if (!SERIES.includes(s)) throw new Error(`--series: unknown ${s} (${SERIES.join(', ')})`);
 
 interface Server {
@@ -77,29 +79,41 @@ async function start(label: string, root: string, databaseUrl: string): Promise<
   let output = '';
   await new Promise<void>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`${label}: no start in 90 s\n${output}`)), 90_000);
+    // Output is kept (up to 64 KiB) for error messages, but scanned only until the server has started: under load
+    // it writes request lines, and scanning them would spend CPU this process shares with the servers.
     const keep = (d: Buffer) => {
       if (output.length < 65_536) output += String(d);
-      if (/listening on/.test(output)) {
-        clearTimeout(timer);
-        ok();
-      }
+    };
+    const started = () => {
+      if (!/listening on/.test(output)) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', started);
+      ok();
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
+    child.stdout!.on('data', started);
     child.once('exit', (code) => fail(new Error(`${label}: exited (${code})\n${output}`)));
   });
   return { label, url: `http://127.0.0.1:${port}`, pid: child.pid!, token, workspaceId, child };
 }
 
 const held = () => `ext-${1 + Math.floor(Math.random() * HELD)}`;
+const run = Math.random().toString(36).slice(2, 8);
+let created = 0;
+const fresh = () => `new-${run}-${++created}`;
 
 function request(s: Server, name: SeriesName) {
-  const create = () => JSON.stringify({ workspace_id: s.workspaceId, external_id: held(), title: 'bench task' });
+  const create = (id: () => string) => JSON.stringify({ workspace_id: s.workspaceId, external_id: id(), title: 'bench task' });
   switch (name) {
     case 'found':
-      return { method: 'POST', path: '/api/v1/tasks', setupRequest: (r: object) => ({ ...r, body: create() }) };
+      return { method: 'POST', path: '/api/v1/tasks', setupRequest: (r: object) => ({ ...r, body: create(held) }) };
     case 'trpc-found':
-      return { method: 'POST', path: '/api/trpc/task.create', setupRequest: (r: object) => ({ ...r, body: create() }) };
+      return { method: 'POST', path: '/api/trpc/task.create', setupRequest: (r: object) => ({ ...r, body: create(held) }) };
+    case 'created':
+      return { method: 'POST', path: '/api/v1/tasks', setupRequest: (r: object) => ({ ...r, body: create(fresh) }) };
+    case 'trpc-created':
+      return { method: 'POST', path: '/api/trpc/task.create', setupRequest: (r: object) => ({ ...r, body: create(fresh) }) };
     case 'lookup':
       return { method: 'GET', setupRequest: (r: object) => ({ ...r, path: `/api/v1/workspaces/${s.workspaceId}/tasks/by-external-id?external_id=${held()}` }) };
     case 'trpc-lookup':

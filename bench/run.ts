@@ -98,12 +98,14 @@ function plansFor(
   const target: HttpTarget = { url: app.url, token: seeded.token, workspaceId: seeded.main.id, held };
   const reads = { baseline: 'raw lookup', anchor: ANCHOR_LOOKUP };
   const writes = { baseline: 'raw insert', anchor: ANCHOR_INSERT };
-  const plans: Plan[] = [
-    { name: ANCHOR_LOOKUP, run: loop(anchor.lookup) },
-    { name: ANCHOR_INSERT, run: loop(anchor.insert) },
-  ];
+  const plans: Plan[] = opts.pre16Series
+    ? []
+    : [
+        { name: ANCHOR_LOOKUP, run: loop(anchor.lookup) },
+        { name: ANCHOR_INSERT, run: loop(anchor.insert) },
+      ];
   const { pgbench } = more;
-  if (pgbench) {
+  if (pgbench && !opts.pre16Series) {
     plans.push(
       { name: 'pgbench lookup', anchor: ANCHOR_LOOKUP, run: (s) => pgbench('lookup', s) },
       { name: 'pgbench insert', anchor: ANCHOR_INSERT, run: (s) => pgbench('insert', s) },
@@ -238,7 +240,12 @@ async function postgresPhase(): Promise<void> {
     anchor = pgAnchor(url);
 
     report.counts.postgres = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
-    if (opts.phases.has('matrix')) {
+    if (opts.phases.has('matrix') && opts.pre16Series) {
+      const driver = services.store.driver;
+      const walLsn = async () => Number((await driver.one<{ b: unknown }>("SELECT pg_current_wal_lsn() - '0/0' AS b"))?.b ?? 0);
+      await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc']), cpuProbe(() => apps.map((a) => a.pid), Number(new URL(url).port), walLsn));
+      report.peakRssMb = app.peakRssMb();
+    } else if (opts.phases.has('matrix')) {
       log('starting a third server with the transaction-form creation store (TETHER_PG_ONE_STATEMENT=0)');
       // The two comparison servers answer their own series only: no relay or recovery loops idling beside the others'
       // rounds (each loop costs an idle server ~1 % of a core).
@@ -308,7 +315,7 @@ async function sqlitePhase(): Promise<void> {
     const { seeded } = prepared;
     app = await startApp(`file:${file}`, { profileDir: opts.profile ? resolve(RESULTS, 'profiles') : undefined });
     cleanups.add(app.kill);
-    raw = sqliteBaseline(file);
+    raw = sqliteBaseline(file, opts.pre16Series);
     anchor = sqliteAnchor(file);
     report.counts.sqlite = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
     const live = app;
@@ -328,6 +335,7 @@ ensureBuilt(log);
 await postgresPhase();
 if (opts.phases.has('sqlite')) await sqlitePhase();
 if (opts.mode === 'quick') report.notes.push('quick mode: fewer and shorter runs and a smaller scale comparison; use the full mode for reference figures.');
+if (opts.pre16Series) report.notes.push('--pre16-series: only the series the bench had before issue 16 (no anchor, pgbench, transaction-form or adapter-only series), and the SQLite raw lookup as the plain statement — for comparing with a checkout from before then.');
 if (opts.profile) report.notes.push('the first PostgreSQL server and the SQLite server ran under --cpu-prof (slower); profiles are in bench/results/profiles — summarize with `tsx bench/profile-summary.ts <file>`.');
 report.notes.push(`wall time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 const files = writeReport(report, RESULTS);
