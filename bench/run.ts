@@ -105,7 +105,7 @@ function plansFor(
         { name: ANCHOR_INSERT, run: loop(anchor.insert) },
       ];
   const { pgbench } = more;
-  if (pgbench && !opts.pre16Series) {
+  if (pgbench) {
     plans.push(
       { name: 'pgbench lookup', anchor: ANCHOR_LOOKUP, run: (s) => pgbench('lookup', s) },
       { name: 'pgbench insert', anchor: ANCHOR_INSERT, run: (s) => pgbench('insert', s) },
@@ -240,33 +240,32 @@ async function postgresPhase(): Promise<void> {
     anchor = pgAnchor(url);
 
     report.counts.postgres = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
-    if (opts.phases.has('matrix') && opts.pre16Series) {
+    if (opts.phases.has('matrix')) {
       const driver = services.store.driver;
       const walLsn = async () => Number((await driver.one<{ b: unknown }>("SELECT pg_current_wal_lsn() - '0/0' AS b"))?.b ?? 0);
-      await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc']), cpuProbe(() => apps.map((a) => a.pid), Number(new URL(url).port), walLsn));
-      report.peakRssMb = app.peakRssMb();
-    } else if (opts.phases.has('matrix')) {
-      log('starting a third server with the transaction-form creation store (TETHER_PG_ONE_STATEMENT=0)');
-      // The two comparison servers answer their own series only: no relay or recovery loops idling beside the others'
-      // rounds (each loop costs an idle server ~1 % of a core).
-      const quiet = { TETHER_RELAY: '0', TETHER_RECOVERY: '0' };
-      const transactionForm = await startApp(url, { env: { ...quiet, TETHER_PG_ONE_STATEMENT: '0' } });
-      cleanups.add(transactionForm.kill);
-      // Issue 14 item 6: tRPC's own adapter for every call (TETHER_TRPC_NATIVE=0), to weigh the native path in this run.
-      const adapterOnly = await startApp(url, { env: { ...quiet, TETHER_TRPC_NATIVE: '0' } });
-      cleanups.add(adapterOnly.kill);
-      try {
-        const driver = services.store.driver;
-        const walLsn = async () => Number((await driver.one<{ b: unknown }>("SELECT pg_current_wal_lsn() - '0/0' AS b"))?.b ?? 0);
-        const probe = cpuProbe(() => [...apps.map((a) => a.pid), transactionForm.pid, adapterOnly.pid], Number(new URL(url).port), walLsn);
-        const bin = findPgbench();
-        if (!bin) report.notes.push('pgbench is not installed next to the PostgreSQL server: its series were skipped.');
-        const pgbench = bin ? (kind: 'lookup' | 'insert', s: number) => runPgbench(bin, url, kind, opts.concurrency, opts.cores, s) : undefined;
-        await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc'], { transactionForm, trpcAdapterOnly: adapterOnly, pgbench }), probe);
-      } finally {
-        await Promise.all([transactionForm.stop(), adapterOnly.stop()]);
-        cleanups.delete(transactionForm.kill);
-        cleanups.delete(adapterOnly.kill);
+      const probe = (more: AppProcess[]) => cpuProbe(() => [...apps, ...more].map((a) => a.pid), Number(new URL(url).port), walLsn);
+      if (opts.pre16Series) {
+        await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc']), probe([]));
+      } else {
+        log('starting a third server with the transaction-form creation store (TETHER_PG_ONE_STATEMENT=0)');
+        // The two comparison servers answer their own series only: no relay or recovery loops idling beside the
+        // others' rounds (each loop costs an idle server ~1 % of a core).
+        const quiet = { TETHER_RELAY: '0', TETHER_RECOVERY: '0' };
+        const transactionForm = await startApp(url, { env: { ...quiet, TETHER_PG_ONE_STATEMENT: '0' } });
+        cleanups.add(transactionForm.kill);
+        // Issue 14 item 6: tRPC's own adapter for every call (TETHER_TRPC_NATIVE=0), to weigh the native path in this run.
+        const adapterOnly = await startApp(url, { env: { ...quiet, TETHER_TRPC_NATIVE: '0' } });
+        cleanups.add(adapterOnly.kill);
+        try {
+          const bin = findPgbench();
+          if (!bin) report.notes.push('pgbench is not installed next to the PostgreSQL server: its series were skipped.');
+          const pgbench = bin ? (kind: 'lookup' | 'insert', s: number) => runPgbench(bin, url, kind, opts.concurrency, opts.cores, s) : undefined;
+          await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc'], { transactionForm, trpcAdapterOnly: adapterOnly, pgbench }), probe([transactionForm, adapterOnly]));
+        } finally {
+          await Promise.all([transactionForm.stop(), adapterOnly.stop()]);
+          cleanups.delete(transactionForm.kill);
+          cleanups.delete(adapterOnly.kill);
+        }
       }
       report.peakRssMb = app.peakRssMb();
     }

@@ -61,6 +61,13 @@ export function ratio(report: Report, s: Series, to: 'baseline' | 'anchor' = 'ba
   return base ? medianOf(s, 'opsPerSec') / medianOf(base, 'opsPerSec') : undefined;
 }
 
+/** The anchor itself says so; a series whose anchor was not measured (`--pre16-series`) gets a dash. */
+function anchorCell(report: Report, s: Series): string {
+  if (!s.anchor) return s.name.startsWith('anchor ') ? '(anchor)' : '–';
+  const v = ratio(report, s, 'anchor');
+  return v === undefined ? '–' : `${f(v, 2)} × ${s.anchor}`;
+}
+
 const f = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
 const mark = (ok: boolean) => (ok ? 'met' : '**MISSED**');
 
@@ -158,7 +165,7 @@ export function toMarkdown(report: Report): string {
         f(medianOf(s, 'p50Ms'), 2),
         f(medianOf(s, 'p99Ms'), 2),
         s.baseline ? `${f(ratio(report, s), 2)} × ${s.baseline}` : s.name.startsWith('raw ') ? '(baseline)' : '–',
-        s.anchor ? `${f(ratio(report, s, 'anchor'), 2)} × ${s.anchor}` : '(anchor)',
+        anchorCell(report, s),
         String(s.runs.reduce((n, r) => n + r.errors, 0)) + (s.runs.find((r) => r.firstError)?.firstError ? ` (${s.runs.find((r) => r.firstError)!.firstError})` : ''),
       ]),
     ),
