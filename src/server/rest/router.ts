@@ -30,7 +30,11 @@ const matchers = restRoutes.map((route) => {
 });
 /** The matchers of each method, in the table's order: a request tries only its own method's routes. */
 const byMethod = new Map<string, typeof matchers>();
-for (const m of matchers) byMethod.set(m.route.method, [...(byMethod.get(m.route.method) ?? []), m]);
+for (const m of matchers) {
+  const list = byMethod.get(m.route.method);
+  if (list) list.push(m);
+  else byMethod.set(m.route.method, [m]);
+}
 
 export const handleRest: ApiHandler = async (req, res, services) => {
   try {
