@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { isPostgresUrl, parsePostgresUrl } from './db/dialect/postgres/url';
 import { LOG_LEVELS, type LogSettings } from './observability/logger';
 
 export class ConfigError extends Error {
@@ -41,6 +42,17 @@ const flag = z.preprocess(
 
 const text = z.preprocess(unset, z.string().optional());
 
+/** A PostgreSQL URL in libpq's form (several hosts, target_session_attrs, pgbouncer: db/dialect/postgres/url.ts):
+ *  a URL node-postgres would misread is refused at start with the reason, never half-used. */
+const libpqForm = (url: string, ctx: z.RefinementCtx) => {
+  if (!isPostgresUrl(url)) return;
+  try {
+    parsePostgresUrl(url);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+};
+
 const ZEnv = z.object({
   DATABASE_URL: z.preprocess(
     unset,
@@ -48,6 +60,17 @@ const ZEnv = z.object({
       .string()
       .trim()
       .regex(/^(postgres(ql)?:\/\/|file:|sqlite:)/i, 'must start with postgresql://, file: or sqlite:')
+      .superRefine(libpqForm)
+      .optional(),
+  ),
+  DIRECT_DATABASE_URL: z.preprocess(
+    unset,
+    z
+      .string()
+      .trim()
+      .regex(/^postgres(ql)?:\/\//i, 'must start with postgresql:// (it is PostgreSQL itself, for migrations)')
+      .superRefine(libpqForm)
+      .refine((url) => !/[?&]pgbouncer=true(&|$)/i.test(url), 'must reach PostgreSQL itself, not PgBouncer (no pgbouncer=true)')
       .optional(),
   ),
   TETHER_DATA_DIR: text,
@@ -115,6 +138,11 @@ export const MAX_TOKEN_CACHE_MS = 2000;
 
 export interface Config {
   databaseUrl: string;
+  /**
+   * PostgreSQL itself when `databaseUrl` goes through PgBouncer: what needs a session (migrations, which hold an
+   * advisory lock across transactions) runs there (db/migrate.ts). Null: everything uses `databaseUrl`.
+   */
+  directDatabaseUrl: string | null;
   port: number;
   host: string;
   dataDir: string;
@@ -183,17 +211,26 @@ export interface Config {
   log: LogSettings;
 }
 
+/** A refused value is echoed in the error, but never a URL's password: `postgresql://u:secret@h` → `postgresql://u:***@h`. */
+function withoutPassword(value: string | undefined): string | undefined {
+  return value?.replace(/^([a-z]+:\/\/[^/?#@:]*):[^/?#]*@/i, '$1:***@');
+}
+
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, argv: readonly string[] = []): Config {
   const parsed = ZEnv.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    throw new ConfigError(`${name}: ${issue.message} (got ${JSON.stringify(env[name] ?? null)})`);
+    throw new ConfigError(`${name}: ${issue.message} (got ${JSON.stringify(withoutPassword(env[name]) ?? null)})`);
   }
   const e = parsed.data;
   const dataDir = resolve(e.TETHER_DATA_DIR ?? './data');
   const production = e.NODE_ENV === 'production';
+  const databaseUrl = e.DATABASE_URL ?? `file:${resolve(dataDir, 'tether.db')}`;
+  if (e.DIRECT_DATABASE_URL && !isPostgresUrl(databaseUrl)) {
+    throw new ConfigError('DIRECT_DATABASE_URL: only for a PostgreSQL DATABASE_URL (it names the same database without PgBouncer)');
+  }
   const webhookLeaseMs = e.TETHER_WEBHOOK_LEASE_MS ?? 30_000;
   const ratePerSec = e.TETHER_RATE_LIMIT_PER_SEC ?? 1000;
   const headersTimeoutMs = e.TETHER_HEADERS_TIMEOUT_MS ?? 10_000;
@@ -203,7 +240,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('TETHER_HEADERS_TIMEOUT_MS: must not be longer than TETHER_REQUEST_TIMEOUT_MS');
   }
   return {
-    databaseUrl: e.DATABASE_URL ?? `file:${resolve(dataDir, 'tether.db')}`,
+    databaseUrl,
+    directDatabaseUrl: e.DIRECT_DATABASE_URL ?? null,
     port: e.PORT ?? 3000,
     host: e.HOST ?? '0.0.0.0',
     dataDir,

@@ -29,6 +29,7 @@ export function createServices(options: ServiceOptions = {}): Services {
           max: config.postgres.poolSize,
           connectTimeoutMs: config.postgres.connectTimeoutMs,
           queryTimeoutMs: config.postgres.queryTimeoutMs,
+          directUrl: config.directDatabaseUrl ?? undefined,
         }),
       { oneStatementCreate: config.postgres.oneStatementCreate },
     );

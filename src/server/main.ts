@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { migrate, MigrationError } from './db/migrate';
+import { describePostgresUrl, isPostgresUrl } from './db/dialect/postgres/url';
 import { startRelay } from './runtime/relay';
 import { startRecoveryRuntime } from './runtime';
 import { createHttpServer, type PageHandler } from './http/server';
@@ -35,17 +36,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** `postgresql://user:secret@host/db` → `postgresql://user@host/db`; SQLite → the file path. */
+/** `postgresql://user:secret@h1,h2/db?…` → `postgresql://user@h1:5432,h2:5432/db` (no password, no credentials in
+ *  query parameters); SQLite → the file path. */
 export function describeDatabase(url: string): string {
-  if (!/^postgres(ql)?:\/\//i.test(url)) return url.replace(/^(file|sqlite):(\/\/)?/i, '');
-  try {
-    const u = new URL(url);
-    u.password = '';
-    u.search = ''; // query parameters can carry credentials too (sslkey, password)
-    return u.toString();
-  } catch {
-    return 'postgresql://(unparseable url)';
-  }
+  return isPostgresUrl(url) ? describePostgresUrl(url) : url.replace(/^(file|sqlite):(\/\/)?/i, '');
 }
 
 async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): Promise<void> }> {

@@ -197,7 +197,31 @@ async function inTransaction(client: pg.PoolClient, fn: () => Promise<void>): Pr
   }
 }
 
+/**
+ * SPEC §12: a migration holds a session-level advisory lock across several transactions (as `prisma migrate deploy`
+ * does), which PgBouncer's transaction pooling cannot give: each transaction may run on another server connection,
+ * so the lock would be taken on one and never released. Migrations therefore run on DIRECT_DATABASE_URL when it is
+ * set (Prisma's `directUrl`), and refuse to run through a pooler without it.
+ */
 async function migratePostgres(db: PostgresDb, files: MigrationFile[]): Promise<MigrationResult> {
+  if (db.directUrl) {
+    const direct = db.openDirect();
+    try {
+      if (direct.pooler) throw new MigrationError('DIRECT_DATABASE_URL goes through PgBouncer (pgbouncer=true): it must reach PostgreSQL itself');
+      return await migrateSession(direct, files);
+    } finally {
+      await direct.close();
+    }
+  }
+  if (db.pooler) {
+    throw new MigrationError(
+      'DATABASE_URL goes through PgBouncer (pgbouncer=true), where a migration cannot hold its lock: set DIRECT_DATABASE_URL to PostgreSQL itself',
+    );
+  }
+  return migrateSession(db, files);
+}
+
+async function migrateSession(db: PostgresDb, files: MigrationFile[]): Promise<MigrationResult> {
   const client = await db.pool.connect();
   const sql = clientSql(client);
   const applied: string[] = [];

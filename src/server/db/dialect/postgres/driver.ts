@@ -2,6 +2,8 @@ import pg from 'pg';
 import type { Db, DbErrorInfo, DbStats, PoolStats, Sql } from '../../types';
 import { SchemaAlarm } from '../../schema-alarm';
 import { isoFromTimestamptz } from './timestamps';
+import { Topology } from './topology';
+import { parsePostgresUrl } from './url';
 
 // timestamptz and bigint come back as ISO strings / numbers so rows look the same as on SQLite.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, isoFromTimestamptz);
@@ -32,6 +34,9 @@ export interface PostgresOptions {
   max?: number;
   connectTimeoutMs?: number;
   queryTimeoutMs?: number;
+  /** DIRECT_DATABASE_URL: PostgreSQL itself, for what needs a session (migrations, db/migrate.ts) when `url` goes
+   *  through PgBouncer. */
+  directUrl?: string;
 }
 
 class PgSql implements Sql {
@@ -42,6 +47,9 @@ class PgSql implements Sql {
     /** Outside a transaction every writing statement commits on its own: counted as a transaction (issue 4). */
     private readonly autocommit: boolean,
     protected readonly alarm: SchemaAlarm,
+    /** Named (prepared once per connection) statements; off behind PgBouncer, whose transaction pooling hands each
+     *  transaction any server connection, where a statement prepared on another does not exist. */
+    protected readonly named: boolean,
   ) {}
 
   private async exe(text: string, params: readonly unknown[]) {
@@ -59,7 +67,7 @@ class PgSql implements Sql {
       this.counters.writes++;
       if (this.autocommit) this.counters.transactions++;
     }
-    const config = { name: nameFor(text), text, values: params.map(toParam) };
+    const config = { name: this.named ? nameFor(text) : undefined, text, values: params.map(toParam) };
     if (!(this.client instanceof pg.Pool)) return this.client.query(config);
     // Not `pool.query()`: it destroys the connection on ANY error (pg-pool releases with the error), and the
     // create protocol expects errors — a unique violation is how a lost race ends (SPEC §4.1 step 7). Each one
@@ -97,23 +105,33 @@ class PgSql implements Sql {
 export class PostgresDb extends PgSql implements Db {
   readonly stats: DbStats;
   readonly pool: pg.Pool;
+  /** `url` reaches PostgreSQL through PgBouncer in transaction pooling mode (`pgbouncer=true`, url.ts). */
+  readonly pooler: boolean;
+  readonly directUrl: string | undefined;
 
-  constructor(readonly url: string, options: PostgresOptions = {}) {
+  constructor(
+    readonly url: string,
+    private readonly options: PostgresOptions = {},
+  ) {
     const stats: DbStats = { statements: 0, writes: 0, transactions: 0 };
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: options.max ?? 8,
+    const parsed = parsePostgresUrl(url);
+    const connection = {
+      connectionString: parsed.connectionString,
       // Fail fast when the database is away (issue 9): no request hangs past these bounds.
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       query_timeout: options.queryTimeoutMs ?? 30000,
-      idleTimeoutMillis: 30000,
-    });
+    };
+    // Several hosts, or a session the URL is particular about: the topology picks the node and follows failovers.
+    const topology = Topology.needed(parsed) ? new Topology(parsed, connection) : undefined;
+    const pool = new pg.Pool({ ...connection, max: options.max ?? 8, idleTimeoutMillis: 30000, Client: topology?.clientClass() });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const alarm = new SchemaAlarm();
-    super(pool, stats, true, alarm);
+    super(pool, stats, true, alarm, !parsed.pgbouncer);
     this.pool = pool;
     this.stats = stats;
+    this.pooler = parsed.pgbouncer;
+    this.directUrl = options.directUrl;
   }
 
   async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
@@ -129,7 +147,7 @@ export class PostgresDb extends PgSql implements Db {
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const result = await fn(new PgSql(client, this.stats, false, this.alarm));
+      const result = await fn(new PgSql(client, this.stats, false, this.alarm, this.named));
       await client.query('COMMIT');
       return result;
     } catch (err) {
@@ -143,6 +161,13 @@ export class PostgresDb extends PgSql implements Db {
       client.off('error', onError);
       client.release(broken);
     }
+  }
+
+  /** A one-connection database on DIRECT_DATABASE_URL (what needs a session), with this one's timeouts; the caller
+   *  closes it. */
+  openDirect(): PostgresDb {
+    if (!this.directUrl) throw new Error('no DIRECT_DATABASE_URL');
+    return new PostgresDb(this.directUrl, { connectTimeoutMs: this.options.connectTimeoutMs, queryTimeoutMs: this.options.queryTimeoutMs, max: 1 });
   }
 
   onSchemaMissing(listener: () => void): () => void {
