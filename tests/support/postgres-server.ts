@@ -49,31 +49,55 @@ export interface StartPostgresOptions {
   durableCommits?: boolean;
 }
 
+/** `cmd args` as the `postgres` system user when we are root (PostgreSQL and PgBouncer refuse to run as root). */
+export function asPostgres(cmd: string, args: string[]): readonly [string, string[]] {
+  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+}
+
+/** Runs `cmd args` (as `postgres` when root) to completion; throws with its output when it fails. */
+export function runAsPostgres(cmd: string, args: string[]): void {
+  const [c, a] = asPostgres(cmd, args);
+  const r = spawnSync(c, a, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout}`);
+}
+
+/** A temp folder the `postgres` user can write in. */
+export function sharedTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o777);
+  return dir;
+}
+
+/** One PostgreSQL server process on a loopback port, its data folder under `dir` (the cluster is made by the caller). */
+export function pgNode(dir: string, data: string, port: number, settings: string[] = []) {
+  const bin = pgBin();
+  // fsync off survives a process crash (the OS keeps the pages); asynchronous commit does not (see above).
+  const opts = [`-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=400`, ...settings.map((s) => `-c ${s}`)].join(' ');
+  return {
+    port,
+    data,
+    start: () => runAsPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-w', '-t', '60', '-l', join(dir, `log-${port}`), 'start']),
+    stop: (mode = 'fast') => {
+      const [c, a] = asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
+      spawnSync(c, a, { encoding: 'utf8' });
+    },
+  };
+}
+
+/** initdb as the tests want it: trust on loopback (replication included), UTF-8, C locale, no fsync. */
+export function initCluster(data: string): void {
+  runAsPostgres(join(pgBin(), 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '-N']);
+}
+
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PgServer> {
   if (process.env.TEST_DATABASE_URL) return { url: process.env.TEST_DATABASE_URL, stop() {} };
-  const bin = pgBin();
-  const root = process.getuid?.() === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'tether-pg-'));
-  chmodSync(dir, 0o777);
+  const dir = sharedTempDir('tether-pg-');
   const data = join(dir, 'data');
-  const port = await freePort();
-  // PostgreSQL refuses to run as root: run it as the `postgres` system user the package creates.
-  const as = (cmd: string, args: string[]) =>
-    root ? (['runuser', ['-u', 'postgres', '--', cmd, ...args]] as const) : ([cmd, args] as const);
-  const run = (cmd: string, args: string[]) => {
-    const [c, a] = as(cmd, args);
-    const r = spawnSync(c, a, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout}`);
-  };
-  run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '-N']);
-  // fsync off survives a process crash (the OS keeps the pages); asynchronous commit does not (see above).
-  const commit = options.durableCommits ? 'on' : 'off';
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${commit} -c full_page_writes=off -c max_connections=400`;
-  const start = () => run(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-w', '-t', '60', '-l', join(dir, 'log'), 'start']);
-  const stop = (mode = 'fast') => {
-    const [c, a] = as(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
-    spawnSync(c, a, { encoding: 'utf8' });
-  };
+  initCluster(data);
+  const node = pgNode(dir, data, await freePort(), [`synchronous_commit=${options.durableCommits ? 'on' : 'off'}`]);
+  const { port } = node;
+  const start = node.start;
+  const stop = node.stop;
   start();
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
