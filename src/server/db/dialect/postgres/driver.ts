@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Db, DbErrorInfo, DbStats, PoolStats, Sql } from '../../types';
 import { SchemaAlarm } from '../../schema-alarm';
 import { isoFromTimestamptz } from './timestamps';
-import { Topology } from './topology';
+import { isRetired, Topology } from './topology';
 import { parsePostgresUrl } from './url';
 
 // timestamptz and bigint come back as ISO strings / numbers so rows look the same as on SQLite.
@@ -27,6 +27,16 @@ function nameFor(text: string): string {
     names.set(text, name);
   }
   return name;
+}
+
+/** A connection from the pool, never one on a node the topology has retired (topology.ts): those that were idle
+ *  when their node stopped qualifying may be handed out once before they are gone; each is ended and another taken. */
+async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
+  for (;;) {
+    const client = await pool.connect();
+    if (!isRetired(client)) return client;
+    client.release(true);
+  }
 }
 
 /** Pool settings (config.ts `postgres`); tests and tools may open a pool with fewer connections. */
@@ -73,7 +83,7 @@ class PgSql implements Sql {
     // create protocol expects errors — a unique violation is how a lost race ends (SPEC §4.1 step 7). Each one
     // cost a new connection, a new backend process and re-preparing every statement (issue 4: found by the
     // race benchmark, 64 concurrent creates of one identity). Only a connection that failed is discarded.
-    const client = await this.client.connect();
+    const client = await checkout(this.client);
     let lost = false;
     const onError = () => {
       lost = true;
@@ -135,7 +145,7 @@ export class PostgresDb extends PgSql implements Db {
   }
 
   async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await checkout(this.pool);
     this.stats.transactions++;
     let broken = false;
     // pg-pool removes its error listener while a client is checked out. If the server goes away between two

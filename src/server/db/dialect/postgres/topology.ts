@@ -5,13 +5,15 @@
 // (PrismaPg is built over the same pool) — follows the same node.
 //
 // Finding the node is libpq's rule: the URL's hosts in order, the first that satisfies `target_session_attrs`
-// (probed in parallel, chosen in order). The choice is kept until something says it is wrong:
-//   - a connection to it fails, or a connection of it is lost (an 'error' event): it is forgotten, and the next
-//     connection looks again — when it finds another node, every connection still open to the old one is dropped;
-//   - it answers SQLSTATE 25006 (read-only transaction: a demoted primary) or a new connection to it no longer
-//     satisfies `target_session_attrs`: it is forgotten and its connections dropped at once.
-// A look that finds no acceptable node fails fast with SQLSTATE 08001 (the database is unavailable: callers answer 503)
-// and the next look waits a backoff (doubling, capped), so a failover costs a few seconds of 503s and no restart.
+// (probed in parallel, chosen in order; every new connection is checked again, as libpq does). The choice is kept
+// until something says it is wrong:
+//   - a connection to it fails, or one of its connections is lost (an 'error' event): it is forgotten and the next
+//     connection looks again; when that finds another node, the connections still open to the old one are retired;
+//   - it answers SQLSTATE 25006 (read-only transaction: a demoted primary), or a new connection to it no longer
+//     satisfies `target_session_attrs`: it is forgotten and its connections are retired at once.
+// Retired means ended: the idle ones now, the ones in use when they are given back (pg-pool's release with an error).
+// A look that finds no acceptable node fails fast with SQLSTATE 08001 (the database is unavailable: callers answer
+// 503) and the next look waits a backoff (doubling, capped), so a failover costs seconds of 503s and no restart.
 import pg from 'pg';
 import type { PostgresHost, PostgresUrl, TargetSessionAttrs } from './url';
 
@@ -62,10 +64,20 @@ function place(client: pg.Client, { host, port }: PostgresHost): void {
 
 const label = (h: PostgresHost) => `${h.host.includes(':') ? `[${h.host}]` : h.host}:${h.port}`;
 
-/** A pool connection with the node it is on. */
+/** A pool connection, the node it is on, and whether it may still be used. */
 interface Placed {
   node: number;
-  drop(): void;
+  /** Checked in to the pool (not in use). */
+  idle: boolean;
+  /** Its node no longer qualifies: ended when idle, and given back to the pool as broken when in use. */
+  retired: boolean;
+  destroy(): void;
+}
+
+/** Whether a connection checked out of the pool is on a node the topology has given up on (the driver takes
+ *  another: driver.ts). */
+export function isRetired(client: pg.PoolClient): boolean {
+  return (client as unknown as { placed?: Placed }).placed?.retired === true;
 }
 
 export class Topology {
@@ -143,7 +155,7 @@ export class Topology {
     this.previous = node;
     this.failures = 0;
     this.lastFailure = undefined;
-    if (before !== undefined && before !== node) this.drop(before);
+    if (before !== undefined && before !== node) this.retire(before);
   }
 
   /** A connection to `node` failed or was lost: look again before the next connection (the node may be gone). */
@@ -151,15 +163,23 @@ export class Topology {
     if (this.current === node) this.current = undefined;
   }
 
-  /** `node` refuses what the URL asks for (read-only, in recovery): forget it and drop its connections now. */
+  /** `node` refuses what the URL asks for (read-only, in recovery): forget it and retire its connections now. */
   refused(node: number): void {
     this.lost(node);
-    this.drop(node);
+    this.retire(node);
   }
 
-  /** Ends every pool connection to `node`: statements in flight there fail as a lost connection (503). */
-  private drop(node: number): void {
-    for (const c of [...this.open]) if (c.node === node) c.drop();
+  /**
+   * Retires every pool connection to `node`: an idle one is ended now; one in use finishes what it is doing (on a
+   * node that no longer qualifies a write fails with 25006, on a dead one the connection is already lost) and is
+   * ended when it is given back.
+   */
+  private retire(node: number): void {
+    for (const c of [...this.open]) {
+      if (c.node !== node) continue;
+      c.retired = true;
+      if (c.idle) c.destroy();
+    }
   }
 
   /** pg-pool's `Client` option: a pg Client that connects where the topology says and reports what it meets. */
@@ -167,7 +187,8 @@ export class Topology {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the class below is built per topology
     const topology = this;
     return class TopologyClient extends pg.Client {
-      private placed: Placed | undefined;
+      placed: Placed | undefined;
+      private poolRelease: ((err?: Error | boolean) => void) | undefined;
 
       constructor(config?: string | pg.ClientConfig) {
         super(config);
@@ -195,6 +216,20 @@ export class Topology {
         }) as typeof this.query;
       }
 
+      // pg-pool sets `release` on every checkout and the user calls it to check the client back in; giving it an
+      // error ends the client instead (pg-pool's documented contract). A retired client is given back that way.
+      set release(fn: (err?: Error | boolean) => void) {
+        this.poolRelease = fn;
+        if (this.placed) this.placed.idle = false;
+      }
+      get release(): (err?: Error | boolean) => void {
+        return (err) => {
+          const placed = this.placed;
+          if (placed) placed.idle = !err && !placed.retired;
+          this.poolRelease!(err || (placed?.retired ? new Error('the database node no longer qualifies') : undefined));
+        };
+      }
+
       private saw(err: unknown): void {
         if (this.placed && (err as { code?: unknown })?.code === READ_ONLY_TRANSACTION && topology.attrs !== 'any') topology.refused(this.placed.node);
       }
@@ -218,7 +253,7 @@ export class Topology {
           topology.lost(node);
           throw err;
         }
-        const placed: Placed = { node, drop: () => this.connection.stream.destroy() };
+        const placed: Placed = { node, idle: false, retired: false, destroy: () => this.connection.stream.destroy() };
         this.placed = placed;
         topology.open.add(placed);
         if (topology.attrs === 'any') return;
@@ -228,12 +263,12 @@ export class Topology {
         try {
           why = refusal(topology.attrs, await sessionState(this));
         } catch (err) {
-          placed.drop();
+          placed.destroy();
           throw err;
         }
         if (why) {
           topology.refused(node);
-          placed.drop();
+          placed.destroy();
           throw new NoAcceptableHostError(`${label(topology.hosts[node]!)} is ${why}`);
         }
       }
