@@ -2,8 +2,8 @@
 // `npm test`: the whole suite, in order, stopping at the first failure.
 //   typecheck → lint → client build → openapi build → server build → next build → vitest (unit, sqlite, postgres) → playwright (built app, Chromium)
 // Flags: --no-e2e (skip Playwright), --e2e-only (build + Playwright).
-// Prerequisites are checked first and never silently skipped: PostgreSQL server binaries (for the postgres
-// project, unless TEST_DATABASE_URL is given) and Debian's Chromium (for Playwright). As root on Debian they
+// Prerequisites are checked first and never silently skipped: PostgreSQL server binaries and PgBouncer (for the
+// postgres project, unless TEST_DATABASE_URL is given) and Debian's Chromium (for Playwright). As root on Debian they
 // are installed with apt; anywhere else a missing one fails with the command to run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -42,6 +42,8 @@ const STAGES = [
 // ---- prerequisites ---------------------------------------------------------------------------------
 
 const CHROMIUM = '/usr/bin/chromium';
+// The topology tests put PgBouncer in front of their own PostgreSQL (tests/support/postgres-cluster.ts).
+const PGBOUNCER = '/usr/sbin/pgbouncer';
 
 function postgresBinaries() {
   const base = '/usr/lib/postgresql';
@@ -52,6 +54,7 @@ function postgresBinaries() {
 const needed = new Set(STAGES.flatMap((s) => s.needs ?? []));
 const missing = [];
 if (needed.has('postgres') && !process.env.TEST_DATABASE_URL && !postgresBinaries()) missing.push('postgresql');
+if (needed.has('postgres') && !process.env.TEST_DATABASE_URL && !existsSync(PGBOUNCER)) missing.push('pgbouncer');
 if (needed.has('chromium') && !existsSync(CHROMIUM)) missing.push('chromium');
 
 if (missing.length > 0) {
@@ -61,6 +64,7 @@ if (missing.length > 0) {
     console.error(
       `npm test needs the Debian package(s) ${missing.join(', ')}` +
         (missing.includes('postgresql') ? ' (PostgreSQL server binaries under /usr/lib/postgresql/*/bin, or set TEST_DATABASE_URL)' : '') +
+        (missing.includes('pgbouncer') ? ` (PgBouncer at ${PGBOUNCER})` : '') +
         (missing.includes('chromium') ? ` (Chromium at ${CHROMIUM})` : '') +
         `.\nInstall them with: sudo apt-get install -y ${missing.join(' ')}`,
     );
@@ -80,7 +84,12 @@ if (missing.length > 0) {
   const ok =
     apt(['update']) &&
     apt(['install', '-y', '-o', 'Dpkg::Options::=--force-confold', ...missing]);
-  if (!ok || (missing.includes('chromium') && !existsSync(CHROMIUM)) || (missing.includes('postgresql') && !postgresBinaries())) {
+  if (
+    !ok ||
+    (missing.includes('chromium') && !existsSync(CHROMIUM)) ||
+    (missing.includes('postgresql') && !postgresBinaries()) ||
+    (missing.includes('pgbouncer') && !existsSync(PGBOUNCER))
+  ) {
     console.error(`apt-get could not install ${missing.join(', ')}; install them and re-run npm test.`);
     process.exit(1);
   }

@@ -3,7 +3,7 @@
 // runs as the `postgres` user from temp folders on loopback ports, from the Debian `postgresql` and `pgbouncer`
 // packages (`npm test` installs them as root).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, initCluster, pgBin, pgNode, runAsPostgres, sharedTempDir } from './postgres-server';
@@ -104,6 +104,8 @@ export async function startSyncCluster(): Promise<PgCluster> {
   };
 }
 
+const PGBOUNCER = '/usr/sbin/pgbouncer';
+
 export interface PgBouncer {
   port: number;
   /** `database` through the pooler, with Prisma's `pgbouncer=true`. */
@@ -117,6 +119,7 @@ export interface PgBouncer {
  * temp folder, run as `postgres` as a daemon and stopped by the pid it writes.
  */
 export async function startPgBouncer(serverPort: number, options: { poolSize?: number } = {}): Promise<PgBouncer> {
+  if (!existsSync(PGBOUNCER)) throw new Error(`PgBouncer not found at ${PGBOUNCER}: install the Debian package \`pgbouncer\` (npm test does this when run as root)`);
   const dir = sharedTempDir('tether-pgbouncer-');
   const port = await freePort();
   const ini = join(dir, 'pgbouncer.ini');
@@ -140,7 +143,7 @@ export async function startPgBouncer(serverPort: number, options: { poolSize?: n
       '',
     ].join('\n'),
   );
-  runAsPostgres('pgbouncer', ['-d', ini]);
+  runAsPostgres(PGBOUNCER, ['-d', ini]);
   const url = (database: string) => `postgresql://postgres@127.0.0.1:${port}/${database}?pgbouncer=true`;
   const deadline = Date.now() + 15_000;
   for (;;) {

@@ -134,17 +134,24 @@ export class Topology {
     throw this.lastFailure;
   }
 
-  /** Connects to `host` once and says why it is not acceptable, or undefined when it is. */
+  /**
+   * Connects to `host` once and says why it is not acceptable, or undefined when it is. Connecting and the check
+   * together get the connect timeout: a node that does not answer (or a PgBouncer whose server does not) is
+   * unreachable, not a reason to keep every new connection waiting.
+   */
   private async probe(host: PostgresHost): Promise<string | undefined> {
     const client = new pg.Client(this.probeConfig);
     place(client, host);
     client.on('error', () => {});
+    const ms = this.probeConfig.connectionTimeoutMillis ?? 5000;
+    const timer = setTimeout(() => client.connection.stream.destroy(new Error(`no answer within ${ms} ms`)), ms);
     try {
       await client.connect();
       return refusal(this.attrs, await sessionState(client));
     } catch (err) {
       return `unreachable: ${(err as Error).message.split('\n')[0]}`;
     } finally {
+      clearTimeout(timer);
       void client.end().catch(() => {});
     }
   }
