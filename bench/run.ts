@@ -8,6 +8,7 @@ import { loadConfig } from '../src/server/config';
 import { migrate } from '../src/server/db/migrate';
 import { createServices } from '../src/server/create-services';
 import type { Services } from '../src/server/services';
+import { startPgBouncer, type PgBouncer } from '../tests/support/postgres-cluster';
 import { createDatabase, startPostgres } from '../tests/support/postgres-server';
 import { createAnchorTables, findPgbench, pgAnchor, runPgbench, sqliteAnchor, type Anchor } from './lib/anchors';
 import { pgBaseline, sqliteBaseline, type Baseline } from './lib/baseline';
@@ -16,7 +17,7 @@ import { closedLoop, randomInt, sequentialLatency, type LoadResult } from './lib
 import { parseOptions } from './lib/options';
 import { race } from './lib/race';
 import { browseTasks } from '../src/server/domain/console/browse';
-import { ANCHOR_INSERT, ANCHOR_LOOKUP, toMarkdown, TRANSACTION_FORM, TRPC_ADAPTER, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
+import { ANCHOR_INSERT, ANCHOR_LOOKUP, toMarkdown, TRANSACTION_FORM, TRPC_ADAPTER, VIA_PGBOUNCER, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
 import { bulkLoad, seed, type Seeded } from './lib/seed';
 import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
 import { countStatements, inProcess } from './lib/tether';
@@ -54,6 +55,8 @@ interface Plan {
   name: string;
   /** The server process an HTTP series talks to: its CPU alone is the series' server CPU (else every server's). */
   server?: AppProcess;
+  /** The series goes through PgBouncer: its CPU is counted too. */
+  pooled?: boolean;
   baseline?: string;
   /** The physical anchor (anchors.ts) this series is also read against. */
   anchor?: string;
@@ -67,7 +70,7 @@ async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuPro
   for (const p of plans) await p.run(opts.warmupSeconds);
   for (let round = 0; round < opts.runs; round++) {
     for (const [i, p] of plans.entries()) {
-      const stop = await cpu.start(p.server ? [p.server.pid] : undefined);
+      const stop = await cpu.start(p.server ? [p.server.pid] : undefined, p.pooled);
       const r = await p.run(opts.seconds);
       r.cpu = await stop(r.ops);
       series[i]!.runs.push(r);
@@ -88,6 +91,8 @@ function plansFor(
   more: {
     transactionForm?: AppProcess;
     trpcAdapterOnly?: AppProcess;
+    /** A server on `?pgbouncer=true`: REST Found and Created through PgBouncer, against the same series direct. */
+    pooled?: AppProcess;
     pgbench?: (kind: 'lookup' | 'insert', seconds: number) => Promise<LoadResult>;
   } = {},
 ): Plan[] {
@@ -134,6 +139,14 @@ function plansFor(
     if (more.transactionForm) {
       const other: HttpTarget = { ...target, url: more.transactionForm.url };
       plans.push({ name: `${label} ${TRANSACTION_FORM}`, ...writes, server: more.transactionForm, run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }) });
+    }
+    if (surface === 'rest' && more.pooled) {
+      const other: HttpTarget = { ...target, url: more.pooled.url };
+      const via = { server: more.pooled, pooled: true };
+      plans.push(
+        { name: `${label} Found ${VIA_PGBOUNCER}`, baseline: `${label} Found`, anchor: ANCHOR_LOOKUP, ...via, run: (s) => httpLoad(other, surface, 'found', { connections: c, seconds: s }) },
+        { name: `${label} Created ${VIA_PGBOUNCER}`, baseline: `${label} Created`, anchor: ANCHOR_INSERT, ...via, run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }) },
+      );
     }
   }
   const measuredAgainst = (name: string) => /^(raw|anchor|pgbench) /.test(name);
@@ -223,11 +236,15 @@ async function postgresPhase(): Promise<void> {
   const stopServer = () => server.stop();
   cleanups.add(stopServer);
   const apps: AppProcess[] = [];
+  /** Two more server processes, through PgBouncer (none with --pre16-series). */
+  const pooledApps: AppProcess[] = [];
+  let bouncer: PgBouncer | undefined;
   let services: Services | undefined;
   let raw: Baseline | undefined;
   let anchor: Anchor | undefined;
   try {
-    const url = await createDatabase(server.url, `tether_bench_${Date.now()}`);
+    const name = `tether_bench_${Date.now()}`;
+    const url = await createDatabase(server.url, name);
     const prepared = await prepare(url);
     services = prepared.services;
     const { seeded } = prepared;
@@ -236,6 +253,18 @@ async function postgresPhase(): Promise<void> {
     apps.push(...(await Promise.all([startApp(url, { profileDir }), startApp(url)])));
     for (const a of apps) cleanups.add(a.kill);
     const app = apps[0]!;
+    if (!opts.pre16Series) {
+      // PgBouncer in transaction pooling mode in front of the same server, with as many server connections as one
+      // server process has pool connections, and two server processes through it (SPEC §12 "Production PostgreSQL"):
+      // the race runs through it too, and REST Found and Created through it are set against the direct ones.
+      log('starting PgBouncer (transaction pooling) and two server processes through it');
+      bouncer = await startPgBouncer(Number(new URL(server.url).port), { poolSize: loadConfig().postgres.poolSize });
+      const stopBouncer = bouncer.stop;
+      cleanups.add(stopBouncer);
+      const viaPooler = { env: { DIRECT_DATABASE_URL: url } };
+      pooledApps.push(...(await Promise.all([startApp(bouncer.url(name), viaPooler), startApp(bouncer.url(name), viaPooler)])));
+      for (const a of pooledApps) cleanups.add(a.kill);
+    }
     raw = pgBaseline(url);
     anchor = pgAnchor(url);
 
@@ -243,7 +272,9 @@ async function postgresPhase(): Promise<void> {
     if (opts.phases.has('matrix')) {
       const driver = services.store.driver;
       const walLsn = async () => Number((await driver.one<{ b: unknown }>("SELECT pg_current_wal_lsn() - '0/0' AS b"))?.b ?? 0);
-      const probe = (more: AppProcess[]) => cpuProbe(() => [...apps, ...more].map((a) => a.pid), Number(new URL(url).port), walLsn);
+      const pooler = bouncer;
+      const probe = (more: AppProcess[]) =>
+        cpuProbe(() => [...apps, ...pooledApps, ...more].map((a) => a.pid), Number(new URL(url).port), walLsn, pooler && (() => pooler.pid()));
       if (opts.pre16Series) {
         await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc']), probe([]));
       } else {
@@ -260,7 +291,8 @@ async function postgresPhase(): Promise<void> {
           const bin = findPgbench();
           if (!bin) report.notes.push('pgbench is not installed next to the PostgreSQL server: its series were skipped.');
           const pgbench = bin ? (kind: 'lookup' | 'insert', s: number) => runPgbench(bin, url, kind, opts.concurrency, opts.cores, s) : undefined;
-          await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc'], { transactionForm, trpcAdapterOnly: adapterOnly, pgbench }), probe([transactionForm, adapterOnly]));
+          const more = { transactionForm, trpcAdapterOnly: adapterOnly, pooled: pooledApps[0], pgbench };
+          await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc'], more), probe([transactionForm, adapterOnly]));
         } finally {
           await Promise.all([transactionForm.stop(), adapterOnly.stop()]);
           cleanups.delete(transactionForm.kill);
@@ -269,27 +301,34 @@ async function postgresPhase(): Promise<void> {
       }
       report.peakRssMb = app.peakRssMb();
     }
-    if (opts.phases.has('race')) await racePhase(services, seeded, apps);
+    if (opts.phases.has('race')) await racePhase(services, seeded, apps, pooledApps);
     if (opts.phases.has('scale')) await scalePhase(services, seeded, raw, app);
   } finally {
     // PostgreSQL is stopped even when closing a client fails (a timed-out query can make pool.end() reject).
     try {
       await raw?.close();
       await anchor?.close();
-      await Promise.all(apps.map((a) => a.stop()));
-      for (const a of apps) cleanups.delete(a.kill);
+      await Promise.all([...apps, ...pooledApps].map((a) => a.stop()));
+      for (const a of [...apps, ...pooledApps]) cleanups.delete(a.kill);
       await services?.store.close();
     } finally {
+      if (bouncer) {
+        bouncer.stop();
+        cleanups.delete(bouncer.stop);
+      }
       server.stop();
       cleanups.delete(stopServer);
     }
   }
 }
 
-async function racePhase(services: Services, seeded: Seeded, apps: AppProcess[]): Promise<void> {
+async function racePhase(services: Services, seeded: Seeded, apps: AppProcess[], pooledApps: AppProcess[]): Promise<void> {
   log(`race: ${opts.raceIdentities} identities × ${opts.raceConcurrency} creates across 2 processes`);
   report.race = await race(services.store.driver, apps.map((a) => a.url), seeded.token, seeded.race.id, opts.raceIdentities, opts.raceConcurrency);
   report.peakRssMb = Math.max(report.peakRssMb ?? 0, apps[0]!.peakRssMb());
+  if (pooledApps.length === 0) return;
+  log(`race through PgBouncer: the same across 2 more processes on ?pgbouncer=true`);
+  report.racePooled = await race(services.store.driver, pooledApps.map((a) => a.url), seeded.token, seeded.racePooled.id, opts.raceIdentities, opts.raceConcurrency);
 }
 
 async function scalePhase(services: Services, seeded: Seeded, raw: Baseline, app: AppProcess): Promise<void> {

@@ -10,6 +10,8 @@ export interface CpuSplit {
   benchUs: number;
   serverUs: number;
   postgresUs: number;
+  /** PgBouncer, when the series goes through it. */
+  poolerUs?: number;
   /** PostgreSQL WAL bytes written per operation (every writer of the round, the relay included). */
   walBytes?: number;
 }
@@ -58,17 +60,20 @@ export interface CpuProbe {
    * Starts a measurement; the returned function ends it and divides by `ops`. `servers`: the server processes to
    * count (an HTTP series: the one it talks to); by default every server process the probe knows.
    */
-  start(servers?: readonly number[]): Promise<(ops: number) => Promise<CpuSplit>>;
+  start(servers?: readonly number[], pooled?: boolean): Promise<(ops: number) => Promise<CpuSplit>>;
 }
 
-/** `walLsn`: PostgreSQL's current WAL position in bytes (pg_current_wal_lsn), to report WAL written per operation. */
-export function cpuProbe(serverPids: () => number[], postgresPort: number | undefined, walLsn?: () => Promise<number>): CpuProbe {
+/** `walLsn`: PostgreSQL's current WAL position in bytes (pg_current_wal_lsn), to report WAL written per operation;
+ *  `poolerPid`: PgBouncer's process, counted for the series that go through it (`start(servers, true)`). */
+export function cpuProbe(serverPids: () => number[], postgresPort: number | undefined, walLsn?: () => Promise<number>, poolerPid?: () => number): CpuProbe {
   const pgTicks = () => {
     const [master, ...backends] = postgresPort ? postgresPids(postgresPort) : [];
     return new Map<number, number>([...(master ? [[master, ticks(master, true)] as const] : []), ...backends.map((p) => [p, ticks(p)] as const)]);
   };
   return {
-    async start(only) {
+    async start(only, pooled) {
+      const pooler = pooled && poolerPid ? poolerPid() : undefined;
+      const pooler0 = pooler === undefined ? 0 : ticks(pooler);
       const wal0 = await walLsn?.();
       const bench0 = process.cpuUsage();
       const children0 = ticks('self', true) - ticks('self');
@@ -91,6 +96,7 @@ export function cpuProbe(serverPids: () => number[], postgresPort: number | unde
           benchUs: per(bench.user + bench.system + children * TICK_US),
           serverUs: per(server * TICK_US),
           postgresUs: per(pg * TICK_US),
+          ...(pooler === undefined ? {} : { poolerUs: per((ticks(pooler) - pooler0) * TICK_US) }),
           walBytes: wal === undefined ? undefined : per(wal),
         };
       };

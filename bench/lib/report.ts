@@ -2,6 +2,7 @@
 // raw driver, targets). Both go to bench/results/ (git-ignored); the Markdown is also printed.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { CpuSplit } from './cpu';
 import type { LoadResult } from './measure';
 import { median } from './measure';
 import type { BenchOptions } from './options';
@@ -35,12 +36,16 @@ export interface Report {
   series: Series[];
   counts: Partial<Record<'postgres' | 'sqlite', Counts>>;
   race?: RaceResult;
+  /** The same race through PgBouncer in transaction pooling mode (two more server processes, `?pgbouncer=true`). */
+  racePooled?: RaceResult;
   scale?: { small: ScaleSide; large: ScaleSide; loadSeconds: number };
   peakRssMb?: number;
   notes: string[];
 }
 
 export const medianOf = (s: Series, key: keyof LoadResult) => median(s.runs.map((r) => Number(r[key] ?? 0)));
+const cpuOf = (s: Series, k: keyof CpuSplit) => median(s.runs.map((r) => r.cpu?.[k] ?? 0));
+const cpuTotal = (s: Series) => cpuOf(s, 'benchUs') + cpuOf(s, 'serverUs') + cpuOf(s, 'postgresUs') + cpuOf(s, 'poolerUs');
 
 /** The Created series of a server whose creation store is the transaction form (run.ts). */
 export const TRANSACTION_FORM = 'Created (transaction form)';
@@ -50,6 +55,8 @@ export const ANCHOR_INSERT = 'anchor insert';
 
 /** The tRPC series of a server whose tRPC calls all go through tRPC's own adapter (TETHER_TRPC_NATIVE=0). */
 export const TRPC_ADAPTER = '(adapter only)';
+/** The series of a server that reaches PostgreSQL through PgBouncer in transaction pooling mode (run.ts). */
+export const VIA_PGBOUNCER = '(PgBouncer)';
 
 function find(report: Report, dialect: string, name: string): Series | undefined {
   return report.series.find((s) => s.dialect === dialect && s.name === name);
@@ -120,10 +127,10 @@ function targets(report: Report): string[][] {
     rows.push([`SQL statements per Found after authentication, ${DIALECT_LABEL[dialect as 'postgres']}`, '= 1', f(c.found.statements, 2), mark(c.found.statements === 1)]);
     rows.push([`Writes per Found, ${DIALECT_LABEL[dialect as 'postgres']}`, '= 0', f(c.found.writes, 2), mark(c.found.writes === 0)]);
   }
-  const race = report.race;
-  if (race) {
+  for (const [label, race] of [['Race', report.race], ['Race through PgBouncer', report.racePooled]] as const) {
+    if (!race) continue;
     const ok = race.errors === 0 && race.duplicates === 0 && race.tasks === race.identities;
-    rows.push(['Race: tasks / identities, duplicates, errors', `${race.identities}, 0, 0`, `${race.tasks}, ${race.duplicates}, ${race.errors}`, mark(ok)]);
+    rows.push([`${label}: tasks / identities, duplicates, errors`, `${race.identities}, 0, 0`, `${race.tasks}, ${race.duplicates}, ${race.errors}`, mark(ok)]);
   }
   const scale = report.scale;
   if (scale) {
@@ -132,6 +139,33 @@ function targets(report: Report): string[][] {
   }
   if (report.peakRssMb !== undefined) rows.push(['Server peak RSS under load', '≤ 300 MB', `${f(report.peakRssMb)} MB`, mark(report.peakRssMb <= 300)]);
   return rows;
+}
+
+/** What PgBouncer costs per Found and per Created: the series through it against the same series direct, same run. */
+function poolerCost(report: Report): string[] {
+  const rows = ['Found', 'Created'].flatMap((op) => {
+    const direct = find(report, 'postgres', `REST ${op}`);
+    const pooled = find(report, 'postgres', `REST ${op} ${VIA_PGBOUNCER}`);
+    if (!direct || !pooled) return [];
+    return [
+      [
+        `REST ${op}`,
+        `${f(medianOf(pooled, 'opsPerSec') / medianOf(direct, 'opsPerSec'), 2)} ×`,
+        `${f(medianOf(direct, 'p50Ms'), 2)} → ${f(medianOf(pooled, 'p50Ms'), 2)}`,
+        `${f(cpuTotal(direct))} → ${f(cpuTotal(pooled))} (${f(cpuTotal(pooled) / cpuTotal(direct), 2)} ×)`,
+        f(cpuOf(pooled, 'poolerUs')),
+      ],
+    ];
+  });
+  if (rows.length === 0) return [];
+  return [
+    '',
+    '## What PgBouncer costs (transaction pooling, same run)',
+    '',
+    table(['Series', 'ops/s through PgBouncer ÷ direct', 'p50 ms direct → through', 'CPU µs per op direct → through', 'of which PgBouncer'], rows),
+    '',
+    'Direct: the first server process on PostgreSQL itself. Through: a server process on `?pgbouncer=true` (unnamed statements), PgBouncer with as many server connections as a server process has pool connections. CPU: the bench process, that server, PostgreSQL and PgBouncer.',
+  ];
 }
 
 function table(header: string[], rows: string[][]): string {
@@ -173,14 +207,15 @@ export function toMarkdown(report: Report): string {
   out.push('');
   out.push('## CPU per operation (µs, median over rounds)');
   out.push('');
-  const cpuOf = (s: Series, k: 'benchUs' | 'serverUs' | 'postgresUs' | 'walBytes') => median(s.runs.map((r) => r.cpu?.[k] ?? 0));
+  const pooler = report.series.some((s) => s.runs.some((r) => r.cpu?.poolerUs !== undefined));
   out.push(
     table(
-      ['Dialect', 'Series', 'bench process', 'servers', 'PostgreSQL', 'total', 'WAL bytes per op'],
+      ['Dialect', 'Series', 'bench process', 'servers', 'PostgreSQL', ...(pooler ? ['PgBouncer'] : []), 'total', 'WAL bytes per op'],
       report.series.map((s) => {
-        const [b, sv, pg] = [cpuOf(s, 'benchUs'), cpuOf(s, 'serverUs'), cpuOf(s, 'postgresUs')];
+        const [b, sv, pg, pb] = [cpuOf(s, 'benchUs'), cpuOf(s, 'serverUs'), cpuOf(s, 'postgresUs'), cpuOf(s, 'poolerUs')];
         const pgsql = s.dialect === 'postgres';
-        return [s.dialect, s.name, f(b), f(sv), pgsql ? f(pg) : '–', f(b + sv + pg), pgsql ? f(cpuOf(s, 'walBytes')) : '–'];
+        const via = s.runs.some((r) => r.cpu?.poolerUs !== undefined);
+        return [s.dialect, s.name, f(b), f(sv), pgsql ? f(pg) : '–', ...(pooler ? [via ? f(pb) : '–'] : []), f(b + sv + pg + pb), pgsql ? f(cpuOf(s, 'walBytes')) : '–'];
       }),
     ),
   );
@@ -201,12 +236,15 @@ export function toMarkdown(report: Report): string {
   out.push('');
   out.push('authCold/authWarm = bearer-token authentication with an empty / warm token cache; found, created and lookup are the domain calls after authentication.');
   if (report.race) {
-    const r = report.race;
     out.push('');
     out.push('## Race (2 server processes)');
-    out.push('');
-    out.push(`${r.identities} identities × ${o.raceConcurrency} concurrent creates = ${r.requests} requests in ${f(r.seconds, 1)} s → ${r.tasks} tasks, ${r.duplicates} duplicates, ${r.errors} errors${r.firstError ? ` (first: ${r.firstError})` : ''}.`);
+    for (const [label, r] of [['', report.race], ['Through PgBouncer (2 more server processes): ', report.racePooled]] as const) {
+      if (!r) continue;
+      out.push('');
+      out.push(`${label}${r.identities} identities × ${o.raceConcurrency} concurrent creates = ${r.requests} requests in ${f(r.seconds, 1)} s → ${r.tasks} tasks, ${r.duplicates} duplicates, ${r.errors} errors${r.firstError ? ` (first: ${r.firstError})` : ''}.`);
+    }
   }
+  out.push(...poolerCost(report));
   if (report.scale) {
     const s = report.scale;
     out.push('');

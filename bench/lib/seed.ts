@@ -16,6 +16,8 @@ export interface Seeded {
   /** The raw driver's insert loop writes here, so it never disturbs Tether's numbering. */
   baseline: { id: string; stepId: string; prefix: string };
   race: { id: string; stepId: string; prefix: string };
+  /** The same race through PgBouncer (its identities must be new there too). */
+  racePooled: { id: string; stepId: string; prefix: string };
   /** `smallTasks` bulk rows, measured before the large load: the "10 thousand" side of the scale comparison. */
   small: { id: string; stepId: string; prefix: string };
   /** Bulk-loaded later with `largeTasks` rows for the scale comparison. */
@@ -34,16 +36,17 @@ export async function seed(db: Db): Promise<Seeded> {
   const main = await workspace(store, 'Bench main', 'BENCH');
   const baseline = await workspace(store, 'Bench baseline', 'BASE');
   const race = await workspace(store, 'Bench race', 'RACE');
+  const racePooled = await workspace(store, 'Bench race through PgBouncer', 'RACEPGB');
   const small = await workspace(store, 'Bench small', 'SMALL');
   const scale = await workspace(store, 'Bench scale', 'SCALE');
   const { token } = await createApiToken(store, {
     name: 'bench',
-    workspaceIds: [main.id, baseline.id, race.id, small.id, scale.id],
+    workspaceIds: [main.id, baseline.id, race.id, racePooled.id, small.id, scale.id],
     scopes: ['tasks:read', 'tasks:write'],
   });
   const auth = await authenticate({ store, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
   if (!auth) throw new Error('the bench token does not authenticate');
-  return { main, baseline, race, small, scale, token, actor: auth.actor };
+  return { main, baseline, race, racePooled, small, scale, token, actor: auth.actor };
 }
 
 /** `count` settled tasks `ext-1 … ext-count` in one statement per dialect, then fresh planner statistics. */

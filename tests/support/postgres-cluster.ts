@@ -110,6 +110,8 @@ export interface PgBouncer {
   port: number;
   /** `database` through the pooler, with Prisma's `pgbouncer=true`. */
   url(database: string): string;
+  /** The daemon's process id (the bench counts its CPU). */
+  pid(): number;
   stop(): void;
 }
 
@@ -155,12 +157,14 @@ export async function startPgBouncer(serverPort: number, options: { poolSize?: n
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+  const pid = () => Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim());
   return {
     port,
     url,
+    pid,
     stop() {
       try {
-        process.kill(Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim()), 'SIGTERM');
+        process.kill(pid(), 'SIGTERM');
       } catch {
         // not running
       }

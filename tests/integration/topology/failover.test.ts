@@ -6,6 +6,7 @@
 // follow too (SPEC §4.4: a retry with the same external_id converges).
 //
 // The creates plan nothing (zero-step, SPEC §4.3: one commit), so this scenario is about the topology alone.
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/dialect';
 import { migrate } from '../../../src/server/db/migrate';
@@ -36,12 +37,13 @@ describe.runIf(run)('failover to a synchronous standby under load', () => {
   let servers: ServerProcess[] = [];
   let ws: TestWorkspace;
   let token: string;
+  let url: string;
 
   beforeAll(async () => {
     cluster = await startSyncCluster();
     const name = `failover_${uniq()}`;
     await createDatabase(cluster.adminUrl(), name);
-    const url = cluster.url(name);
+    url = cluster.url(name);
     // The test's own connections take the multi-host URL too: they read the new primary after the failover.
     db = openDb(url, { max: 2, connectTimeoutMs: 500 });
     store = new Store(db);
@@ -156,5 +158,16 @@ describe.runIf(run)('failover to a synchronous standby under load', () => {
         `${answers.filter((a) => a.status === 503).length} × 503; creating again ${flowingAt - promotedAt} ms after the promotion, ` +
         `${flowingAt - killedAt} ms after the kill`,
     );
+  }, 60_000);
+
+  it('the CLI takes the same multi-host URL: `tether migrate` and a read reach the new primary', () => {
+    const tether = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], { env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
+    const migrated = tether('migrate');
+    expect(migrated.stderr).toBe('');
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ applied: [], ready: true });
+    const listed = tether('workspace', 'list');
+    expect(listed.status).toBe(0);
+    expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((w) => w.id)).toContain(ws.id);
   }, 60_000);
 });
