@@ -79,6 +79,7 @@ export function parsePostgresUrl(url: string): PostgresUrl {
   if (!ATTRS.includes(attrs)) throw new PostgresUrlError(`target_session_attrs must be any, read-write or primary (got "${attrs}")`);
   const bouncer = (params.get('pgbouncer') ?? 'false').toLowerCase();
   if (bouncer !== 'true' && bouncer !== 'false') throw new PostgresUrlError(`pgbouncer must be true or false (got "${bouncer}")`);
+  const ours = params.has('target_session_attrs') || params.has('pgbouncer');
   params.delete('target_session_attrs');
   params.delete('pgbouncer');
 
@@ -87,7 +88,8 @@ export function parsePostgresUrl(url: string): PostgresUrl {
   const { userinfo, hostspecs } = splitAuthority(authority);
   const hosts = hostspecs.map((h) => parseHost(h, defaultPort));
   if (hosts.length === 0 && attrs !== 'any') throw new PostgresUrlError(`target_session_attrs=${attrs} needs the hosts named in the URL`);
-  const query = params.toString();
+  // The query as it was unless a parameter was taken out (so the driver reads exactly what the operator wrote).
+  const query = ours ? params.toString() : q >= 0 ? rest.slice(q + 1) : '';
   return {
     hosts,
     targetSessionAttrs: attrs as TargetSessionAttrs,
