@@ -15,6 +15,31 @@ export interface ServerProcess {
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
+export interface CommandRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command args` in the project folder to its end, `env` over this process's environment, `input` on stdin. */
+export function runCommand(command: string, args: string[], env: Record<string, string>, input = ''): Promise<CommandRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+    child.stdin!.end(input);
+  });
+}
+
+/** The admin CLI from the sources (`tsx src/cli/main.ts …`) as a child process; `env` names the database. */
+export function runTether(args: string[], env: Record<string, string>, input = ''): Promise<CommandRun> {
+  return runCommand(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], env, input);
+}
+
 export async function startServerProcess(env: Record<string, string>, entry = 'tests/support/api-server.ts'): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,

@@ -1,6 +1,5 @@
 // Issue 2 item 6: the `tether` admin CLI end to end, as a real child process against a fresh database of the
 // running dialect. Errors must be one line on stderr with a non-zero exit.
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../../src/server/auth/authenticate';
 import { can } from '../../../src/server/auth/actor';
@@ -9,32 +8,14 @@ import { Store } from '../../../src/server/db/store';
 import { checkUserPassword } from '../../../src/server/domain/users/check-password';
 import { freshDatabaseUrl } from '../../support/db';
 import { TokenCache } from '../../../src/server/domain/tokens/token-cache';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+import { runCommand, runTether, type CommandRun as Run } from '../../support/processes';
 
 describe('tether CLI (issue 2 item 6)', () => {
   let url: string;
   let store: Store;
   let workspaceId: string;
-  const env = () => ({ ...process.env, DATABASE_URL: url });
-  const tether = (args: string[], input = '') => run('npx', ['tsx', 'src/cli/main.ts', ...args], env(), input);
+  const env = () => ({ DATABASE_URL: url });
+  const tether = (args: string[], input = '') => runTether(args, env(), input);
   const json = <T>(r: Run): T => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -80,7 +61,7 @@ describe('tether CLI (issue 2 item 6)', () => {
   });
 
   it('prints a token once that authenticate then accepts with its scopes', async () => {
-    const r = await run('node', ['bin/tether.js', 'token', 'create', '--name', 'ci', '--workspace', workspaceId, '--scope', 'tasks:read,tasks:write'], env());
+    const r = await runCommand('node', ['bin/tether.js', 'token', 'create', '--name', 'ci', '--workspace', workspaceId, '--scope', 'tasks:read,tasks:write'], env());
     expect(r.code).toBe(0);
     const token = r.stdout.trim();
     expect(token).toMatch(/^tth_/);

@@ -6,7 +6,6 @@
 // follow too (SPEC §4.4: a retry with the same external_id converges).
 //
 // The creates plan nothing (zero-step, SPEC §4.3: one commit), so this scenario is about the topology alone.
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/dialect';
 import { migrate } from '../../../src/server/db/migrate';
@@ -17,7 +16,7 @@ import { count, makeWorkspace, uniq, until, type TestWorkspace } from '../../sup
 import { call, makeToken } from '../../support/http';
 import { startSyncCluster, type PgCluster } from '../../support/postgres-cluster';
 import { createDatabase } from '../../support/postgres-server';
-import { startServerProcess, type ServerProcess } from '../../support/processes';
+import { runTether, startServerProcess, type ServerProcess } from '../../support/processes';
 
 const run = testDialect() === 'postgres' && !process.env.TEST_DATABASE_URL;
 
@@ -160,14 +159,13 @@ describe.runIf(run)('failover to a synchronous standby under load', () => {
     );
   }, 60_000);
 
-  it('the CLI takes the same multi-host URL: `tether migrate` and a read reach the new primary', () => {
-    const tether = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--json'], { env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
-    const migrated = tether('migrate');
+  it('the CLI takes the same multi-host URL: `tether migrate` and a read reach the new primary', async () => {
+    const tether = (...args: string[]) => runTether([...args, '--json'], { DATABASE_URL: url });
+    const migrated = await tether('migrate');
     expect(migrated.stderr).toBe('');
     expect(JSON.parse(migrated.stdout)).toMatchObject({ applied: [], ready: true });
-    const listed = tether('workspace', 'list');
-    expect(listed.status).toBe(0);
+    const listed = await tether('workspace', 'list');
+    expect(listed.code).toBe(0);
     expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((w) => w.id)).toContain(ws.id);
   }, 60_000);
 });

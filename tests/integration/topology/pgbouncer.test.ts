@@ -4,7 +4,6 @@
 // through the pooler (the unique index still settles every race, SPEC §2.2) and the REST core works through it.
 // Migrations hold a session lock, so they run on DIRECT_DATABASE_URL; `tether migrate` and the server refuse to
 // migrate through the pooler without it, in one line that says what to set.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDb } from '../../../src/server/db/dialect';
@@ -14,21 +13,9 @@ import { count, makeWorkspace, uniq, type TestWorkspace } from '../../support/fi
 import { call, makeToken } from '../../support/http';
 import { startPgBouncer, type PgBouncer } from '../../support/postgres-cluster';
 import { createDatabase } from '../../support/postgres-server';
-import { startServerProcess, type ServerProcess } from '../../support/processes';
+import { runTether as tether, startServerProcess, type ServerProcess } from '../../support/processes';
 
 const run = testDialect() === 'postgres' && !process.env.TEST_DATABASE_URL;
-
-function tether(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe.runIf(run)('through PgBouncer in transaction pooling mode', () => {
   let bouncer: PgBouncer;
