@@ -124,9 +124,28 @@ function plansFor(
   );
   for (const surface of surfaces) {
     const label = surface === 'rest' ? 'REST' : 'tRPC';
+    // Through PgBouncer, each right after its direct series, so both meet PostgreSQL in the same state.
+    const pooled = surface === 'rest' ? more.pooled : undefined;
+    const viaPooler = (op: 'found' | 'created'): Plan[] => {
+      if (!pooled) return [];
+      const name = op === 'found' ? 'Found' : 'Created';
+      const other: HttpTarget = { ...target, url: pooled.url };
+      return [
+        {
+          name: `${label} ${name} ${VIA_PGBOUNCER}`,
+          baseline: `${label} ${name}`,
+          anchor: op === 'found' ? ANCHOR_LOOKUP : ANCHOR_INSERT,
+          server: pooled,
+          pooled: true,
+          run: (s) => httpLoad(other, surface, op, { connections: c, seconds: s }),
+        },
+      ];
+    };
     plans.push(
       { name: `${label} Found`, ...reads, server: app, run: (s) => httpLoad(target, surface, 'found', { connections: c, seconds: s }) },
+      ...viaPooler('found'),
       { name: `${label} Created`, ...writes, server: app, run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }) },
+      ...viaPooler('created'),
       { name: `${label} lookup`, ...reads, server: app, run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
     );
     if (surface === 'trpc' && more.trpcAdapterOnly) {
@@ -139,14 +158,6 @@ function plansFor(
     if (more.transactionForm) {
       const other: HttpTarget = { ...target, url: more.transactionForm.url };
       plans.push({ name: `${label} ${TRANSACTION_FORM}`, ...writes, server: more.transactionForm, run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }) });
-    }
-    if (surface === 'rest' && more.pooled) {
-      const other: HttpTarget = { ...target, url: more.pooled.url };
-      const via = { server: more.pooled, pooled: true };
-      plans.push(
-        { name: `${label} Found ${VIA_PGBOUNCER}`, baseline: `${label} Found`, anchor: ANCHOR_LOOKUP, ...via, run: (s) => httpLoad(other, surface, 'found', { connections: c, seconds: s }) },
-        { name: `${label} Created ${VIA_PGBOUNCER}`, baseline: `${label} Created`, anchor: ANCHOR_INSERT, ...via, run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }) },
-      );
     }
   }
   const measuredAgainst = (name: string) => /^(raw|anchor|pgbench) /.test(name);
