@@ -159,13 +159,10 @@ describe.runIf(run)('failover to a synchronous standby under load', () => {
     );
   }, 60_000);
 
-  it('the CLI takes the same multi-host URL: `tether migrate` and a read reach the new primary', async () => {
-    const tether = (...args: string[]) => runTether([...args, '--json'], { DATABASE_URL: url });
-    const migrated = await tether('migrate');
+  it('the CLI and migrations take the same multi-host URL: `tether migrate` reaches the new primary', async () => {
+    const migrated = await runTether(['migrate', '--json'], { DATABASE_URL: url });
     expect(migrated.stderr).toBe('');
+    expect(migrated.code).toBe(0);
     expect(JSON.parse(migrated.stdout)).toMatchObject({ applied: [], ready: true });
-    const listed = await tether('workspace', 'list');
-    expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((w) => w.id)).toContain(ws.id);
   }, 60_000);
 });
