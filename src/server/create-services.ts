@@ -7,6 +7,7 @@ import { loadConfig } from './config';
 import { openDb } from './db/dialect';
 import { Store } from './db/store';
 import { CreationPulse } from './domain/console/pulse';
+import { DestinationPolicy } from './domain/outbound/destinations';
 import { EventHub } from './domain/events/hub';
 import { TokenCache } from './domain/tokens/token-cache';
 import { Failpoints } from './failpoints';
@@ -33,6 +34,7 @@ export function createServices(options: ServiceOptions = {}): Services {
       { oneStatementCreate: config.postgres.oneStatementCreate },
     );
   const log = options.log ?? createLogger(config.log);
+  const destinations = options.destinations ?? new DestinationPolicy(config.webhooks.allowedNetworks);
   const services: Services = {
     config,
     store,
@@ -44,7 +46,8 @@ export function createServices(options: ServiceOptions = {}): Services {
     rateLimiter: options.rateLimiter ?? new RateLimiter(config.auth.rateLimitPerSec, config.auth.rateLimitBurst),
     hub: options.hub ?? new EventHub(),
     pulse: options.pulse ?? new CreationPulse(() => store.pulse.openOperations()),
-    agentRunners: options.agentRunners ?? new AgentRunners(config.agents),
+    destinations,
+    agentRunners: options.agentRunners ?? new AgentRunners(config.agents, destinations),
     dispatcher: options.dispatcher ?? launchDispatcher(() => services),
     log,
     requestLog: options.requestLog ?? (options.log ? withoutRedaction(options.log) : createRequestLogger(config.log)),

@@ -8,6 +8,7 @@ import type { Store } from './db/store';
 import type { Db } from './db/types';
 import type { CreationPulse } from './domain/console/pulse';
 import type { CreationDispatcher } from './domain/creation/operation';
+import type { DestinationPolicy } from './domain/outbound/destinations';
 import type { EventHub } from './domain/events/hub';
 import type { TokenCache } from './domain/tokens/token-cache';
 import type { Failpoints } from './failpoints';
@@ -34,6 +35,8 @@ export interface Services {
   hub: EventHub;
   /** What the console polls to follow creates in flight, one shared read per process (domain/console/pulse.ts). */
   pulse: CreationPulse;
+  /** SPEC §9: where outbound calls for a workspace's configuration may go (domain/outbound/destinations.ts). */
+  destinations: DestinationPolicy;
   /** The agent runners profiles can name (runtime/agent-runners.ts). */
   agentRunners: AgentRunners;
   /** SPEC §4.1 step 10: what starts after a successful Complete (runtime/dispatcher.ts). */
