@@ -11,6 +11,7 @@ import type { CreationDispatcher } from './domain/creation/operation';
 import type { DestinationPolicy } from './domain/outbound/destinations';
 import type { EventHub } from './domain/events/hub';
 import type { TokenCache } from './domain/tokens/token-cache';
+import type { TokenUsage } from './domain/tokens/token-usage';
 import type { Failpoints } from './failpoints';
 import type { Logger } from './observability/logger';
 import type { Metrics } from './observability/metrics';
@@ -29,6 +30,8 @@ export interface Services {
   leaseMs: number;
   /** Verified API tokens, briefly (domain/tokens/token-cache.ts). */
   tokenCache: TokenCache;
+  /** When each API token was last used, written at most once a minute (domain/tokens/token-usage.ts). */
+  tokenUsage: TokenUsage;
   /** Per-actor request rate, per process (auth/rate-limit.ts). */
   rateLimiter: RateLimiter;
   /** The relay's in-process side: live streams wait on it (domain/events/hub.ts). */
