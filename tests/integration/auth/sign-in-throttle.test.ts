@@ -26,24 +26,41 @@ function outcome(res: CallResult): [number, string | null, string] {
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
+interface World {
+  db: Db;
+  api: TestApi;
+  /** A new person with PASSWORD; their email. */
+  newAccount(): Promise<string>;
+}
+
+/** A fresh database and server whose per-address allowance is `addressFailures` (0: none), for this describe. */
+function useWorld(addressFailures: number): World {
+  const world = {} as World;
+  let workspaceId: string;
+  beforeAll(async () => {
+    world.db = await freshDb();
+    const config = loadConfig();
+    world.api = await startTestApi(world.db, { config: { ...config, failpointsEnabled: true, auth: { ...config.auth, signInAddressFailures: addressFailures } } });
+    workspaceId = (await makeWorkspace(world.db)).id;
+  });
+  afterAll(async () => world.api.close());
+  world.newAccount = async () => {
+    const email = `${uniq('person')}@example.test`;
+    await createUser(world.api.services.store, { email, password: PASSWORD, role: 'viewer', workspaceIds: [workspaceId] });
+    return email;
+  };
+  return world;
+}
+
 describe('per account (the address allowance set out of the way)', () => {
+  // Every attempt in this file comes from 127.0.0.1: leave the address alone here; it has its own block below.
+  const world = useWorld(0);
+  const newAccount = () => world.newAccount();
   let db: Db;
   let api: TestApi;
-  let workspaceId: string;
-
-  beforeAll(async () => {
-    db = await freshDb();
-    // Every attempt in this file comes from 127.0.0.1: leave the address alone here; it has its own block below.
-    api = await startTestApi(db, { config: { ...loadConfig(), failpointsEnabled: true, auth: { ...loadConfig().auth, signInAddressFailures: 0 } } });
-    workspaceId = (await makeWorkspace(db)).id;
+  beforeAll(() => {
+    ({ db, api } = world);
   });
-  afterAll(async () => api.close());
-
-  async function newAccount(): Promise<string> {
-    const email = `${uniq('person')}@example.test`;
-    await createUser(api.services.store, { email, password: PASSWORD, role: 'viewer', workspaceIds: [workspaceId] });
-    return email;
-  }
 
   /** Five wrong passwords, then what the account answers: the right password is refused while it waits. */
   async function lockOut(email: string): Promise<Array<ReturnType<typeof outcome>>> {
@@ -116,20 +133,15 @@ describe('per account (the address allowance set out of the way)', () => {
 });
 
 describe('per client address (TETHER_SIGNIN_ADDRESS_FAILURES)', () => {
+  const world = useWorld(3);
   let db: Db;
   let api: TestApi;
-  let workspaceId: string;
-
-  beforeAll(async () => {
-    db = await freshDb();
-    api = await startTestApi(db, { config: { ...loadConfig(), failpointsEnabled: true, auth: { ...loadConfig().auth, signInAddressFailures: 3 } } });
-    workspaceId = (await makeWorkspace(db)).id;
+  beforeAll(() => {
+    ({ db, api } = world);
   });
-  afterAll(async () => api.close());
 
   it('one address failing over many accounts is throttled; a success from it only takes back its own attempt', async () => {
-    const email = `${uniq('person')}@example.test`;
-    await createUser(api.services.store, { email, password: PASSWORD, role: 'viewer', workspaceIds: [workspaceId] });
+    const email = await world.newAccount();
     expect((await login(api, `${uniq('a')}@example.test`, 'x')).status).toBe(401);
     expect((await login(api, email, PASSWORD)).status).toBe(200); // not counted against the address
     expect((await login(api, `${uniq('b')}@example.test`, 'x')).status).toBe(401);

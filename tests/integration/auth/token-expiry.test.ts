@@ -2,7 +2,6 @@
 // revoked one — also when this process had just cached it (TETHER_TOKEN_CACHE_MS) — and the last-used time is
 // written by the process at most once a minute, never by the request itself: a Found create stays write-free (SPEC
 // §4.1). The console's procedures and the CLI show both.
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRouter } from '../../../src/server/api/root';
 import { createContextInner } from '../../../src/server/api/context';
@@ -10,6 +9,7 @@ import { createCallerFactory } from '../../../src/server/api/trpc';
 import type { Db } from '../../../src/server/db/types';
 import { createApiToken, revokeApiToken } from '../../../src/server/domain/tokens/api-tokens';
 import { TokenCache } from '../../../src/server/domain/tokens/token-cache';
+import { tether as runTether } from '../../support/cli';
 import { freshDb } from '../../support/db';
 import { makeWorkspace, uniq, userActor, type TestWorkspace } from '../../support/fixtures';
 import { call, startTestApi, type TestApi } from '../../support/http';
@@ -37,7 +37,8 @@ const listTasks = (bearer: string) => call(api.url, 'GET', `/api/v1/workspaces/$
 
 describe('expiry', () => {
   it('an expired token is 401 exactly like a revoked one, even right after this process cached it', async () => {
-    const expiring = await token(new Date(Date.now() + 3000).toISOString());
+    await listTasks((await token()).token); // warm the path, so the request below lands well before the expiry
+    const expiring = await token(new Date(Date.now() + 4000).toISOString());
     expect((await listTasks(expiring.token)).status).toBe(200); // verified and cached now
     await sleep(Date.parse((await db.one<{ expires_at: string }>('SELECT expires_at FROM api_tokens WHERE id = $1', [expiring.id]))!.expires_at) - Date.now() + 200);
     const expired = await listTasks(expiring.token);
@@ -106,17 +107,7 @@ describe('the console (admin.createToken, admin.tokens)', () => {
 });
 
 describe('tether token create --expires-in / --expires-at, and token list', () => {
-  function tether(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn('npx', ['tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const tether = (args: string[]) => runTether(db.url, args);
   const create = (...extra: string[]) => tether(['token', 'create', '--name', uniq('cli'), '--workspace', ws.id, '--scope', 'tasks:read', '--json', ...extra]);
 
   it('sets the expiry from a duration or a time, and lists it with the last-used time and status', async () => {
@@ -139,14 +130,14 @@ describe('tether token create --expires-in / --expires-at, and token list', () =
     expect(byId.get(old.id)).toMatchObject({ status: 'expired' });
     const human = await tether(['token', 'list']);
     expect(human.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+SCOPES\s+EXPIRES\s+LAST USED\s+STATUS/);
-  });
+  }, 180_000); // four CLI runs: each starts tsx, slow on a busy machine
 
   it.each([
     [['--expires-in', '30d', '--expires-at', '2099-01-01'], 'invalid request: give --expires-in or --expires-at, not both'],
     [['--expires-in', '0d'], 'invalid request: expires in: a positive whole number of m, h, d or w, e.g. 30d (got "0d")'],
     [['--expires-in', 'a month'], 'invalid request: expires in: a positive whole number of m, h, d or w, e.g. 30d (got "a month")'],
     [['--expires-at', '2001-01-01'], 'invalid request: expires at: must be in the future'],
-  ])('refuses %j in one line, storing nothing', async (extra, message) => {
+  ])('refuses %j in one line, storing nothing', { timeout: 120_000 }, async (extra, message) => {
     const before = await db.query('SELECT id FROM api_tokens');
     const r = await create(...extra);
     expect([r.code, r.stdout, r.stderr.trim()]).toEqual([1, '', `error: ${message}`]);

@@ -1,6 +1,5 @@
 // Issue 2 item 6: the `tether` admin CLI end to end, as a real child process against a fresh database of the
 // running dialect. Errors must be one line on stderr with a non-zero exit.
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../../src/server/auth/authenticate';
 import { can } from '../../../src/server/auth/actor';
@@ -9,25 +8,7 @@ import { Store } from '../../../src/server/db/store';
 import { checkUserPassword } from '../../../src/server/domain/users/check-password';
 import { freshDatabaseUrl } from '../../support/db';
 import { TokenCache } from '../../../src/server/domain/tokens/token-cache';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+import { run, type Run } from '../../support/cli';
 
 describe('tether CLI (issue 2 item 6)', () => {
   let url: string;

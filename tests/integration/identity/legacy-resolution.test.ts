@@ -3,21 +3,15 @@
 // `identity legacy list`, `identity legacy resolve --settle|--release` — and through the console's tRPC procedures;
 // every resolution is audited (who, when, which channel) and every identity read answers 503 while not ready, the
 // console's find-by-external-id included.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/dialect';
 import { migrate } from '../../../src/server/db/migrate';
 import type { Db } from '../../../src/server/db/types';
+import { tether as runTether } from '../../support/cli';
 import { freshDatabaseUrl } from '../../support/db';
 import { count, makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, trpc, type TestApi } from '../../support/http';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let url: string;
 let db: Db;
@@ -27,17 +21,7 @@ let token: string;
 let adminToken: string;
 let n = 1000;
 
-function tether(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, DATABASE_URL: url }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const tether = (args: string[]) => runTether(url, args);
 
 /** A task as a build before the create protocol left it: an identity, no settlement, no creation operation. */
 async function insertLegacy(ext: string): Promise<string> {
