@@ -90,18 +90,18 @@ export async function verifyApiToken(store: TokenStore, presented: string, token
   const presentedHash = digest(parsed.secret);
   const now = Date.now();
   const cached = tokenCache.get(parsed.id, now);
-  let token: VerifiedToken | null;
+  let verified: VerifiedToken | null;
   if (cached) {
-    token = sameDigest(presentedHash, cached.secretHash) ? cached.token : null;
+    verified = sameDigest(presentedHash, cached.secretHash) ? cached.token : null;
   } else {
     const epoch = tokenCache.epoch();
-    const stored = await store.tokens.findForVerification(parsed.id);
-    if (!stored || stored.revoked || isExpired(stored.verified.expiresAt, now) || !sameDigest(presentedHash, stored.secretHash)) return null;
-    tokenCache.set(stored.verified.id, stored.secretHash, stored.verified, epoch, now);
-    token = stored.verified;
+    const token = await store.tokens.findForVerification(parsed.id);
+    if (!token || token.revoked || isExpired(token.verified.expiresAt, now) || !sameDigest(presentedHash, token.secretHash)) return null;
+    tokenCache.set(token.verified.id, token.secretHash, token.verified, epoch, now);
+    verified = token.verified;
   }
-  if (token) usage?.note(token.id, now);
-  return token;
+  if (verified) usage?.note(verified.id, now);
+  return verified;
 }
 
 /**
