@@ -28,11 +28,10 @@ export interface OutboundRequest {
   timeoutMs: number;
 }
 
-const DNS_FAILURES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA']);
-
 /** The fixed phrase for a request that got no answer. */
 function failureOf(err: NodeJS.ErrnoException, timedOut: boolean, timeoutMs: number): string {
-  if (err instanceof DestinationRefusedError || DNS_FAILURES.has(err.code ?? '')) return DESTINATION_REFUSED;
+  // The policy's lookup turns a name that does not resolve into the same refusal as one that resolves inside.
+  if (err instanceof DestinationRefusedError) return DESTINATION_REFUSED;
   if (timedOut) return `timed out after ${timeoutMs} ms`;
   const code = err.code ?? '';
   if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_CERT)/.test(code)) return 'TLS handshake failed';
