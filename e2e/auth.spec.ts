@@ -16,6 +16,24 @@ test('signing in with a wrong password is refused in plain words and sets no ses
   expect(await page.context().cookies()).toEqual([]);
 });
 
+test('too many failed sign-ins are refused in plain words with the wait, and the button waits too (SPEC §11)', async ({ page }) => {
+  // An email nobody has: throttled exactly like a real account, and no seeded person is locked out for other specs.
+  const email = `nobody-${Date.now()}@example.test`;
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('a guess');
+  const throttled = page.getByText(/^Too many attempts; try again in \d+ seconds?\.$/);
+  // Five failures are free; the next attempt made within the wait is refused (a slow click may land after it).
+  for (let i = 0; i < 10; i++) {
+    const answered = page.waitForResponse((r) => r.url().includes('/api/trpc/session.login'));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    if ((await answered).status() === 429) break;
+  }
+  await expect(throttled).toBeVisible();
+  await expect(page.getByRole('button', { name: /^Try again in \d+ s$/ })).toBeDisabled();
+  expect(await page.context().cookies()).toEqual([]);
+});
+
 test('the console sends a signed-out visitor to sign-in, and back to the page they asked for', async ({ page }, testInfo) => {
   await page.goto('/releases');
   await expect(page).toHaveURL(/\/signin\?next=%2Freleases/);

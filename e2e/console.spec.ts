@@ -186,3 +186,21 @@ test('an admin creates an API token that is shown once, and revokes it', async (
   await expect(page.getByRole('row', { name: /console token/ })).toContainText('revoked');
   expect(row<{ revoked_at: string | null }>("SELECT revoked_at FROM api_tokens WHERE name = 'console token'")!.revoked_at).not.toBeNull();
 });
+
+test('an admin creates a token that expires, and the list says when it expires and that it was never used (SPEC §11)', async ({ page }) => {
+  await signIn(page, seed.admin.email);
+  await chooseWorkspace(page, seed.workspaceId);
+  await page.goto('/settings');
+  const name = `expiring ${Date.now()}`;
+  const form = page.getByRole('form', { name: 'Create token' });
+  await form.getByLabel('Token name').fill(name);
+  await form.getByLabel('Expires').selectOption({ label: 'In 30 days' });
+  await form.getByRole('button', { name: 'Create token' }).click();
+  await expect(page.getByTestId('new-token')).toHaveText(/^tth_/);
+  const tokenRow = page.getByRole('row', { name: new RegExp(name) });
+  await expect(tokenRow).toContainText('in 30 days');
+  await expect(tokenRow).toContainText('never');
+  const stored = row<{ expires_at: string; last_used_at: string | null }>('SELECT expires_at, last_used_at FROM api_tokens WHERE name = ?', name)!;
+  expect(Math.abs(Date.parse(stored.expires_at) - (Date.now() + 30 * 86_400_000))).toBeLessThan(5 * 60_000);
+  expect(stored.last_used_at).toBeNull();
+});

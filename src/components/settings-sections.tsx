@@ -1,5 +1,6 @@
 'use client';
-// Workspace settings for admins (SPEC §11): members and roles, API tokens (shown once, revocable), workflow steps
+// Workspace settings for admins (SPEC §11): members and roles, API tokens (shown once, revocable, optionally expiring;
+// listed with when they expire and were last used), workflow steps
 // with WIP limits; repositories and agent profiles read-only (registered with the `tether` CLI).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
@@ -9,6 +10,15 @@ import { CopyButton, QueryState, Time } from './ui';
 
 const ROLES = ['viewer', 'operator', 'admin'] as const;
 const SCOPES = ['tasks:read', 'tasks:write', 'identities:release', 'admin'] as const;
+
+/** How long a new token lasts (the CLI also takes any duration or time: `--expires-in`, `--expires-at`). */
+const EXPIRIES = [
+  { label: 'Never', days: null },
+  { label: '7 days', days: 7 },
+  { label: '30 days', days: 30 },
+  { label: '90 days', days: 90 },
+  { label: '1 year', days: 365 },
+] as const;
 
 function useInvalidate() {
   const trpc = useTRPC();
@@ -110,9 +120,12 @@ export function Tokens({ workspaceId }: { workspaceId: string }) {
   const revoke = useMutation(trpc.admin.revokeToken.mutationOptions({ onSuccess: invalidate }));
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['tasks:write']);
+  const [expiry, setExpiry] = useState<string>('Never');
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ workspace_id: workspaceId, name, scopes: scopes as (typeof SCOPES)[number][] }, { onSuccess: () => setName('') });
+    const days = EXPIRIES.find((x) => x.label === expiry)?.days ?? null;
+    const expires_at = days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
+    create.mutate({ workspace_id: workspaceId, name, scopes: scopes as (typeof SCOPES)[number][], expires_at }, { onSuccess: () => setName('') });
   };
   return (
     <section className="panel" aria-labelledby="tokens-title">
@@ -139,6 +152,8 @@ export function Tokens({ workspaceId }: { workspaceId: string }) {
                 <th scope="col">Name</th>
                 <th scope="col">Scopes</th>
                 <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
                 <th scope="col">Status</th>
               </tr>
             </thead>
@@ -150,11 +165,18 @@ export function Tokens({ workspaceId }: { workspaceId: string }) {
                   <td>
                     <Time iso={t.created_at} />
                   </td>
+                  <td>{t.expires_at ? <Time iso={t.expires_at} /> : <span className="muted">never</span>}</td>
+                  <td>
+                    {/* Written by the server at most once a minute: up to a minute behind. */}
+                    {t.last_used_at ? <Time iso={t.last_used_at} /> : <span className="muted">never</span>}
+                  </td>
                   <td>
                     {t.revoked_at ? (
                       <span className="muted">
                         revoked <Time iso={t.revoked_at} />
                       </span>
+                    ) : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? (
+                      <span className="muted">expired</span>
                     ) : (
                       <button
                         type="button"
@@ -193,6 +215,16 @@ export function Tokens({ workspaceId }: { workspaceId: string }) {
             </label>
           ))}
         </fieldset>
+        <label className="field">
+          <span>Expires</span>
+          <select value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+            {EXPIRIES.map((x) => (
+              <option key={x.label} value={x.label}>
+                {x.days === null ? 'Never' : `In ${x.label}`}
+              </option>
+            ))}
+          </select>
+        </label>
         <button type="submit" className="btn btn--primary" disabled={create.isPending || scopes.length === 0}>
           Create token
         </button>

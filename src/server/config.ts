@@ -2,6 +2,7 @@
 // start-up, and passed down through the services object. Nothing else in src/ reads `process.env`.
 // An invalid value stops start-up with one line naming the variable (`ConfigError`). Every setting has a
 // default that works on a fresh machine (README "Configuration" lists them).
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -53,6 +54,35 @@ const libpqForm = (url: string, ctx: z.RefinementCtx) => {
   }
 };
 
+/** A network in CIDR form, `127.0.0.0/8` or `::1/128`. */
+export interface AllowedNetwork {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+/** Comma-separated CIDRs (`127.0.0.0/8,::1/128`); each must be an IP address and a prefix length that fits it. */
+const networks = z.preprocess(
+  unset,
+  z
+    .string()
+    .transform((v, ctx) => {
+      const out: AllowedNetwork[] = [];
+      for (const item of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+        const m = /^([^/\s]+)\/(\d{1,3})$/.exec(item);
+        const version = m ? isIP(m[1]!) : 0;
+        const prefix = m ? Number(m[2]) : NaN;
+        if (version === 0 || prefix > (version === 4 ? 32 : 128)) {
+          ctx.addIssue({ code: 'custom', message: `must be comma-separated networks in CIDR form, e.g. 10.0.0.0/8,fd00::/8 (${JSON.stringify(item)} is not one)` });
+          return z.NEVER;
+        }
+        out.push({ address: m![1]!, prefix, family: version === 4 ? 'ipv4' : 'ipv6' });
+      }
+      return out;
+    })
+    .optional(),
+);
+
 const ZEnv = z.object({
   DATABASE_URL: z.preprocess(
     unset,
@@ -96,6 +126,8 @@ const ZEnv = z.object({
   TETHER_WEBHOOK_TIMEOUT_MS: int(1),
   TETHER_WEBHOOK_BACKOFF_MS: int(1),
   TETHER_WEBHOOK_MAX_BACKOFF_MS: int(1),
+  TETHER_WEBHOOK_ALLOWED_NETWORKS: networks,
+  TETHER_SIGNIN_ADDRESS_FAILURES: int(0),
   TETHER_FAILPOINTS: flag,
   TETHER_HEADERS_TIMEOUT_MS: int(1),
   TETHER_REQUEST_TIMEOUT_MS: int(1),
@@ -181,12 +213,27 @@ export interface Config {
     /** Per-actor requests per second, per process; 0 disables. */
     rateLimitPerSec: number;
     rateLimitBurst: number;
+    /**
+     * SPEC §11: failed sign-ins one client address may make before it is throttled (auth/sign-in-throttle.ts);
+     * 0 turns the per-address throttle off (behind a reverse proxy every sign-in comes from the proxy's address).
+     */
+    signInAddressFailures: number;
   };
   /** SPEC §4.2, §6: how long a creating request's lease lasts without renewal. */
   leaseMs: number;
   recovery: { enabled: boolean; pollMs: number };
   relay: { enabled: boolean; pollMs: number };
-  webhooks: { leaseMs: number; timeoutMs: number; backoffMs: number; maxBackoffMs: number };
+  webhooks: {
+    leaseMs: number;
+    timeoutMs: number;
+    backoffMs: number;
+    maxBackoffMs: number;
+    /**
+     * SPEC §9: networks outbound calls made for a workspace's configuration (webhooks, the webhook agent runner) may
+     * reach although they are not public (loopback, private, link-local, …). Empty by default: only public addresses.
+     */
+    allowedNetworks: AllowedNetwork[];
+  };
   /**
    * SPEC §4.4: a compensation handed to cleanup is retried by the runtime after `backoffMs`, doubling each time up
    * to `maxBackoffMs`, until it succeeds (runtime/cleanup.ts).
@@ -269,6 +316,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       tokenCacheMs: Math.min(e.TETHER_TOKEN_CACHE_MS ?? MAX_TOKEN_CACHE_MS, MAX_TOKEN_CACHE_MS),
       rateLimitPerSec: ratePerSec,
       rateLimitBurst: e.TETHER_RATE_LIMIT_BURST ?? Math.max(1, ratePerSec * 2),
+      signInAddressFailures: e.TETHER_SIGNIN_ADDRESS_FAILURES ?? 20,
     },
     // SPEC §6: short enough that a dead creator's operation is recovered within seconds; renewed every third.
     leaseMs: e.TETHER_LEASE_MS ?? 5_000,
@@ -280,6 +328,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: Math.min(e.TETHER_WEBHOOK_TIMEOUT_MS ?? 10_000, Math.floor(webhookLeaseMs / 2.5)),
       backoffMs: e.TETHER_WEBHOOK_BACKOFF_MS ?? 1_000,
       maxBackoffMs: e.TETHER_WEBHOOK_MAX_BACKOFF_MS ?? 3_600_000,
+      allowedNetworks: e.TETHER_WEBHOOK_ALLOWED_NETWORKS ?? [],
     },
     cleanup: { backoffMs: e.TETHER_CLEANUP_BACKOFF_MS ?? 10_000, maxBackoffMs: e.TETHER_CLEANUP_MAX_BACKOFF_MS ?? 3_600_000 },
     failpointsEnabled: (e.TETHER_FAILPOINTS ?? false) && argv.includes(TEST_HOOKS_FLAG) && !production,

@@ -7,8 +7,10 @@ import { loadConfig } from './config';
 import { openDb } from './db/dialect';
 import { Store } from './db/store';
 import { CreationPulse } from './domain/console/pulse';
+import { DestinationPolicy } from './domain/outbound/destinations';
 import { EventHub } from './domain/events/hub';
 import { TokenCache } from './domain/tokens/token-cache';
+import { TokenUsage } from './domain/tokens/token-usage';
 import { Failpoints } from './failpoints';
 import { createLogger, createRequestLogger, withoutRedaction } from './observability/logger';
 import { Metrics, type MetricSources } from './observability/metrics';
@@ -18,6 +20,9 @@ import { Readiness } from './readiness';
 import { AgentRunners } from './runtime/agent-runners';
 import { launchDispatcher } from './runtime/dispatcher';
 import type { ServiceOptions, Services } from './services';
+
+/** How often a process writes when its API tokens were last used (SPEC §11: last-used time, not a write per request). */
+const TOKEN_USAGE_FLUSH_MS = 60_000;
 
 export function createServices(options: ServiceOptions = {}): Services {
   const config = options.config ?? loadConfig();
@@ -34,6 +39,7 @@ export function createServices(options: ServiceOptions = {}): Services {
       { oneStatementCreate: config.postgres.oneStatementCreate },
     );
   const log = options.log ?? createLogger(config.log);
+  const destinations = options.destinations ?? new DestinationPolicy(config.webhooks.allowedNetworks);
   const services: Services = {
     config,
     store,
@@ -42,10 +48,18 @@ export function createServices(options: ServiceOptions = {}): Services {
     instanceId: options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     leaseMs: options.leaseMs ?? config.leaseMs,
     tokenCache: options.tokenCache ?? new TokenCache(config.auth.tokenCacheMs),
+    tokenUsage:
+      options.tokenUsage ??
+      new TokenUsage(
+        (uses) => store.tokens.recordUse(uses),
+        TOKEN_USAGE_FLUSH_MS,
+        (err) => log.warn({ err: (err as Error).message }, 'could not record when API tokens were last used'),
+      ),
     rateLimiter: options.rateLimiter ?? new RateLimiter(config.auth.rateLimitPerSec, config.auth.rateLimitBurst),
     hub: options.hub ?? new EventHub(),
     pulse: options.pulse ?? new CreationPulse(() => store.pulse.openOperations()),
-    agentRunners: options.agentRunners ?? new AgentRunners(config.agents),
+    destinations,
+    agentRunners: options.agentRunners ?? new AgentRunners(config.agents, destinations),
     dispatcher: options.dispatcher ?? launchDispatcher(() => services),
     log,
     requestLog: options.requestLog ?? (options.log ? withoutRedaction(options.log) : createRequestLogger(config.log)),

@@ -117,6 +117,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       await stopped;
       clearTimeout(force);
       await pages?.close().catch(() => {});
+      await services.tokenUsage.close(); // when tokens were last used, noted since the last minute's write
       await store.close();
       services.requestLog.flush(); // the request lines still batched (observability/logger.ts)
     })());

@@ -8,8 +8,10 @@ import type { Store } from './db/store';
 import type { Db } from './db/types';
 import type { CreationPulse } from './domain/console/pulse';
 import type { CreationDispatcher } from './domain/creation/operation';
+import type { DestinationPolicy } from './domain/outbound/destinations';
 import type { EventHub } from './domain/events/hub';
 import type { TokenCache } from './domain/tokens/token-cache';
+import type { TokenUsage } from './domain/tokens/token-usage';
 import type { Failpoints } from './failpoints';
 import type { Logger } from './observability/logger';
 import type { Metrics } from './observability/metrics';
@@ -28,12 +30,16 @@ export interface Services {
   leaseMs: number;
   /** Verified API tokens, briefly (domain/tokens/token-cache.ts). */
   tokenCache: TokenCache;
+  /** When each API token was last used, written at most once a minute (domain/tokens/token-usage.ts). */
+  tokenUsage: TokenUsage;
   /** Per-actor request rate, per process (auth/rate-limit.ts). */
   rateLimiter: RateLimiter;
   /** The relay's in-process side: live streams wait on it (domain/events/hub.ts). */
   hub: EventHub;
   /** What the console polls to follow creates in flight, one shared read per process (domain/console/pulse.ts). */
   pulse: CreationPulse;
+  /** SPEC §9: where outbound calls for a workspace's configuration may go (domain/outbound/destinations.ts). */
+  destinations: DestinationPolicy;
   /** The agent runners profiles can name (runtime/agent-runners.ts). */
   agentRunners: AgentRunners;
   /** SPEC §4.1 step 10: what starts after a successful Complete (runtime/dispatcher.ts). */

@@ -7,6 +7,8 @@ export interface ApiErrorData {
   code?: string;
   httpStatus?: number;
   domainCode?: ErrorCode;
+  /** On a 429: how many seconds to wait before trying again. */
+  retryAfterSeconds?: number;
 }
 
 function dataOf(err: unknown): ApiErrorData | undefined {
@@ -15,6 +17,11 @@ function dataOf(err: unknown): ApiErrorData | undefined {
 
 export function domainCodeOf(err: unknown): ErrorCode | undefined {
   return dataOf(err)?.domainCode;
+}
+
+/** A 429's wait, in seconds, or undefined. */
+export function retryAfterOf(err: unknown): number | undefined {
+  return dataOf(err)?.retryAfterSeconds;
 }
 
 export function isUnauthorized(err: unknown): boolean {

@@ -8,6 +8,7 @@ import { createTask } from '../../src/server/domain/tasks/create-task';
 import type { Services } from '../../src/server/services';
 import { loadConfig } from '../../src/server/config';
 import { Failpoints } from '../../src/server/failpoints';
+import { DestinationPolicy } from '../../src/server/domain/outbound/destinations';
 import { AgentRunners } from '../../src/server/runtime/agent-runners';
 
 export function uniq(prefix = 'x'): string {
@@ -79,12 +80,16 @@ export const NOOP_AGENT = [process.execPath, '-e', ''];
 /** Services over a test database, attested and with failpoints enabled. */
 export async function testServices(db: Db, overrides: Partial<Services> = {}): Promise<Services> {
   const config = overrides.config ?? { ...loadConfig(), failpointsEnabled: true };
+  // SPEC §9: where outbound calls may go — public addresses, plus TETHER_WEBHOOK_ALLOWED_NETWORKS for tests whose
+  // receivers listen on loopback.
+  const destinations = overrides.destinations ?? new DestinationPolicy(config.webhooks.allowedNetworks);
   const services = createServices({
     config,
     db,
+    destinations,
     failpoints: new Failpoints(true),
     // The built-in runner runs a real command per launch (README "Agents"): a no-op one unless the test chose one.
-    agentRunners: new AgentRunners({ ...config.agents, command: config.agents.command ?? NOOP_AGENT }),
+    agentRunners: new AgentRunners({ ...config.agents, command: config.agents.command ?? NOOP_AGENT }, destinations),
     ...overrides,
   });
   await services.readiness.refresh(db);

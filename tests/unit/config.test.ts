@@ -56,6 +56,11 @@ describe('loadConfig', () => {
     ['PORT', '99999'],
     ['TETHER_RELAY', 'maybe'],
     ['DATABASE_URL', 'mysql://x'],
+    ['TETHER_WEBHOOK_ALLOWED_NETWORKS', '127.0.0.1'],
+    ['TETHER_WEBHOOK_ALLOWED_NETWORKS', '10.0.0.0/33'],
+    ['TETHER_WEBHOOK_ALLOWED_NETWORKS', '::1/129'],
+    ['TETHER_WEBHOOK_ALLOWED_NETWORKS', 'localhost/8'],
+    ['TETHER_SIGNIN_ADDRESS_FAILURES', 'many'],
   ])('refuses %s=%s with one line naming the variable', (name, value) => {
     let err: unknown;
     try {
@@ -67,6 +72,14 @@ describe('loadConfig', () => {
     expect((err as Error).message.startsWith(`${name}: `)).toBe(true);
     expect((err as Error).message).toContain(JSON.stringify(value));
     expect((err as Error).message).not.toContain('\n');
+  });
+
+  it('allows no inside network to webhooks unless TETHER_WEBHOOK_ALLOWED_NETWORKS lists it (SPEC §9)', () => {
+    expect(loadConfig({}).webhooks.allowedNetworks).toEqual([]);
+    expect(loadConfig({ TETHER_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8, ::1/128' }).webhooks.allowedNetworks).toEqual([
+      { address: '127.0.0.0', prefix: 8, family: 'ipv4' },
+      { address: '::1', prefix: 128, family: 'ipv6' },
+    ]);
   });
 
   it("picks PostgreSQL's creation store: one-statement unless TETHER_PG_ONE_STATEMENT=0", () => {

@@ -30,7 +30,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--config <json>', 'runner settings as a JSON object', jsonObject)
     .action(async (opts: { workspace: string; name: string; runner: string; webhookUrl?: string; config?: Record<string, unknown> }) => {
       const config = { ...(opts.config ?? {}), ...(opts.webhookUrl ? { url: opts.webhookUrl } : {}) };
-      const p = await createAgentProfile(await ctx.store(), { workspaceId: opts.workspace, name: opts.name, runner: opts.runner, config });
+      const services = await ctx.services();
+      const p = await createAgentProfile(services.store, { workspaceId: opts.workspace, name: opts.name, runner: opts.runner, config }, services.destinations);
       ctx.print(toBody(p), `created agent profile ${p.name} ${p.id} (runner ${p.runner})`);
     });
 

@@ -28,6 +28,10 @@ export interface ContextHttp {
   secure: boolean;
   /** Adds a `Set-Cookie` header to the response. */
   setCookie(value: string): void;
+  /** Sets a response header (a refusal's `Retry-After`: trpc.ts copies a DomainError's headers here). */
+  setHeader(name: string, value: string): void;
+  /** The connection's address, as the per-client connection cap sees it (no proxy header is trusted). */
+  clientAddress: string | null;
 }
 
 export function createContextInner(opts: {
@@ -47,6 +51,8 @@ export async function createContext(services: Services, req: IncomingMessage, re
     sessionCookie: cookie(req.headers, SESSION_COOKIE),
     secure: secureCookies((req.socket as { encrypted?: boolean }).encrypted === true, services.config.http.secureCookies),
     setCookie: (value) => res.appendHeader('set-cookie', value),
+    setHeader: (name, value) => res.setHeader(name, value),
+    clientAddress: req.socket.remoteAddress ?? null,
   };
   return createContextInner({
     services,

@@ -42,10 +42,19 @@ const t = initTRPC.context<Context>().create({
     // The request's log line and error counter get the code (issue 17); a bare 5xx from tRPC itself counts as internal.
     const noted = domainCode ?? (shape.data.httpStatus >= 500 ? 'internal' : undefined);
     if (noted) noteError(ctx?.request, noted as ErrorCode, error.cause ?? error);
+    // A 429 says when to come back in `data` too (as `Retry-After` does on the response): a batched call's
+    // headers are shared by every call in the batch, so a client reads its own wait here (the console's sign-in form).
+    const retryAfter = isDomainError(cause) ? Number(cause.headers?.['retry-after']) : NaN;
     return {
       message,
       code: shape.code,
-      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, domainCode },
+      data: {
+        code: shape.data.code,
+        httpStatus: shape.data.httpStatus,
+        path: shape.data.path,
+        domainCode,
+        ...(Number.isFinite(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
+      },
     };
   },
 });
@@ -56,6 +65,8 @@ function mapFailure<R extends { ok: boolean }>(result: R, ctx: Context): R {
     const error = (result as unknown as { error: TRPCError }).error;
     const cause = error.cause;
     if (isDomainError(cause)) {
+      // tRPC sends no headers of its own for an error: a 429's Retry-After must still reach the caller.
+      for (const [name, value] of Object.entries(cause.headers ?? {})) ctx.http?.setHeader(name, value);
       throw new TRPCError({ code: ERRORS[cause.code].trpc, message: cause.message, cause });
     }
     if (error.code === 'INTERNAL_SERVER_ERROR') {

@@ -6,6 +6,7 @@
 // the cookie path is one statement (session joined with user and memberships).
 import type { Repositories } from '../db/store';
 import type { TokenCache } from '../domain/tokens/token-cache';
+import type { TokenUsage } from '../domain/tokens/token-usage';
 import { verifyApiToken } from '../domain/tokens/api-tokens';
 import type { VerifiedToken } from '../domain/tokens/token';
 import type { Actor } from './actor';
@@ -50,7 +51,7 @@ export function sessionToActor(session: Session): Actor {
 }
 
 export async function authenticate(
-  services: { store: Pick<Repositories, 'tokens' | 'sessions'>; tokenCache: TokenCache },
+  services: { store: Pick<Repositories, 'tokens' | 'sessions'>; tokenCache: TokenCache; tokenUsage?: TokenUsage },
   headers: HeaderBag,
   opts: { method: string },
 ): Promise<Authenticated | null> {
@@ -58,7 +59,7 @@ export async function authenticate(
   if (authorization !== undefined) {
     // An explicit credential that fails is a 401 — never silently fall back to a cookie.
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    const token = m ? await verifyApiToken(services.store, m[1]!, services.tokenCache) : null;
+    const token = m ? await verifyApiToken(services.store, m[1]!, services.tokenCache, services.tokenUsage) : null;
     return token ? { actor: tokenToActor(token), via: 'token', csrfOk: true } : null;
   }
   const session = await verifySession(services.store, cookie(headers, SESSION_COOKIE));

@@ -28,6 +28,7 @@ import { PulseRepository } from './repositories/pulse';
 import { ReleaseRepository } from './repositories/releases';
 import { SessionRepository } from './repositories/sessions';
 import { SetupTokenRepository } from './repositories/setup-tokens';
+import { SignInThrottleRepository } from './repositories/sign-in-throttles';
 import { StatsRepository } from './repositories/stats';
 import { TaskRepository } from './repositories/tasks';
 import { TokenRepository } from './repositories/tokens';
@@ -69,6 +70,8 @@ export class Store implements Repositories {
   readonly legacy: LegacyRepository;
   readonly cleanup: CleanupRepository;
   readonly attestationRequests: AttestationRequestRepository;
+  /** Failed console sign-ins per account and client address, shared by every process (SPEC §11). */
+  readonly signInThrottles: SignInThrottleRepository;
   /** What the metrics endpoint reads at scrape time. */
   readonly stats: StatsRepository;
   /** The open operations, summarized: what the console polls to follow creates in flight (SPEC §13). */
@@ -110,6 +113,7 @@ export class Store implements Repositories {
     this.legacy = base.legacy;
     this.cleanup = base.cleanup;
     this.attestationRequests = new AttestationRequestRepository(driver);
+    this.signInThrottles = new SignInThrottleRepository(driver);
     this.stats = new StatsRepository(driver);
     this.pulse = new PulseRepository(driver);
   }

@@ -7,11 +7,14 @@
 // launch, with the task as JSON on stdin, a timeout, and its exit status and the tail of its output recorded. The
 // command comes from the server's configuration only, never from data (profiles, requests): whoever can write the
 // database must not be able to run programs on the server. Without a command, launches through it fail, and the
-// failure is recorded on the intent. The webhook runner hands sessions to a remote service instead.
+// failure is recorded on the intent. The webhook runner hands sessions to a remote service instead, through the same
+// destination policy as webhooks (a profile's URL is a workspace's configuration).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { agentCommandEnv, type Config } from '../config';
 import type { LaunchProfile } from '../db/repositories/launches';
+import { DestinationPolicy } from '../domain/outbound/destinations';
 import type { TaskBody } from '../domain/tasks/task';
+import { postGuarded } from './outbound-http';
 
 export interface LaunchRequest {
   intentId: string;
@@ -46,6 +49,8 @@ export interface AgentRunner {
 }
 
 const OUTPUT_TAIL_BYTES = 4096;
+/** How long the webhook runner waits for the runner service's answer. */
+const WEBHOOK_RUNNER_TIMEOUT_MS = 10_000;
 /** After the timeout's SIGTERM, how long a command gets before SIGKILL. */
 const KILL_GRACE_MS = 5_000;
 
@@ -137,30 +142,34 @@ export class CommandRunner implements AgentRunner {
   }
 }
 
-/** Posts the launch to the profile's configured URL (`config.url`) with the intent id as Idempotency-Key. */
-export const webhookRunner: AgentRunner = {
-  name: 'webhook',
-  async launch(req) {
-    const url = req.profile?.config.url;
-    if (typeof url !== 'string') throw new Error('webhook agent profile has no url');
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': req.intentId },
-      body: JSON.stringify({
-        intent_id: req.intentId,
-        session_id: req.sessionId,
-        task_id: req.taskId,
-        workspace_id: req.workspaceId,
-        identifier: req.identifier,
-        title: req.title,
-        profile: req.profile ? { id: req.profile.id, name: req.profile.name } : null,
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!res.ok) throw new Error(`webhook runner answered ${res.status}`);
-    return { status: res.status };
-  },
-};
+/**
+ * Posts the launch to the profile's configured URL (`config.url`) with the intent id as Idempotency-Key. The URL is
+ * a workspace's configuration, so it goes through the destination policy like a webhook (SPEC §9, outbound-http.ts).
+ */
+export function webhookRunner(destinations: DestinationPolicy): AgentRunner {
+  return {
+    name: 'webhook',
+    async launch(req) {
+      const url = req.profile?.config.url;
+      if (typeof url !== 'string') throw new Error('webhook agent profile has no url');
+      const result = await postGuarded(destinations, url, {
+        timeoutMs: WEBHOOK_RUNNER_TIMEOUT_MS,
+        headers: { 'content-type': 'application/json', 'idempotency-key': req.intentId },
+        body: JSON.stringify({
+          intent_id: req.intentId,
+          session_id: req.sessionId,
+          task_id: req.taskId,
+          workspace_id: req.workspaceId,
+          identifier: req.identifier,
+          title: req.title,
+          profile: req.profile ? { id: req.profile.id, name: req.profile.name } : null,
+        }),
+      });
+      if (!result.ok) throw new Error(`webhook runner: ${result.error}`);
+      return { status: result.status };
+    },
+  };
+}
 
 /** The runners profiles can name in their `runner` column. */
 export class AgentRunners {
@@ -169,11 +178,13 @@ export class AgentRunners {
   /** Records still being written for runs that ended (the server waits for them before closing the store). */
   private readonly pending = new Set<Promise<unknown>>();
 
-  constructor(settings: AgentCommandSettings = { command: null, timeoutMs: 30 * 60_000 }) {
+  /** `destinations`: where the webhook runner may post (SPEC §9); by default public addresses only. */
+  constructor(settings: AgentCommandSettings = { command: null, timeoutMs: 30 * 60_000 }, destinations = new DestinationPolicy()) {
     this.builtin = new CommandRunner(settings);
+    const webhook = webhookRunner(destinations);
     this.runners = new Map<string, AgentRunner>([
       [this.builtin.name, this.builtin],
-      [webhookRunner.name, webhookRunner],
+      [webhook.name, webhook],
     ]);
   }
 

@@ -9,12 +9,15 @@
 // request timeout is under half the lease: no other process can claim the webhook while a request is in flight. A
 // process that dies mid-request leaves a `sending` attempt; after its lease expires another process re-sends the
 // same event (same event id) — the documented at-least-once duplicate.
+// Where a request may go is the destination policy's decision, made on the address actually connected to
+// (outbound-http.ts): a refused destination is a failed attempt with one fixed error, retried like any other.
 import { randomUUID } from 'node:crypto';
 import type { AttemptResult, ClaimedWebhook } from '../db/repositories/webhooks';
 import type { TxRepositories } from '../db/store';
 import { SIGNATURE_HEADER, signBody } from '../domain/events/sign';
 import type { Config } from '../config';
 import type { Services } from '../services';
+import { postGuarded } from './outbound-http';
 
 /** config.ts `webhooks` (TETHER_WEBHOOK_LEASE_MS, _TIMEOUT_MS, _BACKOFF_MS: first retry delay, doubled each time,
  *  _MAX_BACKOFF_MS). */
@@ -69,32 +72,23 @@ async function beginAttempt(tx: TxRepositories, services: Services, hook: Claime
   return attempt;
 }
 
-async function send(hook: ClaimedWebhook, body: string, event: { id: string; type: string; seq: number }, deliveryId: string, timeoutMs: number): Promise<AttemptResult> {
+/** One attempt: the signed body to the webhook's URL, through the destination policy (SPEC §9, outbound-http.ts). */
+async function send(services: Services, hook: ClaimedWebhook, body: string, event: { id: string; type: string; seq: number }, deliveryId: string, timeoutMs: number): Promise<AttemptResult> {
   const started = Date.now();
-  try {
-    const res = await fetch(hook.url, {
-      method: 'POST',
-      redirect: 'manual', // a redirect is a failed attempt, never a silent re-post elsewhere
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Tether-Webhooks/1',
-        'x-tether-event-id': event.id,
-        'x-tether-event-type': event.type,
-        'x-tether-event-seq': String(event.seq),
-        'x-tether-delivery-id': deliveryId,
-        [SIGNATURE_HEADER]: signBody(hook.secret, body),
-      },
-      body,
-    });
-    await res.body?.cancel().catch(() => {});
-    const ok = res.status >= 200 && res.status < 300;
-    return { ok, status: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: Date.now() - started };
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const reason = e.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ''}`;
-    return { ok: false, status: null, error: reason.slice(0, 500), durationMs: Date.now() - started };
-  }
+  const result = await postGuarded(services.destinations, hook.url, {
+    timeoutMs,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'Tether-Webhooks/1',
+      'x-tether-event-id': event.id,
+      'x-tether-event-type': event.type,
+      'x-tether-event-seq': String(event.seq),
+      'x-tether-delivery-id': deliveryId,
+      [SIGNATURE_HEADER]: signBody(hook.secret, body),
+    },
+    body,
+  });
+  return { ...result, durationMs: Date.now() - started };
 }
 
 /** Sends pending deliveries oldest first until one fails, none is due, or the lease is lost. */
@@ -108,7 +102,7 @@ async function deliver(services: Services, hook: ClaimedWebhook, settings: Webho
     // The same bytes on every attempt: the stored payload plus its seq (SPEC §9: immutable).
     const body = JSON.stringify(d.event);
     await services.failpoints.hit('webhook_before_send', d.event.id);
-    const result = await send(hook, body, d.event, d.id, settings.timeoutMs);
+    const result = await send(services, hook, body, d.event, d.id, settings.timeoutMs);
     services.metrics.webhookDeliveries.inc({ result: result.ok ? 'delivered' : 'failed' });
     const at = new Date().toISOString();
     await store.transaction(async (tx) => {

@@ -28,7 +28,7 @@ describe('API tokens (SPEC §11)', () => {
   it('creates a token shaped tth_<id>_<secret> that verifies with its grants and scopes', async () => {
     const { id, token } = await make();
     expect(token).toMatch(new RegExp(`^tth_${id}_[A-Za-z0-9_-]{43}$`));
-    expect(await verifyApiToken(store, token, cache)).toEqual({ id, name: 'ci bot', scopes: ['tasks:read', 'tasks:write'], workspaceIds: [ws.id] });
+    expect(await verifyApiToken(store, token, cache)).toEqual({ id, name: 'ci bot', scopes: ['tasks:read', 'tasks:write'], workspaceIds: [ws.id], expiresAt: null });
   });
 
   it('refuses a wrong secret for a real token id', async () => {

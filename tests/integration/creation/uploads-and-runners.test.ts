@@ -14,6 +14,9 @@ import { freshDb } from '../../support/db';
 import { call, type CallResult } from '../../support/http';
 import { count, testServices, uniq, until } from '../../support/fixtures';
 import { dataDir, makeWorld, type World } from './world';
+import { LOOPBACK_NETWORKS } from '../events/receiver';
+
+process.env.TETHER_WEBHOOK_ALLOWED_NETWORKS = LOOPBACK_NETWORKS; // the webhook runner's service listens on 127.0.0.1
 
 let db: Db;
 let services: Services;
@@ -99,7 +102,11 @@ describe('webhook agent runner', () => {
     });
     const url = await listen(hook);
     try {
-      const profile = await createAgentProfile(services.store, { workspaceId: w.ws.id, name: uniq('hook'), runner: 'webhook', config: { url: `${url}/launch` } });
+      const profile = await createAgentProfile(
+        services.store,
+        { workspaceId: w.ws.id, name: uniq('hook'), runner: 'webhook', config: { url: `${url}/launch` } },
+        services.destinations,
+      );
       const out = await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'agent task', start_agent: true, agent_profile_id: profile.id });
       await until(() => received.length > 0, 10_000, 'webhook call');
       await until(async () => (await count(db, "SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1 AND runner = 'webhook'", [out.task.id])) === 1);

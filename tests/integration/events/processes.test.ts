@@ -6,7 +6,7 @@ import { freshDb, testDialect } from '../../support/db';
 import { count, makeWorkspace, until, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken } from '../../support/http';
 import { startServerProcess, type ServerProcess } from '../../support/processes';
-import { startReceiver, type Receiver } from './receiver';
+import { LOOPBACK_NETWORKS, startReceiver, type Receiver } from './receiver';
 
 let db: Db;
 let ws: TestWorkspace;
@@ -20,6 +20,7 @@ const env = () => ({
   TETHER_RELAY_POLL_MS: '20',
   TETHER_WEBHOOK_BACKOFF_MS: '50',
   TETHER_WEBHOOK_LEASE_MS: '2000',
+  TETHER_WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS, // the receivers listen on 127.0.0.1
 });
 
 async function start(): Promise<ServerProcess> {

@@ -1,7 +1,12 @@
 // A real webhook receiver on 127.0.0.1 for tests: records every request (raw body, headers) and answers with the
 // status `respond` chooses (a number, or 'hang' to never answer).
+// Loopback is not a public address, so Tether refuses to call it (SPEC §9) unless the test allows it: servers that
+// deliver to a receiver run with TETHER_WEBHOOK_ALLOWED_NETWORKS = LOOPBACK_NETWORKS.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** TETHER_WEBHOOK_ALLOWED_NETWORKS for tests whose receivers listen on loopback. */
+export const LOOPBACK_NETWORKS = '127.0.0.0/8,::1/128';
 
 export interface Received {
   body: string;

@@ -6,9 +6,10 @@ import type { Db } from '../../../src/server/db/types';
 import { freshDb } from '../../support/db';
 import { makeWorkspace, until, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, type TestApi } from '../../support/http';
-import { startReceiver, type Receiver } from './receiver';
+import { LOOPBACK_NETWORKS, startReceiver, type Receiver } from './receiver';
 
 process.env.TETHER_RELAY_POLL_MS = '20';
+process.env.TETHER_WEBHOOK_ALLOWED_NETWORKS = LOOPBACK_NETWORKS; // the receiver listens on 127.0.0.1
 process.env.TETHER_WEBHOOK_BACKOFF_MS = '50';
 
 let db: Db;

@@ -175,7 +175,7 @@ describe('issue 18 families: bytes that are not UTF-8, list cursors, page limits
   let webhookId: string;
   beforeAll(async () => {
     adminToken = await makeToken(db, [ws.id], ['tasks:read', 'admin']);
-    const hook = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: adminToken, body: { url: 'http://127.0.0.1:9/h' } });
+    const hook = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: adminToken, body: { url: 'https://hooks.invalid/h' } });
     webhookId = (hook.json as { id: string }).id;
   });
 

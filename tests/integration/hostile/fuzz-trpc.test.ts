@@ -164,7 +164,7 @@ describe('issue 18 families: bytes that are not UTF-8, list cursors, page limits
   beforeAll(async () => {
     adapterApi = await startAdapterOnlyApi(db, api);
     adminToken = await makeToken(db, [ws.id], ['tasks:read', 'admin']);
-    const hook = await trpc(api.url, 'mutation', 'event.createWebhook', { workspace_id: ws.id, url: 'http://127.0.0.1:9/h' }, adminToken);
+    const hook = await trpc(api.url, 'mutation', 'event.createWebhook', { workspace_id: ws.id, url: 'https://hooks.invalid/h' }, adminToken);
     webhookId = (hook.json as { result: { data: { webhook: { id: string } } } }).result.data.webhook.id;
   });
 

@@ -22,7 +22,7 @@ useApiWorld((w) => ({ db, api, ws, token } = w));
 beforeAll(async () => {
   for (let i = 0; i < 3; i++) await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: uniq('pg-'), title: `T${i}` } });
   adminToken = await makeToken(db, [ws.id], ['tasks:read', 'tasks:write', 'admin']);
-  const hook = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: adminToken, body: { url: 'http://127.0.0.1:9/hook' } });
+  const hook = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: adminToken, body: { url: 'https://hooks.invalid/hook' } });
   expect(hook.status).toBe(201);
   webhookId = (hook.json as { id: string }).id;
   mcp = await connectMcp(api.url, token);

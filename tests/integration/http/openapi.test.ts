@@ -66,7 +66,7 @@ describe('every operation in the document, as the server answers it', () => {
     stream.close();
     covered.add(operationOf('GET', `/api/v1/workspaces/${ws.id}/events/stream`));
 
-    const hook = (await go('POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: 'http://127.0.0.1:9/tour' } })).json as { id: string };
+    const hook = (await go('POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: 'https://hooks.invalid/tour' } })).json as { id: string };
     await go('GET', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin });
     await go('GET', `/api/v1/workspaces/${ws.id}/webhooks/${hook.id}/deliveries?limit=10`, { token: admin });
     await go('DELETE', `/api/v1/workspaces/${ws.id}/webhooks/${hook.id}`, { token: admin });

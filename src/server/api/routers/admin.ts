@@ -54,14 +54,29 @@ export const adminRouter = router({
   tokens: adminProcedure.query(async ({ ctx, input }) =>
     (await listApiTokens(ctx.services.store))
       .filter((t) => t.workspaceIds.includes(input.workspace_id))
-      .map((t) => ({ id: t.id, name: t.name, scopes: t.scopes, workspace_ids: t.workspaceIds, created_at: t.createdAt, revoked_at: t.revokedAt })),
+      .map((t) => ({
+        id: t.id,
+        name: t.name,
+        scopes: t.scopes,
+        workspace_ids: t.workspaceIds,
+        created_at: t.createdAt,
+        revoked_at: t.revokedAt,
+        expires_at: t.expiresAt,
+        last_used_at: t.lastUsedAt,
+      })),
   ),
 
-  /** SPEC §11: the token is in this response and nowhere else, ever. */
+  /** SPEC §11: the token is in this response and nowhere else, ever. `expires_at`: when it stops working (optional). */
   createToken: adminProcedure
-    .input(z.object({ name: z.string().min(1).max(200), scopes: z.array(z.enum(SCOPES)).min(1) }))
+    .input(z.object({ name: z.string().min(1).max(200), scopes: z.array(z.enum(SCOPES)).min(1), expires_at: z.string().max(40).nullish() }))
     .mutation(async ({ ctx, input }) =>
-      createApiToken(ctx.services.store, { name: input.name, scopes: input.scopes, workspaceIds: [input.workspace_id], createdBy: ctx.actor.id }),
+      createApiToken(ctx.services.store, {
+        name: input.name,
+        scopes: input.scopes,
+        workspaceIds: [input.workspace_id],
+        createdBy: ctx.actor.id,
+        expiresAt: input.expires_at ?? null,
+      }),
     ),
 
   revokeToken: adminProcedure.input(z.object({ id: ZId })).mutation(async ({ ctx, input }) => {

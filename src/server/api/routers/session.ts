@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { listVisibleWorkspaces } from '../../domain/tasks/get-task';
 import { DomainError } from '../../domain/errors/domain-error';
-import { checkUserPassword } from '../../domain/users/check-password';
+import { signInWithPassword } from '../../domain/users/sign-in';
 import { completeSetup, setupTokenUsable } from '../../domain/users/setup';
 import { createSession, destroySession, sessionCookie, SESSION_TTL_MS } from '../../auth/session';
 import type { Context } from '../context';
@@ -38,10 +38,13 @@ export const sessionRouter = router({
     };
   }),
 
-  /** Wrong email and wrong password answer the same words. */
+  /** Wrong email and wrong password answer the same words; both are throttled alike (429 `sign_in_throttled`). */
   login: publicProcedure.input(ZCredentials).mutation(async ({ ctx, input }) => {
-    const user = await checkUserPassword(ctx.services.store, input.email, input.password);
-    if (!user) throw new DomainError('unauthenticated', 'email or password is wrong');
+    const user = await signInWithPassword(
+      ctx.services.store,
+      { addressFailures: ctx.services.config.auth.signInAddressFailures },
+      { email: input.email, password: input.password, clientAddress: ctx.http?.clientAddress ?? null },
+    );
     return signIn(ctx, user.id);
   }),
 

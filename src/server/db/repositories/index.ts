@@ -18,6 +18,7 @@ import { LegacyRepository } from './legacy';
 import { ReleaseRepository } from './releases';
 import type { SessionRepository } from './sessions';
 import type { SetupTokenRepository } from './setup-tokens';
+import type { SignInThrottleRepository } from './sign-in-throttles';
 import { TaskRepository } from './tasks';
 import type { TokenRepository } from './tokens';
 import type { UserRepository } from './users';
@@ -50,6 +51,7 @@ export interface Repositories extends TxRepositories {
   readonly console: ConsoleRepository;
   readonly identities: IdentityRepository;
   readonly attestationRequests: AttestationRequestRepository;
+  readonly signInThrottles: SignInThrottleRepository;
 }
 
 /** Inside a driver transaction a repository method that would go through Prisma Client fails loudly: Prisma

@@ -5,7 +5,7 @@ import { SCOPES, type Scope } from '../../auth/actor';
 import type { ApiTokenInfo, StoredToken } from '../../domain/tokens/token';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
-import { bool, json, str } from '../values';
+import { bool, json, str, strOrNull } from '../values';
 
 export interface NewApiToken {
   id: string;
@@ -14,6 +14,7 @@ export interface NewApiToken {
   scopes: readonly Scope[];
   createdBy: string | null;
   createdAt: string;
+  expiresAt: string | null;
 }
 
 interface VerifyRow {
@@ -22,6 +23,7 @@ interface VerifyRow {
   secret_hash: unknown;
   scopes: unknown;
   revoked: unknown;
+  expires_at: unknown;
   workspace_id: unknown;
 }
 
@@ -37,6 +39,8 @@ const INFO_SELECT = {
   createdBy: true,
   createdAt: true,
   revokedAt: true,
+  expiresAt: true,
+  lastUsedAt: true,
   grants: { select: { workspaceId: true }, orderBy: { workspaceId: 'asc' } },
 } as const;
 
@@ -47,6 +51,8 @@ interface InfoRow {
   createdBy: string | null;
   createdAt: Date;
   revokedAt: Date | null;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
   grants: Array<{ workspaceId: string }>;
 }
 
@@ -59,6 +65,8 @@ function toInfo(r: InfoRow): ApiTokenInfo {
     createdBy: r.createdBy,
     createdAt: r.createdAt.toISOString(),
     revokedAt: r.revokedAt?.toISOString() ?? null,
+    expiresAt: r.expiresAt?.toISOString() ?? null,
+    lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
   };
 }
 
@@ -71,7 +79,7 @@ export class TokenRepository {
   /** The per-request read: one statement, one row per grant. Undefined when no token has this id. */
   async findForVerification(id: string): Promise<StoredToken | undefined> {
     const rows = await this.sql.query<VerifyRow>(
-      `SELECT t.id, t.name, t.secret_hash, t.scopes, (t.revoked_at IS NOT NULL) AS revoked, g.workspace_id
+      `SELECT t.id, t.name, t.secret_hash, t.scopes, (t.revoked_at IS NOT NULL) AS revoked, t.expires_at, g.workspace_id
          FROM api_tokens t LEFT JOIN api_token_grants g ON g.token_id = t.id WHERE t.id = $1`,
       [id],
     );
@@ -79,7 +87,7 @@ export class TokenRepository {
     if (!first) return undefined;
     const workspaceIds = rows.filter((r) => r.workspace_id !== null).map((r) => str(r.workspace_id));
     return {
-      verified: { id: str(first.id), name: str(first.name), scopes: toScopes(first.scopes), workspaceIds },
+      verified: { id: str(first.id), name: str(first.name), scopes: toScopes(first.scopes), workspaceIds, expiresAt: strOrNull(first.expires_at) },
       secretHash: str(first.secret_hash),
       revoked: bool(first.revoked),
     };
@@ -103,12 +111,23 @@ export class TokenRepository {
           scopes: JSON.stringify(token.scopes),
           createdBy: token.createdBy,
           createdAt: new Date(token.createdAt),
+          expiresAt: token.expiresAt === null ? null : new Date(token.expiresAt),
         },
         select: { id: true },
       });
       await tx.apiTokenGrant.createMany({ data: workspaceIds.map((workspaceId) => ({ tokenId: token.id, workspaceId })) });
       return {};
     });
+  }
+
+  /**
+   * Records when tokens were last used (token-usage.ts flushes, at most once a minute). A time never moves back: two
+   * processes flushing out of order keep the later one. On the driver: API-only processes never load Prisma.
+   */
+  async recordUse(uses: ReadonlyArray<{ id: string; at: string }>): Promise<void> {
+    for (const use of uses) {
+      await this.sql.run('UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)', [use.id, use.at]);
+    }
   }
 
   /** Marks the token revoked; false when it does not exist or was already revoked. */

@@ -149,7 +149,9 @@ export class WebhookRepository {
 
   /**
    * Leases to `owner` up to `limit` webhooks with something to plan (cursor behind `safe`, and before its final
-   * seq) or a pending delivery due at `now`. A conditional UPDATE: a webhook whose lease is live is not taken;
+   * seq) or whose OLDEST pending delivery is due at `now` — only that one is ever sent (per-task order), so a later
+   * delivery queued behind one waiting out its backoff must not make the webhook claimable: the relay drains while
+   * it claims something, and would spin until the backoff ends. A conditional UPDATE: a webhook whose lease is live is not taken;
    * claimers polling together skip each other's rows (`skipLocked`).
    */
   async claim(q: { owner: string; now: string; leaseUntil: string; safe: number; limit: number }): Promise<ClaimedWebhook[]> {
@@ -159,7 +161,9 @@ export class WebhookRepository {
                       WHERE w.disabled_at IS NULL AND (w.lease_expires_at IS NULL OR w.lease_expires_at < $3)
                         AND ((w.cursor_seq < $4 AND (w.final_seq IS NULL OR w.cursor_seq < w.final_seq))
                              OR EXISTS (SELECT 1 FROM webhook_deliveries d
-                                         WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= $3))
+                                         WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= $3
+                                           AND d.event_seq = (SELECT MIN(h.event_seq) FROM webhook_deliveries h
+                                                               WHERE h.webhook_id = w.id AND h.state = 'pending')))
                       ORDER BY w.id LIMIT $5${this.dialect.skipLocked})
           AND (lease_expires_at IS NULL OR lease_expires_at < $3)
         RETURNING id, workspace_id, url, secret, cursor_seq, final_seq`,

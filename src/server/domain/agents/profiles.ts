@@ -6,12 +6,15 @@ import { dbErrorInfo } from '../../db/dialect';
 import type { AgentProfile } from '../../db/repositories/agent-profiles';
 import type { Store } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
+import { DestinationPolicy } from '../outbound/destinations';
 
 export type { AgentProfile };
 
+/** `destinations`: where a webhook profile's URL may lead (SPEC §9); by default public addresses only. */
 export async function createAgentProfile(
   store: Store,
   input: { workspaceId: string; name: string; runner?: string; config?: Record<string, unknown> },
+  destinations: DestinationPolicy = new DestinationPolicy(),
 ): Promise<AgentProfile> {
   const runner = input.runner ?? 'builtin';
   const config = input.config ?? {};
@@ -19,6 +22,9 @@ export async function createAgentProfile(
   if (runner === 'webhook') {
     const url = config.url;
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new DomainError('validation_failed', 'a webhook profile needs an http(s) url');
+    // The runner posts there on the workspace's behalf: the same rule as a webhook (checked again at every launch).
+    const refusal = destinations.urlRefusal(url);
+    if (refusal) throw new DomainError('validation_failed', `url: ${refusal}`);
   }
   if (!(await store.workspaces.find(input.workspaceId))) throw new DomainError('validation_failed', 'workspace not found');
   const profile: AgentProfile = {

@@ -30,6 +30,8 @@ export const ERRORS = {
   creation_step_failed: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'a creation step failed; the create was aborted' },
   payload_too_large: { http: 413, trpc: 'PAYLOAD_TOO_LARGE', message: 'request body too large' },
   rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS', message: 'too many requests' },
+  // SPEC §11: console sign-in, throttled per account and client address; the detail says how long to wait.
+  sign_in_throttled: { http: 429, trpc: 'TOO_MANY_REQUESTS', message: 'too many sign-in attempts' },
   internal: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'internal error' },
   identity_not_ready: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is unavailable: schema attestation has not passed' },
   database_unavailable: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'database unavailable; retry shortly' },

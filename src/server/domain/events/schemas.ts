@@ -43,7 +43,9 @@ export const ZCreateWebhookInput = z.object({
     .string()
     .max(2000)
     .refine((v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'url must be an http(s) URL')
-    .describe('Where events are POSTed (http or https).'),
+    .describe(
+      'Where events are POSTed (http or https). Must lead to a public address (SPEC §9): a host that is a loopback, link-local, private, unique-local, carrier-grade NAT, unspecified or multicast address (or `localhost`) is refused, and a name is checked again on the address it resolves to at every delivery — unless the server lists the network in TETHER_WEBHOOK_ALLOWED_NETWORKS. Redirects are not followed.',
+    ),
   /** Optional: when absent the server generates one (and returns it once). */
   secret: z
     .string()

@@ -28,6 +28,9 @@ export async function createWebhook(
   await requireAdmin(services, actor, workspaceId);
   const parsed = ZCreateWebhookInput.safeParse(body);
   if (!parsed.success) throw validationError(parsed.error);
+  // SPEC §9: a destination inside the network is refused here, with nothing stored (and again at every delivery).
+  const refusal = services.destinations.urlRefusal(parsed.data.url);
+  if (refusal) throw new DomainError('validation_failed', `url: ${refusal}`);
   const secret = parsed.data.secret ?? randomSecret();
   // A new webhook gets the events that happen after it exists (the repository starts its cursor at the outbox's end).
   const webhook = await services.store.webhooks.create({

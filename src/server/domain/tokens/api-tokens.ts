@@ -6,6 +6,7 @@ import { digest, randomSecret, sameDigest } from '../../auth/secrets';
 import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import type { TokenCache } from './token-cache';
+import type { TokenUsage } from './token-usage';
 import type { ApiTokenInfo, VerifiedToken } from './token';
 
 export type { ApiTokenInfo, VerifiedToken } from './token';
@@ -21,6 +22,30 @@ export interface CreateApiTokenInput {
   scopes: readonly string[];
   /** The user or token that made it, for the audit trail. */
   createdBy?: string | null;
+  /** When it stops working (ISO 8601, in the future); absent or null: never. */
+  expiresAt?: string | null;
+}
+
+const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** `--expires-in`: `90m`, `12h`, `30d`, `2w` → the time that long after `now`, as ISO 8601. */
+export function expiresIn(duration: string, now = new Date()): string {
+  const m = /^(\d{1,6})([mhdw])$/.exec(duration.trim());
+  if (!m || Number(m[1]) === 0) throw new DomainError('validation_failed', `expires in: a positive whole number of m, h, d or w, e.g. 30d (got ${JSON.stringify(duration)})`);
+  return checkedExpiry(new Date(now.getTime() + Number(m[1]) * DURATION_UNITS[m[2]!]!).toISOString(), now);
+}
+
+/** An expiry as given (`--expires-at`, the console): a date and time that is still to come, as ISO 8601 UTC. */
+export function checkedExpiry(raw: string, now = new Date()): string {
+  const at = /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(raw.trim()) ? new Date(raw.trim()) : new Date(NaN);
+  if (Number.isNaN(at.getTime())) throw new DomainError('validation_failed', `expires at: an ISO 8601 date or time, e.g. 2027-01-31 or 2027-01-31T12:00:00Z (got ${JSON.stringify(raw)})`);
+  if (at.getTime() <= now.getTime()) throw new DomainError('validation_failed', 'expires at: must be in the future');
+  return at.toISOString();
+}
+
+/** Whether a token with this expiry is refused at `now`. */
+export function isExpired(expiresAt: string | null, now = Date.now()): boolean {
+  return expiresAt !== null && Date.parse(expiresAt) <= now;
 }
 
 /** Splits a presented token into id and secret; null when it is not shaped like one of ours. */
@@ -42,10 +67,11 @@ export async function createApiToken(store: TokenStore, input: CreateApiTokenInp
   const scopes = parseScopes(input.scopes);
   const workspaceIds = [...new Set(input.workspaceIds)];
   if (workspaceIds.length === 0) throw new DomainError('validation_failed', 'a token needs at least one workspace');
+  const expiresAt = input.expiresAt ? checkedExpiry(input.expiresAt) : null;
   const id = randomUUID();
   const secret = randomSecret();
   const { missingWorkspaceId } = await store.tokens.insert(
-    { id, name, secretHash: digest(secret), scopes, createdBy: input.createdBy ?? null, createdAt: new Date().toISOString() },
+    { id, name, secretHash: digest(secret), scopes, createdBy: input.createdBy ?? null, createdAt: new Date().toISOString(), expiresAt },
     workspaceIds,
   );
   if (missingWorkspaceId !== undefined) throw new DomainError('not_found', `workspace ${missingWorkspaceId}`);
@@ -53,20 +79,29 @@ export async function createApiToken(store: TokenStore, input: CreateApiTokenInp
 }
 
 /**
- * The token a presented bearer value belongs to, or null (unknown, wrong secret, revoked, malformed).
- * At most ONE statement (token joined with its grants), and none on a cache hit (see token-cache.ts).
+ * The token a presented bearer value belongs to, or null (unknown, wrong secret, revoked, expired, malformed).
+ * At most ONE statement (token joined with its grants), and none on a cache hit (see token-cache.ts): a cached token
+ * is kept no longer than its expiry, so an expired token is refused on its first request after it expires. Each
+ * success is noted in `usage` (last used, written at most once a minute: token-usage.ts), never written here.
  */
-export async function verifyApiToken(store: TokenStore, presented: string, tokenCache: TokenCache): Promise<VerifiedToken | null> {
+export async function verifyApiToken(store: TokenStore, presented: string, tokenCache: TokenCache, usage?: TokenUsage): Promise<VerifiedToken | null> {
   const parsed = parseApiToken(presented);
   if (!parsed) return null;
   const presentedHash = digest(parsed.secret);
-  const cached = tokenCache.get(parsed.id);
-  if (cached) return sameDigest(presentedHash, cached.secretHash) ? cached.token : null;
-  const epoch = tokenCache.epoch();
-  const token = await store.tokens.findForVerification(parsed.id);
-  if (!token || token.revoked || !sameDigest(presentedHash, token.secretHash)) return null;
-  tokenCache.set(token.verified.id, token.secretHash, token.verified, epoch);
-  return token.verified;
+  const now = Date.now();
+  const cached = tokenCache.get(parsed.id, now);
+  let verified: VerifiedToken | null;
+  if (cached) {
+    verified = sameDigest(presentedHash, cached.secretHash) ? cached.token : null;
+  } else {
+    const epoch = tokenCache.epoch();
+    const token = await store.tokens.findForVerification(parsed.id);
+    if (!token || token.revoked || isExpired(token.verified.expiresAt, now) || !sameDigest(presentedHash, token.secretHash)) return null;
+    tokenCache.set(token.verified.id, token.secretHash, token.verified, epoch, now);
+    verified = token.verified;
+  }
+  if (verified) usage?.note(verified.id, now);
+  return verified;
 }
 
 /**

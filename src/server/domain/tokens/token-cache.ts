@@ -5,7 +5,8 @@
 //   the presented secret and compares it in constant time, so a wrong secret is never admitted;
 // - revoking through this process deletes the entry before the revoke returns;
 // - entries live at most 2 s (config.ts MAX_TOKEN_CACHE_MS), so a revoke made by ANOTHER process (or the CLI)
-//   takes effect within 2 s. TETHER_TOKEN_CACHE_MS lowers the lifetime (0 disables the cache).
+//   takes effect within 2 s. TETHER_TOKEN_CACHE_MS lowers the lifetime (0 disables the cache);
+// - an entry never outlives its token's expiry: an expired token is refused on its first request after it expires.
 import type { VerifiedToken } from './token';
 
 const MAX_ENTRIES = 10_000;
@@ -40,7 +41,8 @@ export class TokenCache {
     if (this.ttlMs <= 0 || readInEpoch !== this.generation) return;
     // Bounded: when full, forget everything (a refill costs one query per token).
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(id, { secretHash, token, expiresAt: now + this.ttlMs });
+    const notAfter = token.expiresAt === null ? Infinity : Date.parse(token.expiresAt);
+    this.entries.set(id, { secretHash, token, expiresAt: Math.min(now + this.ttlMs, notAfter) });
   }
 
   delete(id: string): void {

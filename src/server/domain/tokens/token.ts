@@ -8,6 +8,8 @@ export interface VerifiedToken {
   name: string;
   scopes: Scope[];
   workspaceIds: string[];
+  /** From this time on the token is refused like a revoked one; null never expires. */
+  expiresAt: string | null;
 }
 
 /** A token as listed to an admin: never its secret or the secret's digest. */
@@ -15,6 +17,8 @@ export interface ApiTokenInfo extends VerifiedToken {
   createdBy: string | null;
   createdAt: string;
   revokedAt: string | null;
+  /** When a server process last saw it (written at most once a minute: token-usage.ts); null never seen. */
+  lastUsedAt: string | null;
 }
 
 /** A token as stored, for verification: the digest of its secret (never the secret) and whether it was revoked. */
