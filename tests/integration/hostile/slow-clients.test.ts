@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type HttpLimits } from '../../../src/server/config';
 import type { Db } from '../../../src/server/db/types';
 import { freshDb, testDialect } from '../../support/db';
-import { startTestApi, type TestApi } from '../../support/http';
+import { makeWorkspace } from '../../support/fixtures';
+import { makeToken, startTestApi, type TestApi } from '../../support/http';
 
 const HEADERS_MS = 1_000;
 const REQUEST_MS = 2_000;
@@ -56,9 +57,11 @@ const until = async (cond: () => boolean, ms: number) => {
 describe.runIf(testDialect() === 'sqlite')('slow clients are cut off within the configured timeouts', () => {
   let db: Db;
   let api: TestApi;
+  let token: string;
   beforeAll(async () => {
     db = await freshDb();
     api = await serverWith(db, { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: REQUEST_MS, maxConnectionsPerClient: 0 });
+    token = await makeToken(db, [(await makeWorkspace(db)).id]);
   });
   afterAll(async () => {
     await api?.close();
@@ -80,7 +83,8 @@ describe.runIf(testDialect() === 'sqlite')('slow clients are cut off within the 
     const slowBody = await Promise.all(
       Array.from({ length: 40 }, () =>
         open(api, (s) => {
-          s.write(`POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+          // Authenticated, so the server waits for the body (a refusal is answered at once: connection-edges.test.ts).
+          s.write(`POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
           trickle(s, () => ' ');
         }),
       ),
