@@ -3,12 +3,13 @@
 //   connection as a 413 does, instead of holding it for the whole request timeout (it held it 30 s);
 // - a client that sends its request and then half-closes (FIN) gets its answer: the create used to run and commit
 //   with nobody able to receive the answer, on REST as on tRPC and MCP (which came first was luck).
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { LINGER_MS } from '../../../src/server/http/response';
 import { count, uniq, until, type TestWorkspace } from '../../support/fixtures';
 import { type TestApi, useApiWorld } from '../../support/http';
+import { answerComplete, openProbe, trickle } from '../../support/raw-connection';
 import { tableCounts } from './hostile-support';
 
 let db: Db;
@@ -18,49 +19,7 @@ let token: string;
 
 useApiWorld((w) => ({ db, api, ws, token } = w));
 
-interface Probe {
-  socket: Socket;
-  received: string;
-  /** ms from connect until the answer was complete. */
-  answeredAfter?: number;
-  /** ms from connect until the server ended its side (FIN). */
-  endedAfter?: number;
-  /** ms from connect until the connection closed. */
-  closedAfter?: number;
-}
-
-/** Whether `received` holds a whole answer: its Content-Length reached, or the last chunk of a chunked body. */
-function answerComplete(received: string): boolean {
-  const end = received.indexOf('\r\n\r\n');
-  if (end === -1) return false;
-  const head = received.slice(0, end);
-  const body = received.slice(end + 4);
-  const length = /\r\ncontent-length: (\d+)/i.exec(head)?.[1];
-  return length !== undefined ? Buffer.byteLength(body) >= Number(length) : body.endsWith('0\r\n\r\n');
-}
-
-/** A raw connection that records what comes back and when; `start` writes the first bytes. */
-function open(start: (s: Socket) => void, allowHalfOpen = false): Promise<Probe> {
-  const u = new URL(api.url);
-  return new Promise((resolve, reject) => {
-    const began = Date.now();
-    // allowHalfOpen: the client's side stays open after the server's FIN (it goes on sending until it closes itself).
-    const socket = connect({ port: Number(u.port), host: u.hostname, allowHalfOpen });
-    const probe: Probe = { socket, received: '' };
-    socket.on('data', (d) => {
-      probe.received += String(d);
-      if (probe.answeredAfter === undefined && answerComplete(probe.received)) probe.answeredAfter = Date.now() - began;
-    });
-    socket.on('end', () => (probe.endedAfter = Date.now() - began));
-    socket.on('close', () => (probe.closedAfter = Date.now() - began));
-    socket.on('error', () => {});
-    socket.once('connect', () => {
-      start(socket);
-      resolve(probe);
-    });
-    socket.once('error', reject);
-  });
-}
+const open = (start: (s: Socket) => void, allowHalfOpen = false) => openProbe(api.url, start, allowHalfOpen);
 
 function head(path: string, headers: Record<string, string>): string {
   return `POST ${path} HTTP/1.1\r\nHost: tether.test\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
@@ -78,7 +37,7 @@ describe('a refusal while a slow body still arrives is answered at once and clos
   const slowUnauthenticated = (path: string, allowHalfOpen: boolean) =>
     open((s) => {
       s.write(`${head(path, { 'content-type': 'application/json', 'content-length': '100000', ...(path === '/api/mcp' ? MCP_ACCEPT : {}) })}{"title":"`);
-      const timer = setInterval(() => (s.destroyed ? clearInterval(timer) : s.write('x')), 200);
+      trickle(s, () => 'x');
     }, allowHalfOpen);
 
   beforeAll(async () => {
