@@ -87,7 +87,7 @@ export class TetherResponse<Request extends IncomingMessage = IncomingMessage> e
  * client sees the answer end), then what the client still sends is read and dropped until it stops (the body ends, or
  * it closes) or for LINGER_MS, and only then the descriptor closes. Closing the descriptor at once — what Node's
  * `destroySoon` does for a `Connection: close` answer such as a 413 — makes the kernel answer the client's next bytes
- * with a reset, and a reset throws away the answer the client has not read yet (issue 18: EPIPE instead of the 413).
+ * with a reset, and a reset throws away the answer the client has not read yet (clients saw EPIPE instead of a 413).
  */
 function closeAfterAnswer(res: ServerResponse, socket: Socket, req: IncomingMessage): void {
   let lingering = false;
