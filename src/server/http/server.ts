@@ -112,6 +112,19 @@ function limitConnections(server: Server, limits: HttpLimits): void {
   });
 }
 
+/**
+ * A client may send its request and then half-close (FIN: "nothing more from me") while it waits for the answer, as
+ * `nc -N` or a `shutdown(SHUT_WR)` does. Node's default ends the server's side too when the FIN arrives, so the
+ * handler went on — a create ran and committed — with nobody able to receive its answer; whether the answer got out
+ * depended on which came first. With `httpAllowHalfOpen` Node keeps the writing side open and closes the connection
+ * once the last response is sent (a half-closed TCP connection still carries data the other way: RFC 9293 §3.6.1).
+ * The property is Node's own (lib/_http_server.js reads it on each FIN), not in its typings. An event stream, which
+ * never finishes, ends on the FIN instead (response.ts).
+ */
+function answerHalfClosedClients(server: Server): void {
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+}
+
 export function createHttpServer(services: Services, opts: { next?: PageHandler } = {}): Server {
   const routes = apiRoutes(services);
   const pages = opts.next;
@@ -155,6 +168,7 @@ export function createHttpServer(services: Services, opts: { next?: PageHandler 
   // Idle keep-alive connections: by default a little longer than common proxies' idle timeout (60 s), so the proxy,
   // not this server, closes an idle connection and never sends a request down one that is closing.
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  answerHalfClosedClients(server);
   limitConnections(server, limits);
   return server;
 }

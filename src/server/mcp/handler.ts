@@ -7,6 +7,7 @@ import { readJsonBody, sendError, sendJson } from '../http/body';
 import { requireAuthenticated } from '../http/authenticate-request';
 import type { ApiHandler } from '../http/types';
 import { buildMcpServer } from './server';
+import { refuseMalformedToolCalls } from './tool-call-params';
 
 /** JSON-RPC error envelope for refusals that happen before the MCP server sees the message. */
 function rpcError(code: number, message: string) {
@@ -42,6 +43,7 @@ export const handleMcp: ApiHandler = async (req, res, services) => {
       void server.close();
     });
     await server.connect(transport);
+    refuseMalformedToolCalls(transport); // SPEC §10: -32602, not the SDK's -32603 with zod's issue list
     await transport.handleRequest(req, res, body);
   } catch (err) {
     if (isDomainError(err) && err.code === 'unauthenticated') res.setHeader('www-authenticate', 'Bearer');

@@ -1,9 +1,8 @@
 // REST event endpoints (SPEC §9, §10): history with cursor pagination, the SSE stream, revisions, and webhooks.
 import { once } from 'node:events';
 import { z } from 'zod';
-import { DomainError } from '../domain/errors/domain-error';
 import { listEvents, listRevisions } from '../domain/events/history';
-import { ZEventPageParams, ZLastEventId, ZStreamResume } from '../domain/events/page-params';
+import { parseLastEventId, ZEventPageParams, ZLastEventId, ZStreamResume } from '../domain/events/page-params';
 import { ZCreateWebhookInput, ZDeliveryList, ZEventPage, ZEventRecord, ZRevisionList, ZWebhookBody, ZWebhookCreated, ZWebhookList } from '../domain/events/schemas';
 import { openEventStream } from '../domain/events/stream';
 import { createWebhook, disableWebhook, listDeliveries, listWebhooks } from '../domain/events/webhooks';
@@ -17,11 +16,7 @@ const ZStreamHeaders = z.object({
 /** SSE resume point: the `Last-Event-ID` header (what EventSource sends on reconnect), else `?last_event_id=`. */
 function lastEventId(r: RestRequest): number | undefined {
   const header = r.req.headers['last-event-id'];
-  const raw = typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
-  if (raw === undefined) return parseQuery(ZStreamResume, r.query, ['last_event_id']).last_event_id;
-  const parsed = ZLastEventId.safeParse(raw);
-  if (!parsed.success) throw new DomainError('invalid_payload', parsed.error.issues[0]?.message);
-  return Number(parsed.data);
+  return parseLastEventId(typeof header === 'string' ? header : undefined) ?? parseQuery(ZStreamResume, r.query, ['last_event_id']).last_event_id;
 }
 
 const HEARTBEAT_MS = 15_000;

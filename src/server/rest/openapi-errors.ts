@@ -38,8 +38,8 @@ const DETAILED: ReadonlySet<ErrorCode> = new Set([
 
 /** What a caller should do about some errors: shown with the error in the document. */
 const HINTS: Partial<Record<ErrorCode, string>> = {
-  invalid_payload: 'The request could not be read: not JSON, not UTF-8, a field of the wrong type (a non-string `external_id` included), a query parameter given twice.',
-  validation_failed: 'Says which field and why: `invalid request: <field>: <why>`.',
+  invalid_payload: 'The request could not be read: not JSON, not UTF-8, a field of the wrong type (a non-string `external_id` included), a query parameter given twice; or a text cannot be stored as sent (`<field> must be well-formed Unicode`: a lone surrogate; `<field> must not contain NUL (U+0000) characters`).',
+  validation_failed: 'Says which field and why: `invalid request: <field>: <why>`; too long is `<field>: must be <N> characters or fewer`.',
   unauthenticated: 'No valid credential: send `Authorization: Bearer <token>`.',
   csrf_failed: 'A cookie-authenticated mutation without its `x-csrf-token`, or from another site.',
   rate_limited: 'Over the per-token rate: wait `Retry-After` seconds.',

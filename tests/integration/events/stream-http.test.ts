@@ -114,4 +114,49 @@ describe('tRPC subscription over SSE (SPEC §9)', () => {
     expect(tasks).not.toContain(x);
     expect(frames.map((f) => JSON.parse(f.data).seq)).toEqual(frames.map((f) => Number(f.id)));
   });
+
+  /** The whole SSE answer of a tRPC subscription that ends (an error ends it); fails rather than waits on a live one. */
+  async function subscriptionText(input: object, t: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+    const q = encodeURIComponent(JSON.stringify(input));
+    const res = await fetch(`${api.url}/api/trpc/event.onEvent?input=${q}`, {
+      headers: { authorization: `Bearer ${t}`, accept: 'text/event-stream', ...headers },
+      signal: AbortSignal.timeout(5_000),
+    });
+    return { status: res.status, text: await res.text() };
+  }
+
+  /** The `serialized-error` frame's data: how tRPC's client learns why a subscription failed. */
+  function errorFrame(text: string): unknown {
+    const m = /event: serialized-error\ndata: (.*)\n/.exec(text);
+    return m ? JSON.parse(m[1]!) : undefined;
+  }
+
+  it('a workspace the caller cannot see is NOT_FOUND `not found`, as REST\'s 404, byte-identical whether or not it exists (SPEC §10, §11)', async () => {
+    const other = await makeToken(db, [(await makeWorkspace(db)).id]);
+    const foreign = await subscriptionText({ workspace_id: ws.id }, other);
+    const missing = await subscriptionText({ workspace_id: `${ws.id.slice(0, -4)}0000` }, other);
+    // tRPC streams its refusal (the status is the stream's); the stream then ends, carrying no event.
+    expect(foreign.status).toBe(200);
+    expect(errorFrame(foreign.text)).toEqual({
+      message: 'not found',
+      code: -32004,
+      data: { code: 'NOT_FOUND', httpStatus: 404, path: 'event.onEvent', domainCode: 'not_found' },
+    });
+    expect(foreign.text).not.toMatch(/^id:/m);
+    expect(missing.text).toBe(foreign.text);
+    const rest = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/events/stream`, { token: other });
+    expect([rest.status, (rest.json as { error: string }).error]).toEqual([404, 'not found']);
+  });
+
+  it('a lastEventId that is not an event id is BAD_REQUEST with REST\'s words, not a silent resume after it', async () => {
+    const rest = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/events/stream`, { token, headers: { 'last-event-id': '99999999999999999999999' } });
+    expect(rest.status).toBe(400);
+    const expected = { message: (rest.json as { error: string }).error, code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400, path: 'event.onEvent', domainCode: 'invalid_payload' } };
+    expect(expected.message).toBe('invalid payload: Last-Event-ID must be an event id');
+    for (const bad of ['99999999999999999999999', '9007199254740993', '-1', '1.5', 'abc']) {
+      // In the input (httpSubscriptionLink's reconnect) and as the header (EventSource's): tRPC reads both.
+      expect(errorFrame((await subscriptionText({ workspace_id: ws.id, lastEventId: bad }, token)).text), bad).toEqual(expected);
+      expect(errorFrame((await subscriptionText({ workspace_id: ws.id }, token, { 'last-event-id': bad })).text), bad).toEqual(expected);
+    }
+  });
 });

@@ -158,10 +158,10 @@ describe('REST update (PATCH /api/v1/tasks/:id) under hostile bodies', () => {
 });
 
 describe('NUL characters (regression: PostgreSQL answered 500 for a NUL in any text parameter)', () => {
-  it('a NUL in a title is a 400 on both dialects, and nothing is written', async () => {
+  it('a NUL in a title is a 400 on both dialects, naming the field, and nothing is written', async () => {
     const res = await probe(() => call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'a\u0000b' } }), 'nul title');
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: 'invalid payload: text must not contain NUL (U+0000) characters' });
+    expect(res.json).toEqual({ error: 'invalid payload: title must not contain NUL (U+0000) characters' });
   });
 
   it('a NUL in a task id path segment is a 400, not a 500', async () => {

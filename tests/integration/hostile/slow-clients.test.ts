@@ -2,12 +2,14 @@
 // every 30 s) applied: 150 slow-header plus 150 slow-body connections held for 35 s were never closed. Now header,
 // body (whole request) and keep-alive timeouts come from config.ts (README's table) and connections are capped per
 // client address and overall. Transport only, so one dialect (the sqlite project) runs it.
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type HttpLimits } from '../../../src/server/config';
 import type { Db } from '../../../src/server/db/types';
 import { freshDb, testDialect } from '../../support/db';
-import { startTestApi, type TestApi } from '../../support/http';
+import { makeWorkspace } from '../../support/fixtures';
+import { makeToken, startTestApi, type TestApi } from '../../support/http';
+import { openProbe, trickle } from '../../support/raw-connection';
 
 const HEADERS_MS = 1_000;
 const REQUEST_MS = 2_000;
@@ -19,34 +21,7 @@ async function serverWith(db: Db, http: Partial<HttpLimits>): Promise<TestApi> {
   return startTestApi(db, { config: { ...base, failpointsEnabled: true, http: { ...base.http, ...http } } });
 }
 
-interface Probe {
-  socket: Socket;
-  /** ms from connect to the server closing the connection (undefined while open). */
-  closedAfter?: number;
-  received: string;
-}
-
-function open(api: TestApi, behave: (s: Socket) => void = () => {}): Promise<Probe> {
-  const u = new URL(api.url);
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const socket = connect(Number(u.port), u.hostname);
-    const probe: Probe = { socket, received: '' };
-    socket.on('data', (d) => (probe.received += String(d)));
-    socket.on('close', () => (probe.closedAfter = Date.now() - started));
-    socket.on('error', () => {});
-    socket.once('connect', () => {
-      behave(socket);
-      resolve(probe);
-    });
-    socket.once('error', reject);
-  });
-}
-
-/** Writes `piece()` every 200 ms until the socket closes: a client that is slow, not silent. */
-function trickle(socket: Socket, piece: () => string): void {
-  const timer = setInterval(() => (socket.destroyed ? clearInterval(timer) : socket.write(piece())), 200);
-}
+const open = (api: TestApi, behave?: (s: Socket) => void) => openProbe(api.url, behave);
 
 const until = async (cond: () => boolean, ms: number) => {
   const end = Date.now() + ms;
@@ -56,9 +31,11 @@ const until = async (cond: () => boolean, ms: number) => {
 describe.runIf(testDialect() === 'sqlite')('slow clients are cut off within the configured timeouts', () => {
   let db: Db;
   let api: TestApi;
+  let token: string;
   beforeAll(async () => {
     db = await freshDb();
     api = await serverWith(db, { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: REQUEST_MS, maxConnectionsPerClient: 0 });
+    token = await makeToken(db, [(await makeWorkspace(db)).id]);
   });
   afterAll(async () => {
     await api?.close();
@@ -80,7 +57,8 @@ describe.runIf(testDialect() === 'sqlite')('slow clients are cut off within the 
     const slowBody = await Promise.all(
       Array.from({ length: 40 }, () =>
         open(api, (s) => {
-          s.write(`POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+          // Authenticated, so the server waits for the body (a refusal is answered at once: connection-edges.test.ts).
+          s.write(`POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
           trickle(s, () => ' ');
         }),
       ),

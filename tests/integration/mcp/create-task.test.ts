@@ -172,3 +172,41 @@ describe('create_task errors say what REST says (STYLE habit 4)', () => {
     expect(r.json).toEqual({ error: (rest.json as { error: string }).error, code: 'validation' });
   });
 });
+
+describe('malformed tool arguments are JSON-RPC -32602 invalid params, in one sentence (SPEC §10)', () => {
+  /** A raw `tools/call` (the SDK's client would not send these), answered as JSON (stateless Streamable HTTP). */
+  async function toolsCall(params: unknown) {
+    const rawBody = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', ...(params === undefined ? {} : { params }) });
+    return call(api.url, 'POST', '/api/mcp', { token, rawBody, headers: { accept: 'application/json, text/event-stream' } });
+  }
+  const invalidParams = (message: string) => ({ jsonrpc: '2.0', id: 7, error: { code: -32602, message } });
+
+  it.each([
+    ['a string', '{"title":"x"}', 'arguments must be an object, not a string'],
+    ['a number', 5, 'arguments must be an object, not a number'],
+    ['null', null, 'arguments must be an object, not null'],
+    ['an array', [{ title: 'x' }], 'arguments must be an object, not an array'],
+    ['a boolean', true, 'arguments must be an object, not a boolean'],
+  ])('arguments %s: -32602 naming it, nothing written', async (_what, args, words) => {
+    const before = await totals();
+    for (const name of ['create_task', 'get_task', 'list_tasks']) {
+      const r = await toolsCall({ name, arguments: args });
+      expect(r.status).toBe(200);
+      expect(r.json).toEqual(invalidParams(`Invalid params: ${words}`));
+    }
+    expect(await totals()).toEqual(before);
+  });
+
+  it('a tool name that is not a string, or no params at all: -32602 too', async () => {
+    expect((await toolsCall({ name: 5, arguments: {} })).json).toEqual(invalidParams('Invalid params: name must be a string, not a number'));
+    expect((await toolsCall({ arguments: {} })).json).toEqual(invalidParams('Invalid params: name is required'));
+    expect((await toolsCall(undefined)).json).toEqual(invalidParams('Invalid params: params is required'));
+  });
+
+  it('well-formed arguments with a wrong value stay a tool error with REST\'s words (MCP 2025-11-25: the agent can correct it)', async () => {
+    const r = await toolsCall({ name: 'get_task', arguments: { task_id: 5 } });
+    const result = (r.json as { result: { isError: boolean; content: Array<{ text: string }> } }).result;
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content[0]!.text)).toEqual({ error: 'invalid request: task_id: Invalid input: expected string, received number', code: 'validation' });
+  });
+});

@@ -7,6 +7,7 @@ import { can, ROLES, SCOPES, type Actor } from '../../auth/actor';
 import { listAgentProfiles } from '../../domain/agents/profiles';
 import { DomainError } from '../../domain/errors/domain-error';
 import { listRepositories } from '../../domain/repositories/registry';
+import { storedText } from '../../domain/text';
 import { createApiToken, findApiToken, listApiTokens, revokeApiToken } from '../../domain/tokens/api-tokens';
 import { addMember, listMembers, setMembership } from '../../domain/users/memberships';
 import { createStep, listSteps } from '../../domain/workspaces/steps';
@@ -33,7 +34,7 @@ export const adminRouter = router({
 
   /** Gives an existing user (by email) the role, or creates the user with it. */
   addMember: adminProcedure
-    .input(z.object({ email: z.string().min(1).max(254), role: z.enum(ROLES), password: z.string().max(1000).nullish() }))
+    .input(z.object({ email: storedText(254).min(1), role: z.enum(ROLES), password: storedText(1000).nullish() }))
     .mutation(async ({ ctx, input }) => {
       await addMember(ctx.services.store, { workspaceId: input.workspace_id, email: input.email, role: input.role, password: input.password });
       return { ok: true };
@@ -68,7 +69,7 @@ export const adminRouter = router({
 
   /** SPEC §11: the token is in this response and nowhere else, ever. `expires_at`: when it stops working (optional). */
   createToken: adminProcedure
-    .input(z.object({ name: z.string().min(1).max(200), scopes: z.array(z.enum(SCOPES)).min(1), expires_at: z.string().max(40).nullish() }))
+    .input(z.object({ name: storedText(200).min(1), scopes: z.array(z.enum(SCOPES)).min(1), expires_at: z.string().max(40).nullish() }))
     .mutation(async ({ ctx, input }) =>
       createApiToken(ctx.services.store, {
         name: input.name,
@@ -92,7 +93,7 @@ export const adminRouter = router({
   steps: adminProcedure.query(async ({ ctx, input }) => (await listSteps(ctx.services.store, input.workspace_id)).map(toStepBody)),
 
   createStep: adminProcedure
-    .input(z.object({ name: z.string().min(1).max(100), wip_limit: ZWip }))
+    .input(z.object({ name: storedText(100).min(1), wip_limit: ZWip }))
     .mutation(async ({ ctx, input }) => toStepBody(await createStep(ctx.services.store, { workspaceId: input.workspace_id, name: input.name, wipLimit: input.wip_limit }))),
 
   /** WIP limits apply to later creates only (SPEC §4.1 step 7); tasks already in the step stay. */

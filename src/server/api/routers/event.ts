@@ -4,12 +4,18 @@
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { listEvents, listRevisions } from '../../domain/events/history';
-import { ZEventPageParams } from '../../domain/events/page-params';
+import type { EventRecord } from '../../domain/events/outbox';
+import { parseLastEventId, ZEventPageParams } from '../../domain/events/page-params';
 import { openEventStream } from '../../domain/events/stream';
 import { createWebhook, disableWebhook, listDeliveries, listWebhooks } from '../../domain/events/webhooks';
 import { protectedProcedure, router } from '../trpc';
 
 const ZWorkspace = z.object({ workspace_id: z.string().min(1).max(200) });
+
+/** Each event `tracked` with its seq, the id a reconnecting client sends back as `lastEventId`. */
+async function* trackedEvents(stream: AsyncIterable<EventRecord>) {
+  for await (const event of stream) yield tracked(String(event.seq), event);
+}
 
 export const eventRouter = router({
   list: protectedProcedure
@@ -21,12 +27,15 @@ export const eventRouter = router({
     .input(z.object({ task_id: z.string().min(1).max(200) }))
     .query(({ ctx, input }) => listRevisions(ctx.services, ctx.actor, input.task_id)),
 
+  // Not a generator: the resume point and the workspace are checked when the procedure runs, before the stream starts,
+  // so a refusal is the error table's (NOT_FOUND `not found` for a workspace the caller cannot see, as REST's 404;
+  // BAD_REQUEST for a resume point that is not an event id, as REST's 400), not a failure inside a running stream —
+  // which tRPC reports as INTERNAL_SERVER_ERROR and its client retries for ever (SPEC §10, §11).
   onEvent: protectedProcedure
-    .input(ZWorkspace.extend({ lastEventId: z.string().regex(/^\d+$/).nullish() }))
-    .subscription(async function* ({ ctx, input, signal }) {
-      const after = input.lastEventId ? Number(input.lastEventId) : undefined;
-      const stream = openEventStream(ctx.services, ctx.actor, input.workspace_id, after, signal ?? new AbortController().signal);
-      for await (const event of stream) yield tracked(String(event.seq), event);
+    .input(ZWorkspace.extend({ lastEventId: z.string().nullish() }))
+    .subscription(({ ctx, input, signal }) => {
+      const after = parseLastEventId(input.lastEventId);
+      return trackedEvents(openEventStream(ctx.services, ctx.actor, input.workspace_id, after, signal ?? new AbortController().signal));
     }),
 
   createWebhook: protectedProcedure

@@ -6,12 +6,13 @@ import { DomainError } from '../../domain/errors/domain-error';
 import { createWorkspaceAs } from '../../domain/workspaces/create-workspace';
 import { deleteWorkspace } from '../../domain/workspaces/delete-workspace';
 import { listSteps } from '../../domain/workspaces/steps';
+import { storedText } from '../../domain/text';
 import { protectedProcedure, router } from '../trpc';
 
 export const workspaceRouter = router({
   /** Issue 15: an instance admin creates a workspace from the console (first run: there is none yet). */
   create: protectedProcedure
-    .input(z.object({ name: z.string().min(1).max(200), prefix: z.string().min(1).max(10) }))
+    .input(z.object({ name: storedText(200).min(1), prefix: storedText(10).min(1) }))
     .mutation(async ({ ctx, input }) => {
       const w = await createWorkspaceAs(ctx.services.store, ctx.actor, { name: input.name, prefix: input.prefix });
       return { id: w.id, name: w.name, prefix: w.prefix };

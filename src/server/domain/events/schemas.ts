@@ -2,6 +2,7 @@
 // create request every surface parses. Plain zod, no server imports. The TypeScript bodies the domain builds
 // (./outbox.ts, ./webhook-bodies.ts) are held equal to these by tests/unit/openapi-bodies.test.ts.
 import { z } from 'zod';
+import { storedText } from '../text';
 import { ZTaskBody } from '../tasks/schemas';
 
 const ZTimestamp = z.iso.datetime().describe('ISO 8601, UTC.');
@@ -39,21 +40,17 @@ export const ZRevisionList = z.object({ revisions: z.array(ZRevisionBody) });
 
 /** `POST /workspaces/:id/webhooks` and `event.createWebhook`. */
 export const ZCreateWebhookInput = z.object({
-  url: z
-    .string()
-    .max(2000)
+  url: storedText(2000)
     .refine((v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'url must be an http(s) URL')
     .describe(
       'Where events are POSTed (http or https). Must lead to a public address (SPEC §9): a host that is a loopback, link-local, private, unique-local, carrier-grade NAT, unspecified or multicast address (or `localhost`) is refused, and a name is checked again on the address it resolves to at every delivery — unless the server lists the network in TETHER_WEBHOOK_ALLOWED_NETWORKS. Redirects are not followed.',
     ),
   /** Optional: when absent the server generates one (and returns it once). */
-  secret: z
-    .string()
+  secret: storedText(200)
     .min(16, 'secret must be at least 16 characters')
-    .max(200)
     .optional()
     .describe('HMAC-SHA256 key for `x-tether-signature`; generated when absent. Returned once, by this call.'),
-  description: z.string().max(500).nullable().optional(),
+  description: storedText(500).nullable().optional(),
 });
 export type TCreateWebhookInput = z.infer<typeof ZCreateWebhookInput>;
 

@@ -10,6 +10,7 @@ import { eventPayload } from '../events/outbox';
 import { requireExternalId } from '../identity/normalize';
 import { ZIdempotencyKey } from '../tasks/schemas';
 import { toTaskBody } from '../tasks/task';
+import { characterCount, tooLongMessage } from '../text';
 
 export interface ReleaseResult {
   /** 204 released; 404 nothing held it. Both are stored and replayed. */
@@ -38,9 +39,10 @@ export function normalizeReason(raw: unknown): string | null {
   if (raw === undefined || raw === null) return null;
   if (typeof raw !== 'string') throw new DomainError('invalid_payload', 'reason must be a string');
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw new DomainError('validation_failed', 'reason: control characters are not allowed');
-  if (!raw.isWellFormed()) throw new DomainError('validation_failed', 'reason: must be well-formed Unicode');
+  // SPEC §10: text the store cannot keep is refused as text, in the words of every other field (domain/text.ts).
+  if (!raw.isWellFormed()) throw new DomainError('invalid_payload', 'reason must be well-formed Unicode');
   const reason = raw.replace(EDGE_WHITE_SPACE, '');
-  if ([...reason].length > MAX_REASON_CHARS) throw new DomainError('validation_failed', `reason: must be ${MAX_REASON_CHARS} characters or fewer`);
+  if (characterCount(reason) > MAX_REASON_CHARS) throw new DomainError('validation_failed', `reason: ${tooLongMessage(MAX_REASON_CHARS)}`);
   return reason === '' ? null : reason;
 }
 

@@ -3,6 +3,7 @@
 // are shared with every surface (./schemas.ts); this file turns their failures into the error table's words.
 import type { z } from 'zod';
 import { DomainError } from '../errors/domain-error';
+import { tooLongMessage, UNSTORABLE_TEXT } from '../text';
 import { ZCreateEnvelope, ZCreateTaskFields, ZIdentityEnvelope, type TCreateTaskFields, type TIdentityEnvelope } from './schemas';
 
 export { ZCreateTaskFields, type TCreateTaskFields } from './schemas';
@@ -53,13 +54,21 @@ export function parseIdentityEnvelope(raw: unknown): TIdentityEnvelope {
   return r.data;
 }
 
-/** zod issues → one clear client error (STYLE habit 5: only input validation is a client error). */
+/**
+ * zod issues → one clear client error (STYLE habit 5: only input validation is a client error), the same on every
+ * surface: REST, tRPC and MCP all parse with the shared schemas and report through here.
+ */
 export function validationError(error: z.ZodError): DomainError {
   const first = error.issues[0];
+  const where = first?.path.length ? first.path.join('.') : 'body';
+  // SPEC §10: text the store cannot keep is refused as text, like bytes that are not UTF-8 (domain/text.ts).
+  if (first?.code === 'custom' && first.params?.refusal === UNSTORABLE_TEXT) return new DomainError('invalid_payload', `${where} ${first.message}`);
   if (first?.path[0] === 'title' && (first.code === 'invalid_type' || first.code === 'too_small')) {
     return new DomainError('title_required');
   }
-  const where = first?.path.length ? first.path.join('.') : 'body';
+  // SPEC §10: a value too long is named as too long, with its limit, in one wording for every field.
+  if (first?.code === 'too_big' && first.origin === 'string') return new DomainError('validation_failed', `${where}: ${tooLongMessage(Number(first.maximum))}`);
+  if (first?.code === 'too_big' && first.origin === 'array') return new DomainError('validation_failed', `${where}: must have ${Number(first.maximum)} items or fewer`);
   return new DomainError('validation_failed', `${where}: ${first?.message ?? 'invalid'}`);
 }
 

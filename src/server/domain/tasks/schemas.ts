@@ -12,6 +12,10 @@
 //     (step 6, so a drifted retry still gets its task back). They are built from the same pieces the domain checks
 //     with (`ZCreateTaskFields`, `ZIdempotencyKey`, `ZUpdateTaskInput`), so the type and the check cannot drift.
 import { z } from 'zod';
+import { storedText } from '../text';
+
+export const MAX_TITLE_CHARS = 500;
+export const MAX_DESCRIPTION_CHARS = 100_000;
 
 /** Ids of workspaces, tasks, steps, attachments… as every surface accepts them. */
 export const ZId = z.string().min(1).max(200);
@@ -35,15 +39,16 @@ export const ZCreateEnvelope = z.looseObject({
 
 /** The rest of a create (SPEC §10 create body fields), checked only after a lookup miss (SPEC §4.1 step 6). */
 export const ZCreateTaskFields = z.object({
-  title: z.string({ error: 'title is required' }).trim().min(1, 'title is required').max(500),
-  description: z.string().max(100_000).nullish(),
+  // SPEC §10: stored as sent or refused (domain/text.ts); too long is named with its limit, never "title is required".
+  title: storedText(MAX_TITLE_CHARS, { trim: true, error: 'title is required' }).min(1, 'title is required'),
+  description: storedText(MAX_DESCRIPTION_CHARS).nullish(),
   step_id: ZId.nullish(),
   attachments: z.array(ZId).max(100).nullish(),
   repositories: z
     .array(z.object({ repository_id: ZId, fresh_branch: z.boolean().optional() }))
     .max(50)
     .nullish(),
-  remote_contributions: z.array(z.string().min(1).max(2000)).max(50).nullish(),
+  remote_contributions: z.array(storedText(2000).min(1)).max(50).nullish(),
   start_agent: z.boolean().nullish(),
   agent_profile_id: ZId.nullish(),
   blocked_by: z.array(ZId).max(100).nullish(),
@@ -95,8 +100,8 @@ export type TReleaseRequest = z.input<typeof ZReleaseRequest>;
 
 /** PATCH /tasks/:id and `task.update`'s patch. SPEC §2.3: `external_id` is ignored (stripped); the rest applies. */
 export const ZUpdateTaskInput = z.object({
-  title: z.string().trim().min(1, 'title must not be empty').max(500).optional(),
-  description: z.string().max(100_000).nullable().optional(),
+  title: storedText(MAX_TITLE_CHARS, { trim: true }).min(1, 'title must not be empty').optional(),
+  description: storedText(MAX_DESCRIPTION_CHARS).nullable().optional(),
   step_id: ZId.optional(),
 });
 export type TUpdateTaskInput = z.infer<typeof ZUpdateTaskInput>;

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Actor } from '../../auth/actor';
 import type { CreateOutcome } from '../../domain/creation/operation';
 import { createTask } from '../../domain/tasks/create-task';
+import { MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS } from '../../domain/tasks/schemas';
 import { toCreateResponse } from '../../domain/tasks/responses';
 import type { RequestEntry } from '../../observability/request-scope';
 import type { Services } from '../../services';
@@ -41,8 +42,8 @@ const inputSchema = {
     { type: ['string', 'null'], maxLength: 255 },
     `Your stable identity for the external thing (at most 255 UTF-8 bytes, no control characters, compared exactly). ${CREATE_IF_ABSENT} ${DEDUPLICATED_MEANS} ${UNSETTLED_MEANS}`,
   ),
-  title: described({ type: 'string', minLength: 1, maxLength: 500 }, 'Task title. Required when a new task is created; ignored when an existing task is returned.'),
-  description: described({ type: ['string', 'null'], maxLength: 100_000 }, 'Task description.'),
+  title: described({ type: 'string', minLength: 1, maxLength: MAX_TITLE_CHARS }, 'Task title. Required when a new task is created; ignored when an existing task is returned.'),
+  description: described({ type: ['string', 'null'], maxLength: MAX_DESCRIPTION_CHARS }, 'Task description.'),
   step_id: described(idParam, 'Workflow step; defaults to the workspace\'s first step.'),
   attachments: idArray('Ids of uploaded, unclaimed attachments to bind to the new task.'),
   repositories: described(
@@ -57,7 +58,7 @@ const inputSchema = {
     },
     'Repositories for the task; `fresh_branch: true` creates branch `tether/<identifier>`.',
   ),
-  remote_contributions: described({ type: 'array', maxItems: 50, items: { type: 'string' } }, 'Pull/merge-request URLs to associate with the new task.'),
+  remote_contributions: described({ type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 2000 } }, 'Pull/merge-request URLs to associate with the new task.'),
   start_agent: described({ type: 'boolean' }, 'Prepare and start an agent for the new task once its creation completes (ignored when an existing task is returned).'),
   agent_profile_id: described(idParam, 'Agent profile to use when `start_agent` is true.'),
   blocked_by: idArray('Task ids this task waits for; an agent start is deferred until they complete.'),
