@@ -28,6 +28,8 @@ export interface ContextHttp {
   secure: boolean;
   /** Adds a `Set-Cookie` header to the response. */
   setCookie(value: string): void;
+  /** Sets a response header (an error's `Retry-After`: tRPC's error shape carries no headers). */
+  setHeader(name: string, value: string): void;
 }
 
 export function createContextInner(opts: {
@@ -47,6 +49,9 @@ export async function createContext(services: Services, req: IncomingMessage, re
     sessionCookie: cookie(req.headers, SESSION_COOKIE),
     secure: secureCookies((req.socket as { encrypted?: boolean }).encrypted === true, services.config.http.secureCookies),
     setCookie: (value) => res.appendHeader('set-cookie', value),
+    setHeader: (name, value) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    },
   };
   return createContextInner({
     services,

@@ -2,6 +2,7 @@
 // domain/events/horizon.ts) and publishes each advance to this process's live streams (the hub); a second loop
 // delivers to webhooks (runtime/webhooks.ts), so a slow webhook never delays live subscribers.
 // Settings (config.ts): TETHER_RELAY_POLL_MS (default 250) for both loops, plus the TETHER_WEBHOOK_* settings.
+import { isDatabaseUnavailable } from '../db/errors';
 import { MAX_PAGE, readEvents } from '../domain/events/history';
 import { isSettled, type HorizonSample } from '../domain/events/horizon';
 import type { Services } from '../services';
@@ -14,6 +15,8 @@ export interface RelayOptions {
 
 export type StopRelay = () => Promise<void>;
 
+const RELAY = 'event relay';
+
 /** Starts the relay for this process; the returned function stops it, ends live streams and frees webhook leases. */
 export function startRelay(services: Services, options: RelayOptions = {}): StopRelay {
   const pollMs = options.pollMs ?? services.config.relay.pollMs;
@@ -22,6 +25,7 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
   hub.stopped = false;
   hub.safe = undefined;
   hub.last = undefined;
+  hub.databaseUnavailable = false;
   let stopped = false;
   let candidate: HorizonSample | undefined;
 
@@ -72,7 +76,11 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
     let current: Promise<void> = Promise.resolve();
     const run = () => {
       current = pass()
+        .then(() => {
+          if (name === RELAY) hub.databaseUnavailable = false;
+        })
         .catch((err: unknown) => {
+          if (name === RELAY) hub.databaseUnavailable = isDatabaseUnavailable(err);
           // The database may be away for a while: keep polling, never crash the server.
           services.log.warn({ loop: name, err: (err as Error).message }, 'relay pass failed');
         })
@@ -89,7 +97,7 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
     };
   };
 
-  const stopRelayLoop = loop('event relay', relayPass);
+  const stopRelayLoop = loop(RELAY, relayPass);
   const stopWebhookLoop = loop('webhook delivery', webhooksPass);
 
   return async () => {

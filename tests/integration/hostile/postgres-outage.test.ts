@@ -15,7 +15,7 @@ import { startServerProcess, type ServerProcess } from '../../support/processes'
 
 const run = testDialect() === 'postgres' && !process.env.TEST_DATABASE_URL;
 
-const UNAVAILABLE = { error: 'database unavailable; retry shortly' };
+const UNAVAILABLE = { error: 'database unavailable' };
 /** Connect timeout for the server's pool: an outage must be answered within about this (plus slack). */
 const CONNECT_TIMEOUT_MS = 500;
 

@@ -1,7 +1,7 @@
 // Database failures reduced to what a client should hear (issue 9): a lost PostgreSQL connection is a 503 even
 // when pg raises it without a code; a NUL in a text parameter is the caller's 400 on both dialects.
 import { describe, expect, it } from 'vitest';
-import { dbErrorInfo } from '../../../src/server/db/dialect';
+import { dbErrorInfo } from '../../../src/server/db/errors';
 import { SqliteDb } from '../../../src/server/db/dialect/sqlite/driver';
 import { InvalidTextError } from '../../../src/server/db/types';
 import { toDomainError } from '../../../src/server/domain/errors/domain-error';
@@ -33,7 +33,7 @@ describe('a missing database or table is an outage (issue 18: it was a 500 while
     const err = Object.assign(new Error(message), { code });
     expect(dbErrorInfo(err)).toMatchObject({ unavailable: true, schemaMissing: true });
     expect(toDomainError(err).http).toBe(503);
-    expect(toDomainError(err).body()).toEqual({ error: 'database unavailable; retry shortly' });
+    expect(toDomainError(err).body()).toEqual({ error: 'database unavailable' });
   });
 
   it('maps SQLite "no such table" the same way, and leaves other SQLite errors alone', async () => {
