@@ -285,3 +285,41 @@ describe.runIf(testDialect() === 'postgres')('a connection killed in the middle 
     expect(await count(fault.admin, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [plain.id])).toBe(1);
   });
 });
+
+// SPEC §6 and §4.4 together: recovery itself meets the database failure. A create is abandoned after Begin (its
+// request failed at `after_begin`), recovery takes it over and, while it runs the remote-contribution step, loses the
+// database. That pass must leave the operation for the next one — never abort it — and the next pass completes it.
+describe('recovery that loses its database while it drives an operation (SPEC §6)', () => {
+  it('leaves the operation for its next pass, which completes it with every effect once', async () => {
+    const ext = uniq('rec-');
+    const body = fullBody(w, ext, await upload(services, w));
+    await fault.prepare();
+    services.failpoints.arm({ name: 'after_begin', action: 'error', match: ext, times: 1 });
+    await expect(createTask(services, w.actor, body)).rejects.toThrow('failpoint after_begin');
+    const told = await createTask(services, w.actor, body);
+    expect(told.kind).toBe('found_unsettled');
+    // The runtime of this file takes the operation over once its lease runs out, and pauses before the step's effect.
+    services.failpoints.arm({ name: 'step_before_effect', action: 'pause', match: `${ext}#3`, times: 1 });
+    await until(() => (services.failpoints.paused.get('step_before_effect') ?? 0) > 0, 10_000, 'recovery to reach the step');
+    const go = () => services.failpoints.release('step_before_effect');
+    if (fault.killMidStatement) {
+      await fault.killMidStatement('remote_contributions', undefined, go);
+    } else {
+      await fault.lose();
+      go();
+      await new Promise((r) => setTimeout(r, 300)); // the pass meets the full disk
+      await fault.restore();
+    }
+    await expectConverged(
+      { failpoint: 'step_before_effect', match: `${ext}#3`, body, actor: w.actor, workspaceId: w.ws.id, kind: 'lost', begun: true },
+      { first: undefined, told: told.task.id },
+      true,
+    );
+    // The step ran twice: the attempt that met the lost database, then the one that made it.
+    const step = await fault.admin.one<{ attempts: unknown }>(
+      'SELECT s.attempts FROM creation_steps s JOIN creation_operations o ON o.id = s.operation_id WHERE o.task_id = $1 AND s.step_index = 3',
+      [told.task.id],
+    );
+    expect(Number(step?.attempts)).toBe(2);
+  });
+});
