@@ -37,6 +37,8 @@ export interface FaultableDatabase {
    * every other statement, and every new connection, works as before — a connection lost mid-statement.
    */
   killMidStatement?(table: string, statement: RegExp | undefined, go: () => void): Promise<void>;
+  /** PostgreSQL only: `pg_terminate_backend` on every connection Tether has now (new ones are accepted). */
+  terminateConnections?(): Promise<void>;
   /**
    * Call before staging a case while the database is fine. SQLite: checkpoints the WAL to zero bytes, so the next
    * write after `lose()` must grow the file (a WAL restarted by a checkpoint would overwrite its own space instead).
@@ -84,6 +86,9 @@ async function faultablePostgres(): Promise<FaultableDatabase> {
       current = undefined;
     },
     async prepare() {},
+    async terminateConnections() {
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role]);
+    },
     async killMidStatement(table, statement, go) {
       await admin.transaction(async (tx) => {
         await tx.run(`LOCK TABLE ${table} IN SHARE MODE`);

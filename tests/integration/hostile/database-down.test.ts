@@ -175,6 +175,41 @@ describe('the database lost under load (SPEC §4.4, §12)', () => {
     }
   });
 
+  // What the hostile run did: `pg_terminate_backend` on Tether's connections again and again during a burst of creates
+  // that each plan a step (11 creates were aborted with REST 500 `a creation step failed; the create was aborted`).
+  it.runIf(testDialect() === 'postgres')('connections terminated again and again mid-burst: no 500, no abort, every id converges', async () => {
+    const answers: Answer[] = [];
+    const ids = Array.from({ length: 24 }, () => uniq('burst-'));
+    const surfaces: Surface[] = ['rest', 'trpc', 'mcp'];
+    let stop = false;
+    const clients = Array.from({ length: 6 }, async (_, c) => {
+      for (let i = 0; !stop; i++) answers.push(await create(surfaces[c % 3]!, ids[(c * 5 + i) % ids.length]!));
+    });
+    try {
+      for (const until = Date.now() + 2_000; Date.now() < until; ) {
+        await fault.terminateConnections!();
+        await new Promise((r) => setTimeout(r, 20 + Math.random() * 60));
+      }
+    } finally {
+      stop = true;
+      await Promise.all(clients);
+    }
+    const odd = answers.filter((a) => a.status !== 200 || a.error !== undefined).filter((a) => !isOutageAnswer(a));
+    expect(odd.map((a) => `${a.surface} ${a.status} ${a.error}`)).toEqual([]);
+    expect(answers.filter(isOutageAnswer).length, 'the terminations met the creates').toBeGreaterThan(0);
+    // Each id converges: a retry now answers the task every earlier success named.
+    for (const ext of ids) {
+      const retry = await create('rest', ext);
+      expect(retry.status).toBe(200);
+      for (const a of answers.filter((x) => x.externalId === ext && x.taskId)) expect(a.taskId, ext).toBe(retry.taskId);
+    }
+    await until(
+      async () => (await count(fault.admin, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state <> 'completed'", [ws.id])) === 0,
+      20_000,
+      'every creation operation to complete',
+    );
+  });
+
   it('update, delete and release answer 503 while the database is lost, and go through once it is back', async () => {
     const ext = uniq('ops-');
     const made = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: 'Before' } });

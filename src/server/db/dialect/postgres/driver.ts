@@ -110,6 +110,12 @@ export class PostgresDb extends PgSql implements Db {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // Nor may a client that is not idle: pg-pool removes its own listener while a client is handed out, and a
+    // connection terminated right after it was opened delivers its FATAL in the same read as the end of the startup,
+    // before whoever asked for it could listen — an 'error' event with no listener, which ends the process (found by
+    // terminating Tether's connections under load). Every client keeps this one; its queries still fail, and the pool
+    // discards it when it is released.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const alarm = new SchemaAlarm();
     super(pool, stats, true, alarm);
     this.pool = pool;
