@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/server/config';
+import { isDatabaseUnavailable } from '../../../src/server/db/errors';
+import { toDomainError } from '../../../src/server/domain/errors/domain-error';
 import { faultableDatabase, type FaultableDatabase } from '../../support/database-fault';
 import { testDialect } from '../../support/db';
 import { count, makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';
@@ -245,6 +247,26 @@ describe('the database lost under load (SPEC §4.4, §12)', () => {
     // The same key again: the stored result, nothing released twice (SPEC §7).
     expect((await release()).status).toBe(204);
     expect(await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND external_id IS NULL', [id])).toBe(1);
+  });
+
+  it("Prisma Client's errors (the cold paths) are the same DatabaseUnavailable: 503, never a 500", async () => {
+    const prisma = await api.services.store.prisma();
+    for (const kind of fault.kinds) {
+      await fault.lose(kind);
+      let err: unknown;
+      try {
+        err = await prisma.workspace.update({ where: { id: ws.id }, data: { name: `Renamed ${kind}` } }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      } finally {
+        await fault.restore();
+      }
+      expect(err, kind).toBeDefined();
+      expect(isDatabaseUnavailable(err), `${kind}: ${String(err)}`).toBe(true);
+      expect(toDomainError(err).body()).toEqual({ error: 'database unavailable' });
+    }
+    await prisma.workspace.update({ where: { id: ws.id }, data: { name: 'Renamed after' } });
   });
 
   it('health says `database: down` on its first answer after the loss, and ready again after', async () => {
