@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from '../db/errors';
 import { MAX_PAGE, readEvents } from '../domain/events/history';
 import { isSettled, type HorizonSample } from '../domain/events/horizon';
 import type { Services } from '../services';
+import { passLog } from './outage-log';
 import { webhookPass, type WebhookSettings } from './webhooks';
 
 export interface RelayOptions {
@@ -74,15 +75,17 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
   const loop = (name: string, pass: () => Promise<void>) => {
     let timer: NodeJS.Timeout | undefined;
     let current: Promise<void> = Promise.resolve();
+    const log = passLog(services, name, 'relay pass failed');
     const run = () => {
       current = pass()
         .then(() => {
           if (name === RELAY) hub.databaseUnavailable = false;
+          log.succeeded();
         })
         .catch((err: unknown) => {
           if (name === RELAY) hub.databaseUnavailable = isDatabaseUnavailable(err);
           // The database may be away for a while: keep polling, never crash the server.
-          services.log.warn({ loop: name, err: (err as Error).message }, 'relay pass failed');
+          log.failed(err);
         })
         .finally(() => {
           if (stopped) return;
