@@ -25,7 +25,7 @@ export type CompleteResult =
   /** The task was deleted while its creation ran: the surface's not-found, and no dispatch. */
   | { kind: 'gone' };
 
-/** Tries of one Complete while the database is unavailable (about 1.5 s in all) before the caller gets the 503. */
+/** Tries of one Complete while the database is unavailable (about a second in all) before the caller gets the 503. */
 const COMPLETE_TRIES = 5;
 
 /**
