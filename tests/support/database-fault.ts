@@ -16,7 +16,7 @@ import { openDb } from '../../src/server/db/dialect';
 import { migrate } from '../../src/server/db/migrate';
 import type { Db } from '../../src/server/db/types';
 import { freshDatabaseUrl, testDialect } from './db';
-import { count, until } from './fixtures';
+import { until } from './fixtures';
 
 export type FaultKind = 'lost' | 'read-only';
 
@@ -27,12 +27,16 @@ export interface FaultableDatabase {
   admin: Db;
   /** Which fault kinds this dialect can stage. */
   kinds: FaultKind[];
-  /** Tether loses its database (PostgreSQL: connections cut and refused, or read-only; SQLite: the disk is full). */
+  /**
+   * Tether loses its database (PostgreSQL: connections cut and refused, or read-only; SQLite: the disk is full). On
+   * SQLite call `prepare()` first, while no transaction is open.
+   */
   lose(kind?: FaultKind): Promise<void>;
   restore(): Promise<void>;
   /**
    * PostgreSQL only: `pg_terminate_backend` on the connection running Tether's statement that writes `table` (and
-   * matches `statement`, when other writers of the table may be waiting too), while it runs. Writes to `table` are held (LOCK … IN SHARE MODE in a transaction of the test's own) until that
+   * matches `statement`, when other writers of the table may be waiting too: their connections are terminated as well),
+   * while it runs. Writes to `table` are held (LOCK … IN SHARE MODE in a transaction of the test's own) until that
    * statement waits on the lock; `go` lets Tether send it. The connection is terminated, then the lock is let go:
    * every other statement, and every new connection, works as before — a connection lost mid-statement.
    */
@@ -62,11 +66,22 @@ async function faultablePostgres(): Promise<FaultableDatabase> {
   const tetherUrl = new URL(url);
   tetherUrl.username = role;
   const db = openDb(tetherUrl.toString(), { max: 4, connectTimeoutMs: 1000 });
+  const terminate = async (pids: number[]) => {
+    if (pids.length === 0) return;
+    const list = pids.join(','); // the driver sends arrays as JSON: a list of numbers as text instead
+    await admin.query("SELECT pg_terminate_backend(pid) FROM unnest(string_to_array($1, ',')::int[]) AS pid", [list]);
+    // Termination is a signal: wait until those backends are gone (new connections may already be open).
+    await until(
+      async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY(string_to_array($1, ',')::int[])", [list])).length === 0,
+      10_000,
+      'the terminated connections to end',
+    );
+  };
   const cut = async () => {
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role]);
-    // Termination is a signal: wait until those backends are gone, and give the pool a moment to read their goodbye
-    // (a statement sent on such a connection meanwhile would fail — the very fault being staged, at the wrong time).
-    await until(async () => (await count(admin, 'SELECT COUNT(*) AS n FROM pg_stat_activity WHERE usename = $1', [role])) === 0, 5_000, 'the connections to end');
+    const rows = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE usename = $1', [role]);
+    await terminate(rows.map((r) => r.pid));
+    // Give the pool a moment to read their goodbye (a statement sent on such a connection meanwhile would fail — the
+    // very fault being staged, at the wrong moment).
     await new Promise((r) => setTimeout(r, 100));
   };
   let current: FaultKind | undefined;
@@ -104,18 +119,15 @@ async function faultablePostgres(): Promise<FaultableDatabase> {
               [role, table],
             );
             pids = waiting.filter((w) => !statement || statement.test(w.query)).map((w) => w.pid);
+            // Another writer of the table waits first (the lease renewal): it holds the operation's row, which the
+            // awaited statement's transaction needs before it reaches the table. Its connection goes as well.
+            if (pids.length === 0) await terminate(waiting.map((w) => w.pid));
             return pids.length > 0;
           },
           10_000,
           `a statement ${statement ? `matching ${statement} ` : ''}to wait on ${table}`,
         );
-        const list = pids.join(','); // the driver sends arrays as JSON: a list of numbers as text instead
-        await admin.query("SELECT pg_terminate_backend(pid) FROM unnest(string_to_array($1, ',')::int[]) AS pid", [list]);
-        await until(
-          async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY(string_to_array($1, ',')::int[])", [list])).length === 0,
-          5_000,
-          'the connection to end',
-        );
+        await terminate(pids);
       });
     },
     async close() {

@@ -18,7 +18,7 @@ import type { Services } from '../../../src/server/services';
 import { faultableDatabase, type FaultableDatabase, type FaultKind } from '../../support/database-fault';
 import { testDialect } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
-import { dataDir, effectsOf, fullBody, makeWorld, operationOf, upload, type World } from './world';
+import { dataDir, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
 
 const LEASE_MS = 600;
 const STEP_KINDS = ['workspace_attachment', 'attachment_claim', 'fresh_branch', 'remote_contribution', 'session_prepare', 'launch_intent'];
@@ -27,6 +27,8 @@ let fault: FaultableDatabase;
 let services: Services;
 /** The same database through the transaction form of every create (PostgreSQL's one-statement form turned off). */
 let transactionForm: Services;
+/** The same database with a longer lease: while a table's writes are held, the lease cannot be renewed. */
+let longLease: Services;
 let w: World;
 let stop: StopRuntime;
 
@@ -35,6 +37,7 @@ beforeAll(async () => {
   const config = { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() };
   services = await testServices(fault.db, { leaseMs: LEASE_MS, config });
   transactionForm = await testServices(fault.db, { leaseMs: LEASE_MS, config: { ...config, postgres: { ...config.postgres, oneStatementCreate: false } } });
+  longLease = await testServices(fault.db, { leaseMs: 2_000, config });
   w = await makeWorld(services);
   stop = startRecoveryRuntime(services, { pollMs: 100 });
 });
@@ -79,9 +82,9 @@ interface Staged {
  * Pauses a create at the failpoint, takes the database away, lets the create go on, gives the database back, and
  * returns what every caller saw: the creating request's answer, and the task a concurrent caller was told about.
  */
-async function loseDatabaseAt(s: Staged): Promise<{ first: CreateOutcome | undefined; told: string | undefined }> {
+/** Starts the create and waits until it is paused at the failpoint; then a second caller asks for the same id. */
+async function pauseCreate(s: Staged): Promise<{ via: Services; running: Promise<Settled>; told: string | undefined }> {
   const via = s.via ?? services;
-  await fault.prepare();
   via.failpoints.arm({ name: s.failpoint, action: 'pause', match: s.match, times: 1 });
   const running = settle(createTask(via, s.actor, s.body));
   await until(() => (via.failpoints.paused.get(s.failpoint) ?? 0) > 0, 10_000, `the create to pause at ${s.failpoint}`);
@@ -92,12 +95,19 @@ async function loseDatabaseAt(s: Staged): Promise<{ first: CreateOutcome | undef
     expect(meanwhile.kind).toBe(s.failpoint === 'after_complete' ? 'found_settled' : 'found_unsettled');
     told = meanwhile.task.id;
   }
-  await fault.lose(s.kind);
+  return { via, running, told };
+}
+
+async function loseDatabaseAt(s: Staged): Promise<{ first: CreateOutcome | undefined; told: string | undefined }> {
+  await fault.prepare();
+  const { via, running, told } = await pauseCreate(s);
   let settled: Settled;
   try {
+    await fault.lose(s.kind);
     via.failpoints.release(s.failpoint);
     settled = await running;
   } finally {
+    via.failpoints.release(s.failpoint);
     await fault.restore();
   }
   const first = expectOutcomeOr503(settled, `${s.failpoint} (${s.kind})`);
@@ -127,18 +137,7 @@ async function expectConverged(s: Staged, seen: { first: CreateOutcome | undefin
   expect(await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [s.workspaceId, ext])).toBe(1);
   expect(await count(fault.admin, "SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1 AND type = 'task.created'", [holder!.id])).toBe(1);
   expect((await createTask(services, s.actor, s.body)).kind).toBe('found_settled');
-  if (steps) {
-    await until(async () => (await effectsOf(fault.admin, w, holder!.id, holder!.identifier)).launches === 1, 10_000, 'the agent launch');
-    expect(await effectsOf(fault.admin, w, holder!.id, holder!.identifier)).toEqual({
-      folder: true,
-      branch: w.repo.head,
-      claims: 1,
-      contributions: 1,
-      sessions: 1,
-      intents: 1,
-      launches: 1,
-    });
-  }
+  if (steps) await expectEveryEffectOnce(fault.admin, w, holder!);
 }
 
 interface Case {
@@ -168,20 +167,24 @@ const READ_ONLY_CASES: Case[] = ['after_begin', 'step_before_effect', 'step_befo
 
 const name = (c: Case) => `${c.failpoint}${c.step === undefined ? '' : ` at ${STEP_KINDS[c.step]}`}${c.kind === 'read-only' ? ' (read-only node)' : ''}`;
 
+/** A create planning every step kind, to be paused at `c`'s failpoint (its step's, when it names one). */
+async function stageFull(c: Case): Promise<Staged> {
+  const ext = uniq('dbf-');
+  return {
+    failpoint: c.failpoint,
+    match: c.step === undefined ? ext : `${ext}#${c.step}`,
+    body: fullBody(w, ext, await upload(services, w)),
+    actor: w.actor,
+    workspaceId: w.ws.id,
+    kind: c.kind,
+    begun: c.failpoint !== 'before_begin',
+  };
+}
+
 describe('a create with steps that loses its database (SPEC §4.4)', () => {
   const cases = [...STEP_CASES, ...(testDialect() === 'postgres' ? READ_ONLY_CASES : [])];
   it.each(cases.map((c) => ({ ...c, name: name(c) })))('$name: 503 or the outcome, never an abort; recovery completes it', async (c) => {
-    const ext = uniq('dbf-');
-    const body = fullBody(w, ext, await upload(services, w));
-    const staged: Staged = {
-      failpoint: c.failpoint,
-      match: c.step === undefined ? ext : `${ext}#${c.step}`,
-      body,
-      actor: w.actor,
-      workspaceId: w.ws.id,
-      kind: c.kind,
-      begun: c.failpoint !== 'before_begin',
-    };
+    const staged = await stageFull(c);
     await expectConverged(staged, await loseDatabaseAt(staged), true);
   });
 });
@@ -236,16 +239,7 @@ const KILL_CASES: KillCase[] = [
 ];
 
 async function killMidStatementAt(s: Staged, c: Pick<KillCase, 'table' | 'statement' | 'answer'>) {
-  const via = s.via ?? services;
-  via.failpoints.arm({ name: s.failpoint, action: 'pause', match: s.match, times: 1 });
-  const running = settle(createTask(via, s.actor, s.body));
-  await until(() => (via.failpoints.paused.get(s.failpoint) ?? 0) > 0, 10_000, `the create to pause at ${s.failpoint}`);
-  let told: string | undefined;
-  if (s.begun) {
-    const meanwhile = await createTask(services, s.actor, s.body);
-    expect(meanwhile.kind).toBe('found_unsettled');
-    told = meanwhile.task.id;
-  }
+  const { via, running, told } = await pauseCreate(s);
   await fault.killMidStatement!(c.table, c.statement, () => via.failpoints.release(s.failpoint));
   const first = expectOutcomeOr503(await running, `${s.failpoint}: connection killed mid-statement`);
   if (c.answer === 'created') expect(first?.kind).toBe('created');
@@ -255,17 +249,7 @@ async function killMidStatementAt(s: Staged, c: Pick<KillCase, 'table' | 'statem
 
 describe.runIf(testDialect() === 'postgres')('a connection killed in the middle of a statement (pg_terminate_backend, SPEC §4.4)', () => {
   it.each(KILL_CASES.map((c) => ({ ...c, name: name({ ...c, kind: 'lost' }) })))('$name: never an abort; the told task keeps the id', async (c) => {
-    const ext = uniq('kill-');
-    const body = fullBody(w, ext, await upload(services, w));
-    const staged: Staged = {
-      failpoint: c.failpoint,
-      match: c.step === undefined ? ext : `${ext}#${c.step}`,
-      body,
-      actor: w.actor,
-      workspaceId: w.ws.id,
-      kind: 'lost',
-      begun: c.failpoint !== 'before_begin',
-    };
+    const staged = { ...(await stageFull({ ...c, kind: 'lost' })), via: longLease };
     await expectConverged(staged, await killMidStatementAt(staged, c), true);
   });
 
@@ -278,6 +262,7 @@ describe.runIf(testDialect() === 'postgres')('a connection killed in the middle 
       body: { workspace_id: plain.id, external_id: ext, title: 'zero-step' },
       actor: tokenActor([plain.id]),
       workspaceId: plain.id,
+      via: longLease,
       kind: 'lost',
       begun: false,
     };
