@@ -308,3 +308,51 @@ describe('recovery that loses its database while it drives an operation (SPEC §
     expect(Number(step?.attempts)).toBe(2);
   });
 });
+
+// SPEC §4.4: Abort (a step that really failed) meets the database while it compensates. The compensation did not
+// fail — the database did — so it is not handed to cleanup as a failed compensation: Abort stops `aborting`, and
+// recovery resumes it once the database is back, compensating that step itself.
+describe('Abort that loses its database while it compensates (SPEC §4.4)', () => {
+  it('stops `aborting`; recovery resumes it and compensates, nothing handed to cleanup', async () => {
+    // The contribution step fails for good: another task already holds its URL (SPEC §5). The create aborts and
+    // compensates the steps before it, the attachment claim among them (a database write).
+    const url = `https://git.example/acme/app/pull/${uniq('')}`;
+    expect((await createTask(services, w.actor, fullBody(w, uniq('holder-'), await upload(services, w), { remote_contributions: [url] }))).kind).toBe('created');
+    const ext = uniq('abort-');
+    const body = fullBody(w, ext, await upload(services, w), { remote_contributions: [url] });
+    await fault.prepare();
+    longLease.failpoints.arm({ name: 'compensate', action: 'pause', match: `${ext}#1`, times: 1 });
+    const running = settle(createTask(longLease, w.actor, body));
+    await until(() => (longLease.failpoints.paused.get('compensate') ?? 0) > 0, 10_000, 'Abort to reach the attachment claim');
+    const go = () => longLease.failpoints.release('compensate');
+    if (fault.killMidStatement) {
+      await fault.killMidStatement('attachments', undefined, go);
+    } else {
+      await fault.lose();
+      go();
+      await new Promise((r) => setTimeout(r, 300));
+      await fault.restore();
+    }
+    // The caller gets the step's own error (the abort is finished by recovery).
+    const settled = await running;
+    expect('error' in settled && toDomainError(settled.error).code).toBe('contribution_already_associated');
+
+    const op = await fault.admin.one<{ id: string }>("SELECT id FROM creation_operations WHERE external_id = $1", [ext]);
+    await until(
+      async () => (await fault.admin.one<{ state: string }>('SELECT state FROM creation_operations WHERE id = $1', [op!.id]))?.state === 'aborted',
+      15_000,
+      'recovery to finish the abort',
+    );
+    const steps = await fault.admin.query<{ step_index: number; compensation_state: string | null; compensation_attempts: unknown }>(
+      'SELECT step_index, compensation_state, compensation_attempts FROM creation_steps WHERE operation_id = $1 ORDER BY step_index',
+      [op!.id],
+    );
+    const claim = steps.find((s) => Number(s.step_index) === 1)!;
+    expect(claim.compensation_state).toBe('compensated');
+    expect(claim.compensation_attempts).toBeNull();
+    expect(steps.filter((s) => s.compensation_state === 'handed_to_cleanup')).toEqual([]);
+    expect(await count(fault.admin, 'SELECT COUNT(*) AS n FROM attachments WHERE claim_operation_id = $1', [op!.id])).toBe(0);
+    // The identity is free again: the next create (with a URL of its own) makes a new task.
+    expect((await createTask(services, w.actor, fullBody(w, ext, await upload(services, w)))).kind).toBe('created');
+  });
+});
