@@ -45,6 +45,11 @@ export class Readiness {
     return this.result;
   }
 
+  /** Not ready for a reason found before attestation could run (the database down at start-up: main.ts). */
+  notReady(reason: string): void {
+    this.result = { ready: false, reasons: [reason], legacy: [], legacyTotal: 0, checkedAt: new Date().toISOString() };
+  }
+
   /**
    * Attests the catalog now; callers that arrive meanwhile share the run. When the database cannot be reached at
    * all this throws and the last answer stands (the outage is answered 503 per request and by health's ping).

@@ -72,7 +72,8 @@ describe('sendError', () => {
     nextError = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     const res = await post('{}', '/throw');
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ error: 'database unavailable; retry shortly' });
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(await res.text()).toBe('{"error":"database unavailable"}');
   });
 });
 

@@ -28,7 +28,7 @@ export interface ContextHttp {
   secure: boolean;
   /** Adds a `Set-Cookie` header to the response. */
   setCookie(value: string): void;
-  /** Sets a response header (a refusal's `Retry-After`: trpc.ts copies a DomainError's headers here). */
+  /** Sets a response header (an error's `Retry-After`: tRPC's error shape carries no headers). */
   setHeader(name: string, value: string): void;
   /** The connection's address, as the per-client connection cap sees it (no proxy header is trusted). */
   clientAddress: string | null;
@@ -51,7 +51,9 @@ export async function createContext(services: Services, req: IncomingMessage, re
     sessionCookie: cookie(req.headers, SESSION_COOKIE),
     secure: secureCookies((req.socket as { encrypted?: boolean }).encrypted === true, services.config.http.secureCookies),
     setCookie: (value) => res.appendHeader('set-cookie', value),
-    setHeader: (name, value) => res.setHeader(name, value),
+    setHeader: (name, value) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    },
     clientAddress: req.socket.remoteAddress ?? null,
   };
   return createContextInner({

@@ -64,19 +64,21 @@ function mapFailure<R extends { ok: boolean }>(result: R, ctx: Context): R {
   if (!result.ok) {
     const error = (result as unknown as { error: TRPCError }).error;
     const cause = error.cause;
-    if (isDomainError(cause)) {
-      // tRPC sends no headers of its own for an error: a 429's Retry-After must still reach the caller.
-      for (const [name, value] of Object.entries(cause.headers ?? {})) ctx.http?.setHeader(name, value);
-      throw new TRPCError({ code: ERRORS[cause.code].trpc, message: cause.message, cause });
-    }
+    if (isDomainError(cause)) throw asTrpcError(cause, ctx);
     if (error.code === 'INTERNAL_SERVER_ERROR') {
       const domain = toDomainError(cause ?? error);
       // Logged with the request's line (http/observe.ts), with the original error rather than the generic one.
       if (domain.code === 'internal') noteError(ctx.request, 'internal', cause ?? error);
-      throw new TRPCError({ code: ERRORS[domain.code].trpc, message: domain.message, cause: domain });
+      throw asTrpcError(domain, ctx);
     }
   }
   return result;
+}
+
+/** The TRPCError for a DomainError; its headers (`Retry-After` on a 503 or 429) go on the HTTP response. */
+function asTrpcError(domain: DomainError, ctx: Context): TRPCError {
+  for (const [name, value] of Object.entries(domain.headers ?? {})) ctx.http?.setHeader(name, value);
+  return new TRPCError({ code: ERRORS[domain.code].trpc, message: domain.message, cause: domain });
 }
 
 const mapErrors = t.middleware(async function mapErrors({ ctx, next }) {

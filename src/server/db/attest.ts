@@ -3,7 +3,7 @@
 // checked once, here, so both dialects fail with the same words.
 import type { Dialect, Sql } from './types';
 import type { CatalogColumn, CatalogIndex, IdentityCatalog } from './catalog';
-import { dbErrorInfo } from './dialect';
+import { dbErrorInfo } from './errors';
 import { LEGACY_TASKS } from './repositories/legacy';
 import { readPostgresIdentityCatalog } from './dialect/postgres/attest';
 import { readSqliteIdentityCatalog } from './dialect/sqlite/attest';

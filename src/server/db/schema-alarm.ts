@@ -1,7 +1,7 @@
-// Issue 18: when a statement fails because the database or one of its tables is gone (dropped, re-created empty),
-// readiness must stop vouching for the schema at once rather than at its next periodic check. Each driver owns one
+// When a statement fails because the database or one of its tables is gone (dropped, re-created empty), readiness
+// must stop vouching for the schema at once rather than at its next periodic check (SPEC §12). Each driver owns one
 // alarm and rings it for such failures; readiness.watch() listens (one per Db, no module state).
-import type { DbErrorInfo } from './types';
+import { DatabaseUnavailable } from './errors';
 
 export class SchemaAlarm {
   private readonly listeners = new Set<() => void>();
@@ -12,8 +12,9 @@ export class SchemaAlarm {
     return () => this.listeners.delete(listener);
   }
 
-  /** Rings when `info` (the driver's reading of an error) says the schema is missing. */
-  check(info: DbErrorInfo | undefined): void {
-    if (info?.schemaMissing) for (const listener of [...this.listeners]) listener();
+  /** Rings when `err` (as the driver raises it, db/errors.ts) says the schema is missing; returns `err`. */
+  check(err: unknown): unknown {
+    if (err instanceof DatabaseUnavailable && err.schemaMissing) for (const listener of [...this.listeners]) listener();
+    return err;
   }
 }

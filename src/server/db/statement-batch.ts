@@ -7,7 +7,10 @@
 //
 // A batch is one statement, so it succeeds or fails whole. When a batch of several fails, every item is sent
 // again on its own: each caller then gets exactly the answer (or the error) its own statement gives, and one bad
-// item can never fail its neighbours.
+// item can never fail its neighbours. Except when the database is unavailable (db/errors.ts): the statement may have
+// committed before the connection was lost, so sending it again could meet its own rows; every caller gets the
+// DatabaseUnavailable instead — an unknown outcome, which the create protocol leaves to recovery (SPEC §4.4).
+import { isDatabaseUnavailable } from './errors';
 
 export type RunBatch<I, O> = (items: I[]) => Promise<O[]>;
 
@@ -57,7 +60,7 @@ export class StatementBatch<I, O> {
       const out = await this.run(waiters.map((w) => w.item));
       waiters.forEach((w, i) => w.resolve(out[i]!));
     } catch (err) {
-      if (waiters.length === 1) return waiters[0]!.reject(err);
+      if (waiters.length === 1 || isDatabaseUnavailable(err)) return waiters.forEach((w) => w.reject(err));
       for (const w of waiters) this.run([w.item]).then((out) => w.resolve(out[0]!), w.reject);
     }
   }

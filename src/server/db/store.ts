@@ -134,9 +134,14 @@ export class Store implements Repositories {
     return this.prismaClient;
   }
 
-  /** A trivial round trip (health). */
+  /** A trivial round trip (the CLI: is the database there at all?). */
   async ping(): Promise<void> {
     await this.driver.one('SELECT 1 AS ok');
+  }
+
+  /** Whether the database serves this process now, writes included (health; Db.probe). */
+  probe(): Promise<void> {
+    return this.driver.probe();
   }
 
   private closing?: Promise<void>;

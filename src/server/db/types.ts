@@ -42,6 +42,12 @@ export interface Db extends Sql {
   /** Calls `listener` when a statement meets a missing database or table (readiness re-attests); returns the
    *  unsubscribe. */
   onSchemaMissing(listener: () => void): () => void;
+  /**
+   * Proves the database serves this process now, writes included (health, SPEC §12): PostgreSQL answers a round trip
+   * on a node that accepts writes; SQLite answers a read and commits a write (a full disk, an I/O error or a read-only
+   * file refuses it). Throws DatabaseUnavailable (db/errors.ts) when it does not.
+   */
+  probe(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,11 +56,11 @@ export interface DbErrorInfo {
   uniqueViolation: boolean;
   /** The unique index (PostgreSQL) or column list (SQLite) the violation names. */
   target?: string;
-  /** The database is unreachable or busy: the surface answers 503. */
+  /** The database cannot be reached or refuses work for now (db/errors.ts): the surface answers 503. */
   unavailable: boolean;
   /**
    * The database or a table is gone (dropped, or re-created empty): also `unavailable`, and readiness re-attests
-   * at once instead of vouching for a schema that is no longer there (issue 18, SPEC §12).
+   * at once instead of vouching for a schema that is no longer there (SPEC §12).
    */
   schemaMissing?: boolean;
   /** A text value the database cannot hold (U+0000): the caller's input, so the surface answers 400. */

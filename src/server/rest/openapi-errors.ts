@@ -52,7 +52,7 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   idempotency_key_conflict: 'This Idempotency-Key was used for a different release. Generate a new key for a new request.',
   wip_limit_exceeded: 'The target workflow step is at its WIP limit (and no task holds the identity).',
   identity_not_ready: 'The identity schema has not been attested yet: external-identity reads and writes wait for it (SPEC §12). Creates without an identity keep working.',
-  database_unavailable: 'The database cannot be reached, or its tables are missing. Retry shortly.',
+  database_unavailable: 'The database cannot be reached or refuses writes (connection lost, failover, a read-only node, disk full), or its tables are missing. Whatever was in flight has an unknown outcome and is finished by recovery: retry after `Retry-After` seconds — a create with the same `external_id` converges on the one task, a release with the same `Idempotency-Key` replays (SPEC §4.4).',
   internal: 'A server fault. The body says nothing more; the server logs it.',
 };
 

@@ -3,7 +3,7 @@
 // draft 2020-12: OpenAPI 3.1's dialect) turns each schema into the document's, so there is no second reading of zod.
 // Served at /api/v1/openapi.json and written to dist/openapi.json by `npm run build` (scripts/build-openapi.ts).
 import { z } from 'zod';
-import { ERRORS, type ErrorCode } from '../domain/errors/domain-error';
+import { ERRORS, retryAfterOf, type ErrorCode } from '../domain/errors/domain-error';
 import { ZAttachmentBody, ZAttachmentForm } from '../domain/attachments/schemas';
 import { ZCreateWebhookInput, ZDeliveryList, ZEventPage, ZEventRecord, ZRevisionList, ZWebhookBody, ZWebhookCreated, ZWebhookList } from '../domain/events/schemas';
 import {
@@ -159,11 +159,21 @@ function responses(route: RestRoute): Record<string, unknown> {
     const refs = codes.map((c) => ({ $ref: `#/components/schemas/${errorComponentName(c)}` }));
     out[status] = {
       description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
-      ...(status === 429 ? { headers: { 'Retry-After': { required: true, description: 'Seconds to wait before the next request.', schema: { type: 'integer', minimum: 1 } } } } : {}),
+      ...retryAfterHeader(codes),
       content: { 'application/json': { schema: refs.length === 1 ? refs[0] : { anyOf: refs } } },
     };
   }
   return out;
+}
+
+/** `Retry-After` where the answer carries it (the error table's `retryAfter`): required when every code of the status
+ *  sends it, otherwise documented with the codes that do. */
+function retryAfterHeader(codes: ErrorCode[]): Record<string, unknown> {
+  const sending = codes.filter((c) => retryAfterOf(c) !== undefined);
+  if (sending.length === 0) return {};
+  const required = sending.length === codes.length;
+  const description = `Seconds to wait before the next request${required ? '' : ` (sent with ${sending.map((c) => `\`${c}\``).join(', ')})`}.`;
+  return { headers: { 'Retry-After': { required, description, schema: { type: 'integer', minimum: 1 } } } };
 }
 
 function operation(route: RestRoute): Record<string, unknown> {

@@ -3,6 +3,7 @@
 // a deferred intent is promoted when the last of its blockers sits in a done step. Each launch is claimed with a
 // compare-and-set and recorded once (agent_launches is unique per intent).
 import { randomUUID } from 'node:crypto';
+import { isDatabaseUnavailable } from '../db/errors';
 import type { CreationDispatcher } from '../domain/creation/operation';
 import { stableId } from '../domain/creation/stable-id';
 import { toTaskBody } from '../domain/tasks/task';
@@ -69,6 +70,9 @@ async function launchOne(services: Services, intentId: string): Promise<boolean>
     return true;
   } catch (err) {
     launchRecorded(false);
+    // The database is away: nothing is recorded and no attempt is spent on it. The claim's lease runs out and a later
+    // pass launches again, with the same intent id (a runner that keys on it runs the agent once).
+    if (isDatabaseUnavailable(err)) throw err;
     // Best effort (SPEC §5): a failed launch never changes the creation's outcome; it is retried a few times.
     const state = target.attempts >= MAX_LAUNCH_ATTEMPTS ? 'failed' : 'pending';
     services.log.warn({ intent_id: intentId, task_id: target.taskId, runner: runner.name, err: (err as Error).message, gave_up: state === 'failed' }, 'agent launch failed');

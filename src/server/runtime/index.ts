@@ -5,6 +5,7 @@
 // TETHER_RECOVERY_POLL_MS (default 1000) — together, a crashed create is recovered within a few seconds.
 import type { Services } from '../services';
 import { cleanupOnce } from './cleanup';
+import { passLog } from './outage-log';
 import { dispatchLaunches } from './dispatcher';
 import { recoverOnce } from './recovery';
 
@@ -28,6 +29,7 @@ export function startRecoveryRuntime(services: Services, options: RecoveryRuntim
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
 
+  const log = passLog(services, 'recovery', 'recovery runtime pass failed');
   const pass = async () => {
     try {
       // Drain: a pass that claimed a full batch is followed at once by another.
@@ -35,9 +37,10 @@ export function startRecoveryRuntime(services: Services, options: RecoveryRuntim
       if (!stopped) await dispatchLaunches(services);
       // SPEC §4.4: compensations handed to cleanup, retried with backoff until they succeed.
       if (!stopped) await cleanupOnce(services);
+      log.succeeded();
     } catch (err) {
-      // The database may be away for a while (issue 9): keep polling, never crash the server.
-      services.log.warn({ err: (err as Error).message }, 'recovery runtime pass failed');
+      // The database may be away for a while: keep polling, never crash the server.
+      log.failed(err);
     }
   };
   const schedule = () => {

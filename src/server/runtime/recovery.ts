@@ -4,6 +4,7 @@
 // database (the creation store's claim: PostgreSQL skips rows another claimer holds; SQLite runs one immediate
 // transaction at a time).
 import type { Actor } from '../auth/actor';
+import { isDatabaseUnavailable } from '../db/errors';
 import type { StepChange, StepRecord } from '../db/repositories/creation';
 import { abortOperation } from '../domain/creation/abort';
 import { complete } from '../domain/creation/complete';
@@ -101,13 +102,15 @@ export async function driveRecovered(services: Services, handle: CreationHandle)
       try {
         await runPlannedSteps(services, handle);
       } catch (err) {
-        // A step failure has already aborted the operation (nobody is waiting for its error here).
-        if (err instanceof LeaseLostError || err instanceof UnknownStepError) throw err;
+        // A step failure has already aborted the operation (nobody is waiting for its error here). A database
+        // failure has aborted nothing: the operation waits for a later pass (SPEC §4.4).
+        if (err instanceof LeaseLostError || err instanceof UnknownStepError || isDatabaseUnavailable(err)) throw err;
         if ((await stateOf(services, handle)) === 'aborted') return;
         throw err;
       }
     }
     const result = await complete(services, handle).catch(async (err: unknown) => {
+      if (isDatabaseUnavailable(err)) throw err;
       if ((await stateOf(services, handle)) === 'aborted') return { kind: 'gone' as const };
       throw err;
     });
@@ -116,7 +119,10 @@ export async function driveRecovered(services: Services, handle: CreationHandle)
   });
 }
 
-/** One pass: claim what expired and drive each. Returns how many operations were claimed. */
+/**
+ * One pass: claim what expired and drive each. Returns how many operations were claimed. A database failure while
+ * driving one leaves it as it is (never aborted for it): its recovery lease runs out and a later pass claims it again.
+ */
 export async function recoverOnce(services: Services, limit = 10): Promise<number> {
   const handles = await claimExpired(services, limit);
   for (const handle of handles) {

@@ -2,9 +2,11 @@
 // domain/events/horizon.ts) and publishes each advance to this process's live streams (the hub); a second loop
 // delivers to webhooks (runtime/webhooks.ts), so a slow webhook never delays live subscribers.
 // Settings (config.ts): TETHER_RELAY_POLL_MS (default 250) for both loops, plus the TETHER_WEBHOOK_* settings.
+import { isDatabaseUnavailable } from '../db/errors';
 import { MAX_PAGE, readEvents } from '../domain/events/history';
 import { isSettled, type HorizonSample } from '../domain/events/horizon';
 import type { Services } from '../services';
+import { passLog } from './outage-log';
 import { webhookPass, type WebhookSettings } from './webhooks';
 
 export interface RelayOptions {
@@ -14,6 +16,8 @@ export interface RelayOptions {
 
 export type StopRelay = () => Promise<void>;
 
+const RELAY = 'event relay';
+
 /** Starts the relay for this process; the returned function stops it, ends live streams and frees webhook leases. */
 export function startRelay(services: Services, options: RelayOptions = {}): StopRelay {
   const pollMs = options.pollMs ?? services.config.relay.pollMs;
@@ -22,6 +26,7 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
   hub.stopped = false;
   hub.safe = undefined;
   hub.last = undefined;
+  hub.databaseUnavailable = false;
   let stopped = false;
   let candidate: HorizonSample | undefined;
 
@@ -70,11 +75,17 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
   const loop = (name: string, pass: () => Promise<void>) => {
     let timer: NodeJS.Timeout | undefined;
     let current: Promise<void> = Promise.resolve();
+    const log = passLog(services, name, 'relay pass failed');
     const run = () => {
       current = pass()
+        .then(() => {
+          if (name === RELAY) hub.databaseUnavailable = false;
+          log.succeeded();
+        })
         .catch((err: unknown) => {
+          if (name === RELAY) hub.databaseUnavailable = isDatabaseUnavailable(err);
           // The database may be away for a while: keep polling, never crash the server.
-          services.log.warn({ loop: name, err: (err as Error).message }, 'relay pass failed');
+          log.failed(err);
         })
         .finally(() => {
           if (stopped) return;
@@ -89,7 +100,7 @@ export function startRelay(services: Services, options: RelayOptions = {}): Stop
     };
   };
 
-  const stopRelayLoop = loop('event relay', relayPass);
+  const stopRelayLoop = loop(RELAY, relayPass);
   const stopWebhookLoop = loop('webhook delivery', webhooksPass);
 
   return async () => {

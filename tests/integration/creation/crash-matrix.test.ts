@@ -12,7 +12,7 @@ import { startRecoveryRuntime, type StopRuntime } from '../../../src/server/runt
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
-import { dataDir, effectsOf, fullBody, makeWorld, operationOf, upload, type World } from './world';
+import { dataDir, effectsOf, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
 
 // Long enough that a child slowed by its siblings still holds its lease when it reaches the failpoint.
 const LEASE_MS = 1500;
@@ -97,16 +97,7 @@ async function crashAndConverge(c: Case): Promise<void> {
   await until(async () => ['completed', 'aborted'].includes((await operationOf(db, task!.id)).state), 20_000, `${c.failpoint} converges`);
   const op = await operationOf(db, task!.id);
   if (op.state === 'completed') {
-    await until(async () => (await effectsOf(db, w, task!.id, task!.identifier)).launches === 1, 10_000, 'launch');
-    expect(await effectsOf(db, w, task!.id, task!.identifier)).toEqual({
-      folder: true,
-      branch: w.repo.head,
-      claims: 1,
-      contributions: 1,
-      sessions: 1,
-      intents: 1,
-      launches: 1,
-    });
+    await expectEveryEffectOnce(db, w, task!);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [task!.id])).toBe(1);
     expect((await createTask(services, w.actor, body)).kind).toBe('found_settled');
   } else {

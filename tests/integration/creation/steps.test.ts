@@ -12,7 +12,7 @@ import { driveRecovered, claimExpired } from '../../../src/server/runtime/recove
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
 import { count, testServices, uniq, until } from '../../support/fixtures';
-import { dataDir, effectsOf, fullBody, makeWorld, operationOf, upload, type World } from './world';
+import { dataDir, effectsOf, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
 import type { CreationHandle } from '../../../src/server/domain/creation/operation';
 
 let db: Db;
@@ -39,16 +39,7 @@ describe('creation steps (SPEC §5)', () => {
     const ext = uniq('all-');
     const out = await createTask(services, w.actor, fullBody(w, ext, await upload(services, w)));
     expect(out.kind).toBe('created');
-    await until(async () => (await effectsOf(db, w, out.task.id, out.task.identifier)).launches === 1, 10_000, 'launch');
-    expect(await effectsOf(db, w, out.task.id, out.task.identifier)).toEqual({
-      folder: true,
-      branch: w.repo.head,
-      claims: 1,
-      contributions: 1,
-      sessions: 1,
-      intents: 1,
-      launches: 1,
-    });
+    await expectEveryEffectOnce(db, w, out.task);
     const steps = await db.query<{ kind: string; state: string; attempts: number }>(
       'SELECT s.kind, s.state, s.attempts FROM creation_steps s JOIN creation_operations o ON o.id = s.operation_id WHERE o.task_id = $1 ORDER BY step_index',
       [out.task.id],

@@ -10,7 +10,8 @@ import { createAgentProfile } from '../../../src/server/domain/agents/profiles';
 import { uploadAttachment } from '../../../src/server/domain/attachments/upload';
 import { addRepository } from '../../../src/server/domain/repositories/registry';
 import type { Services } from '../../../src/server/services';
-import { count, makeWorkspace, tokenActor, uniq, type TestWorkspace } from '../../support/fixtures';
+import { expect } from 'vitest';
+import { count, makeWorkspace, tokenActor, uniq, until, type TestWorkspace } from '../../support/fixtures';
 
 export function makeGitRepo(): { path: string; head: string } {
   const path = mkdtempSync(join(tmpdir(), 'tether-repo-'));
@@ -99,6 +100,20 @@ export async function effectsOf(db: Db, w: World, taskId: string, identifier: st
     intents: await count(db, 'SELECT COUNT(*) AS n FROM launch_intents WHERE task_id = $1', [taskId]),
     launches: await count(db, 'SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1', [taskId]),
   };
+}
+
+/** SPEC §5: a completed create with every step kind made each effect exactly once, the agent launch included. */
+export async function expectEveryEffectOnce(db: Db, w: World, task: { id: string; identifier: string }): Promise<void> {
+  await until(async () => (await effectsOf(db, w, task.id, task.identifier)).launches === 1, 10_000, 'the agent launch');
+  expect(await effectsOf(db, w, task.id, task.identifier)).toEqual({
+    folder: true,
+    branch: w.repo.head,
+    claims: 1,
+    contributions: 1,
+    sessions: 1,
+    intents: 1,
+    launches: 1,
+  });
 }
 
 export async function operationOf(db: Db, taskId: string): Promise<{ id: string; state: string; error: string | null; generation: number }> {

@@ -2,7 +2,7 @@
 // refuses the same value twice in one workspace (raw inserts, below every domain function).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isExternalIdViolation } from '../../../src/server/db/dialect';
+import { isExternalIdViolation } from '../../../src/server/db/errors';
 import type { Db } from '../../../src/server/db/types';
 import { freshDb } from '../../support/db';
 import { count, makeWorkspace, type TestWorkspace } from '../../support/fixtures';

@@ -3,7 +3,7 @@
 // these tests drive both at once and check what each wrote.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbErrorInfo } from '../../../src/server/db/dialect';
+import { dbErrorInfo } from '../../../src/server/db/errors';
 import { Store } from '../../../src/server/db/store';
 import { freshDb } from '../../support/db';
 import { makeWorkspace, uniq } from '../../support/fixtures';

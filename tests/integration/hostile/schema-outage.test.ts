@@ -15,7 +15,7 @@ import { freshDatabaseUrl, freshDb, testDialect } from '../../support/db';
 import { makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, trpc, type TestApi } from '../../support/http';
 
-const UNAVAILABLE = { error: 'database unavailable; retry shortly' };
+const UNAVAILABLE = { error: 'database unavailable' };
 
 interface Health {
   http: number;

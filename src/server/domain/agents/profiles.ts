@@ -2,7 +2,7 @@
 // (`builtin` — the server's TETHER_AGENT_COMMAND, run per launch — `webhook` with `config.url`, or one registered on
 // `services.agentRunners`).
 import { randomUUID } from 'node:crypto';
-import { dbErrorInfo } from '../../db/dialect';
+import { dbErrorInfo } from '../../db/errors';
 import type { AgentProfile } from '../../db/repositories/agent-profiles';
 import type { Store } from '../../db/store';
 import { DomainError } from '../errors/domain-error';

@@ -2,6 +2,7 @@
 // retries it until it succeeds, runtime/cleanup.ts),
 // remove the task row (freeing the identity), end the operation `aborted` with the error. No event is written.
 // A step whose outcome is unknown blocks Abort until recovery verifies it; once `completing`, Abort is impossible.
+import { isDatabaseUnavailable } from '../../db/errors';
 import type { Services } from '../../services';
 import type { DomainError } from '../errors/domain-error';
 import { LeaseLostError, UnknownStepError } from './errors';
@@ -40,7 +41,9 @@ export async function abortOperation(services: Services, handle: CreationHandle,
     try {
       await compensateStep(services, handle, step);
     } catch (err) {
-      if (err instanceof LeaseLostError) throw err;
+      // A database failure is not the compensation failing: Abort stops here, `aborting`, and recovery resumes it
+      // once the database is back (SPEC §4.4, §6).
+      if (err instanceof LeaseLostError || isDatabaseUnavailable(err)) throw err;
       // Abort itself still finishes; the runtime retries this compensation with backoff until it succeeds, and
       // operators see it if it keeps failing (domain/creation/cleanup.ts).
       await handOverToCleanup(services, handle, step.index, (err as Error).message.slice(0, 1000));

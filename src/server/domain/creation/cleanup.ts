@@ -2,6 +2,7 @@
 // fails during Abort is handed to cleanup; the runtime (runtime/cleanup.ts) retries it with backoff until it
 // succeeds, and one that keeps failing is shown to operators (health's `cleanup`, the console's operations page).
 import type { Actor } from '../../auth/actor';
+import { isDatabaseUnavailable } from '../../db/errors';
 import type { CleanupClaim } from '../../db/repositories/cleanup';
 import type { StepRecord } from '../../db/repositories/creation';
 import type { Services } from '../../services';
@@ -63,7 +64,9 @@ export async function retryCompensation(services: Services, claim: CleanupClaim)
   try {
     await compensateStep(services, handle, step);
   } catch (err) {
-    if (err instanceof LeaseLostError) throw err;
+    // A database failure says nothing about the compensation: the claim's lease runs out and a later pass tries again,
+    // without counting an attempt against it.
+    if (err instanceof LeaseLostError || isDatabaseUnavailable(err)) throw err;
     const nextAt = new Date(Date.now() + cleanupDelay(services.config.cleanup, claim.attempts + 1)).toISOString();
     await store.cleanup.reschedule(claim.operationId, claim.index, (err as Error).message.slice(0, 1000), nextAt);
     return 'failed';

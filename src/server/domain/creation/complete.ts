@@ -4,7 +4,7 @@
 // exactly one `task.created` outbox event copied from the committed row. How each phase is stored (one
 // statement on PostgreSQL, a transaction otherwise) is the creation store's business (db/repositories/creation-store.ts).
 import { randomUUID } from 'node:crypto';
-import { dbErrorInfo } from '../../db/dialect';
+import { isDatabaseUnavailable } from '../../db/errors';
 import type { OperationRecord } from '../../db/repositories/creation';
 import type { SettleRecord } from '../../db/repositories/creation-store';
 import type { DeferredIntent } from '../../db/repositories/launches';
@@ -25,10 +25,14 @@ export type CompleteResult =
   /** The task was deleted while its creation ran: the surface's not-found, and no dispatch. */
   | { kind: 'gone' };
 
+/** Tries of one Complete while the database is unavailable (about a second in all) before the caller gets the 503. */
+const COMPLETE_TRIES = 5;
+
 /**
  * Idempotent per handle: a replay returns the stored outcome and event id. An ambiguous commit (the database
  * went away around COMMIT) is retried with the same handle — the replay check tells whether it landed — and is
- * never turned into an Abort.
+ * never turned into an Abort. If the database stays away, the DatabaseUnavailable goes up (a 503) with the operation
+ * `preparing` or `completing`, and recovery (SPEC §6) completes it with the same outcome once the database is back.
  */
 export async function complete(services: Services, handle: CreationHandle): Promise<CompleteResult> {
   for (let attempt = 1; ; attempt++) {
@@ -37,7 +41,7 @@ export async function complete(services: Services, handle: CreationHandle): Prom
       // lease); every other call — a retry after an ambiguous commit, a recovery handle — reads what is stored.
       return await completeOnce(services, handle, attempt === 1 && !handle.recovered);
     } catch (err) {
-      if (attempt >= 5 || !dbErrorInfo(err)?.unavailable) throw err;
+      if (attempt >= COMPLETE_TRIES || !isDatabaseUnavailable(err)) throw err;
       await new Promise((r) => setTimeout(r, 100 * attempt));
     }
   }

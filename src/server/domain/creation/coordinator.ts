@@ -1,6 +1,10 @@
 // SPEC §4.1 step 9: run the planned steps for a handle, recording each step's state (planned → running →
 // succeeded | failed), attempts, timings, evidence and error, and renewing the operation lease while working.
-// A permanent failure aborts (SPEC §4.4) and the caller gets that step's error. Found never reaches this code.
+// A permanent failure aborts (SPEC §4.4) and the caller gets that step's error. A database failure is never one: the
+// step's outcome is unknown, so it stays `running` (or `planned`, if even that was not recorded) and the error goes
+// up unchanged — the caller answers 503 and recovery (SPEC §6) verifies the step once its lease runs out, then
+// finishes the operation. Found never reaches this code.
+import { isDatabaseUnavailable } from '../../db/errors';
 import type { StepRecord } from '../../db/repositories/creation';
 import type { Services } from '../../services';
 import type { DomainError } from '../errors/domain-error';
@@ -49,13 +53,13 @@ async function runStep(services: Services, handle: CreationHandle, step: StepRec
   );
   if (started === 0) throw new UnknownStepError(handle.operationId);
 
-  // Issue 5 item 6: failpoints before/after the effect and before/after its record.
+  // Test hooks before/after the effect and before/after its record (crash and database-failure tests).
   await failpoints.hit('step_before_effect', key);
   let evidence;
   try {
     evidence = await STEP_KINDS[step.kind].execute(stepContext(services, handle, step));
   } catch (err) {
-    if (err instanceof LeaseLostError) throw err;
+    if (err instanceof LeaseLostError || isDatabaseUnavailable(err)) throw err;
     const error = toStepError(err, step.kind);
     if (error.code === 'creation_step_failed') services.log.warn({ operation_id: handle.operationId, step: step.kind, err: (err as Error).message }, 'creation step failed');
     const at = new Date().toISOString();

@@ -1,6 +1,7 @@
 // STYLE habit 4: one application error type and one table. Every surface (REST, tRPC, MCP, console)
-// maps a code through this table, so they all say the same words with the matching status.
-import { dbErrorInfo } from '../../db/dialect';
+// maps a code through this table, so they all say the same words with the matching status. A code with
+// `retryAfter` tells the caller when to come back (`Retry-After`, in seconds) on every surface.
+import { dbErrorInfo } from '../../db/errors';
 
 export const ERRORS = {
   invalid_payload: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid payload' },
@@ -29,15 +30,17 @@ export const ERRORS = {
   branch_exists: { http: 409, trpc: 'CONFLICT', message: 'branch already exists at a different commit' },
   creation_step_failed: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'a creation step failed; the create was aborted' },
   payload_too_large: { http: 413, trpc: 'PAYLOAD_TOO_LARGE', message: 'request body too large' },
-  rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS', message: 'too many requests' },
+  // The limiter says how long to wait; 1 s is only the fallback.
+  rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS', message: 'too many requests', retryAfter: 1 },
   // SPEC §11: console sign-in, throttled per account and client address; the detail says how long to wait.
   sign_in_throttled: { http: 429, trpc: 'TOO_MANY_REQUESTS', message: 'too many sign-in attempts' },
   internal: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'internal error' },
   identity_not_ready: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is unavailable: schema attestation has not passed' },
-  database_unavailable: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'database unavailable; retry shortly' },
+  // SPEC §4.4: the database cannot be reached or refuses writes; what was in flight is left to recovery.
+  database_unavailable: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'database unavailable', retryAfter: 1 },
   // SPEC §4.1 step 8: a create kept losing the identity race to creates that vanished before its re-read.
-  identity_contended: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is contended; retry shortly' },
-} as const;
+  identity_contended: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is contended; retry shortly', retryAfter: 1 },
+} as const satisfies Record<string, { http: number; trpc: string; message: string; retryAfter?: number }>;
 
 export type ErrorCode = keyof typeof ERRORS;
 
@@ -56,7 +59,8 @@ export class DomainError extends Error {
     this.name = 'DomainError';
     this.code = code;
     this.detail = detail;
-    this.headers = headers;
+    const retryAfter = retryAfterOf(code);
+    this.headers = retryAfter === undefined ? headers : { 'retry-after': String(retryAfter), ...headers };
   }
 
   get http(): number {
@@ -67,6 +71,12 @@ export class DomainError extends Error {
   body(): { error: string; code?: string } {
     return CODE_IN_BODY.has(this.code) ? { error: this.message, code: this.code } : { error: this.message };
   }
+}
+
+/** Seconds a caller answered with `code` should wait before retrying (`Retry-After`), if the code says so. */
+export function retryAfterOf(code: ErrorCode): number | undefined {
+  const entry: { message: string; retryAfter?: number } = ERRORS[code];
+  return entry.retryAfter;
 }
 
 export function isDomainError(err: unknown): err is DomainError {
@@ -81,10 +91,10 @@ export function isDomainError(err: unknown): err is DomainError {
 export function toDomainError(err: unknown): DomainError {
   if (isDomainError(err)) return err;
   const info = dbErrorInfo(err);
-  // A dropped database or table is an outage like any other (issue 18: it was a 500); readiness hears of it from
-  // the driver itself (Db.onSchemaMissing) and re-attests.
+  // SPEC §4.4: the database cannot be reached or refuses writes (db/errors.ts says which errors mean that). A dropped
+  // database or table is an outage like any other; readiness hears of it from the driver (Db.onSchemaMissing).
   if (info?.unavailable) return new DomainError('database_unavailable');
-  // A NUL reached the database (issue 9 fuzzing found this as a 500 on PostgreSQL): it is the caller's input.
+  // A NUL reached the database (PostgreSQL refuses it, SQLSTATE 22021): it is the caller's input.
   if (info?.invalidText) return new DomainError('invalid_payload', 'text must not contain NUL (U+0000) characters');
   return new DomainError('internal');
 }

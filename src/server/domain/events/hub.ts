@@ -15,6 +15,9 @@ export class EventHub {
   safe: number | undefined;
   /** The last advance, so caught-up streams take their events from memory instead of the database. */
   last: Batch | undefined;
+  /** The relay's last pass could not read the outbox: the database is unavailable, and a new stream would only wait
+   *  (it answers 503 instead, SPEC §4.4). */
+  databaseUnavailable = false;
   private waiters = new Set<() => void>();
 
   /** The relay's first bound: no events (everything up to it is history, read from the database). */

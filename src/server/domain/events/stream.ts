@@ -8,7 +8,7 @@ import { DomainError } from '../errors/domain-error';
 import { readEvents, MAX_PAGE } from './history';
 import type { EventRecord } from './outbox';
 
-/** Authorizes first (so a REST caller gets its 404 before the stream starts), then returns the stream. */
+/** Authorizes first (so a REST caller gets its 404 or 503 before the stream starts), then returns the stream. */
 export function openEventStream(
   services: Services,
   actor: Actor,
@@ -17,6 +17,9 @@ export function openEventStream(
   signal: AbortSignal,
 ): AsyncGenerator<EventRecord> {
   if (!can(actor, workspaceId, 'read')) throw new DomainError('not_found');
+  // The relay cannot read the outbox (the database is unavailable): a stream opened now would only wait. A stream
+  // already open waits for the relay and resumes on its own; a client that reconnects resumes from its last id.
+  if (services.hub.databaseUnavailable) throw new DomainError('database_unavailable');
   return streamEvents(services, workspaceId, after, signal);
 }
 

@@ -2,7 +2,7 @@
 // Idempotency-Key; the release operation is replay evidence only — it never owns or reserves an identity.
 import { createHash, randomUUID } from 'node:crypto';
 import { can, type Actor } from '../../auth/actor';
-import { isExternalIdViolation, dbErrorInfo } from '../../db/dialect';
+import { dbErrorInfo, isExternalIdViolation } from '../../db/errors';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';

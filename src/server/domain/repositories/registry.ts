@@ -2,7 +2,7 @@
 // the targets of `fresh_branch` steps. Registered by an admin (`tether repo add`).
 import { randomUUID } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { dbErrorInfo } from '../../db/dialect';
+import { dbErrorInfo } from '../../db/errors';
 import type { GitRepository } from '../../db/repositories/git-repositories';
 import type { Store } from '../../db/store';
 import { DomainError } from '../errors/domain-error';

@@ -12,7 +12,7 @@ import { withLease } from '../creation/fence';
 import { runPlannedSteps } from '../creation/coordinator';
 import type { CreateOutcome } from '../creation/operation';
 import { buildPlan } from '../creation/build-plan';
-import { isExternalIdViolation } from '../../db/dialect';
+import { isDatabaseUnavailable, isExternalIdViolation } from '../../db/errors';
 import { DomainError } from '../errors/domain-error';
 import { normalizeExternalId } from '../identity/normalize';
 import { parseEnvelope, parseFields } from './create-input';
@@ -82,6 +82,9 @@ async function decideCreate(services: Services, actor: Actor, body: unknown, opt
     // Step 7: Begin.
     created = await begin(services, actor, input);
   } catch (err) {
+    // SPEC §4.4: a database failure is not a failure before the insert commits — the commit may have landed (an
+    // ambiguous COMMIT), so the outcome is unknown: the caller gets the 503, and its retry converges on the task.
+    if (isDatabaseUnavailable(err)) throw err;
     // Step 8: after a miss, any failure before the insert commits — the identity index included — re-reads
     // the identity first; only a second miss lets the original error surface.
     if (externalId !== undefined) {
@@ -119,7 +122,7 @@ async function decideCreate(services: Services, actor: Actor, body: unknown, opt
 
 async function retryLostRace(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
   const lost = (options.lostRaces ?? 0) + 1;
-  if (lost > LOST_RACE_RETRIES) throw new DomainError('identity_contended', undefined, { 'retry-after': '1' });
+  if (lost > LOST_RACE_RETRIES) throw new DomainError('identity_contended');
   return decideCreate(services, actor, body, { ...options, lostRaces: lost });
 }
 

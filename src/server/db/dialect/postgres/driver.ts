@@ -1,5 +1,6 @@
 import pg from 'pg';
-import type { Db, DbErrorInfo, DbStats, PoolStats, Sql } from '../../types';
+import type { Db, DbStats, PoolStats, Sql } from '../../types';
+import { asDatabaseError, DatabaseUnavailable, dbErrorInfo } from '../../errors';
 import { SchemaAlarm } from '../../schema-alarm';
 import { isoFromTimestamptz } from './timestamps';
 import { isRetired, Topology } from './topology';
@@ -66,8 +67,7 @@ class PgSql implements Sql {
     try {
       return await this.send(text, params);
     } catch (err) {
-      this.alarm.check(postgresErrorInfo(err));
-      throw err;
+      throw this.alarm.check(asDatabaseError(err));
     }
   }
 
@@ -92,7 +92,7 @@ class PgSql implements Sql {
     try {
       return await client.query(config);
     } catch (err) {
-      const info = postgresErrorInfo(err);
+      const info = dbErrorInfo(err);
       // A missing table is no fault of this connection (issue 18): keep it.
       if (info?.unavailable !== false && !info?.schemaMissing) lost = true;
       throw err;
@@ -136,6 +136,12 @@ export class PostgresDb extends PgSql implements Db {
     const pool = new pg.Pool({ ...connection, max: options.max ?? 8, idleTimeoutMillis: 30000, Client: topology?.clientClass() });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // Nor may a client that is not idle: pg-pool removes its own listener while a client is handed out, and a
+    // connection terminated right after it was opened delivers its FATAL in the same read as the end of the startup,
+    // before whoever asked for it could listen — an 'error' event with no listener, which ends the process (found by
+    // terminating Tether's connections under load). Every client keeps this one; its queries still fail, and the pool
+    // discards it when it is released.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const alarm = new SchemaAlarm();
     super(pool, stats, true, alarm, !parsed.pgbouncer);
     this.pool = pool;
@@ -145,7 +151,9 @@ export class PostgresDb extends PgSql implements Db {
   }
 
   async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-    const client = await checkout(this.pool);
+    const client = await checkout(this.pool).catch((err: unknown) => {
+      throw this.alarm.check(asDatabaseError(err));
+    });
     this.stats.transactions++;
     let broken = false;
     // pg-pool removes its error listener while a client is checked out. If the server goes away between two
@@ -166,7 +174,9 @@ export class PostgresDb extends PgSql implements Db {
       } catch {
         broken = true;
       }
-      throw err;
+      // A failed BEGIN or COMMIT is the driver's error too: an ambiguous COMMIT (the connection lost around it) is
+      // DatabaseUnavailable — the caller cannot know whether it landed (SPEC §4.3, §4.4).
+      throw this.alarm.check(asDatabaseError(err));
     } finally {
       client.off('error', onError);
       client.release(broken);
@@ -189,7 +199,15 @@ export class PostgresDb extends PgSql implements Db {
   }
 
   async exec(script: string): Promise<void> {
-    await this.pool.query(script);
+    await this.pool.query(script).catch((err: unknown) => {
+      throw this.alarm.check(asDatabaseError(err));
+    });
+  }
+
+  async probe(): Promise<void> {
+    // A standby, or a primary demoted by a failover, answers reads but refuses every write (SQLSTATE 25006).
+    const row = await this.one<{ read_only: string }>("SELECT current_setting('transaction_read_only') AS read_only");
+    if (row?.read_only === 'on') throw new DatabaseUnavailable(new Error('the database accepts no writes (read-only node)'));
   }
 
   private closing?: Promise<void>;
@@ -199,33 +217,4 @@ export class PostgresDb extends PgSql implements Db {
     this.closing ??= this.pool.end();
     return this.closing;
   }
-}
-
-const UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300']);
-
-// 3D000 invalid_catalog_name (the database was dropped), 3F000 invalid_schema_name, 42P01 undefined_table (re-created
-// empty, or never migrated): every statement fails until an operator restores the schema — an outage, not a bug
-// in the request (issue 18: these were 500s while health said ready).
-const SCHEMA_MISSING = new Set(['3D000', '3F000', '42P01']);
-
-const LOST = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection closed/i;
-
-export function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
-  const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
-  // pg raises a lost connection as a plain Error with no code ("Connection terminated unexpectedly"):
-  // still the database being away, so a 503 rather than a 500 (issue 9).
-  if (typeof e?.code !== 'string') return e instanceof Error && LOST.test(e.message) ? { uniqueViolation: false, unavailable: true } : undefined;
-  if (e.code === '23505') {
-    return { uniqueViolation: true, target: typeof e.constraint === 'string' ? e.constraint : undefined, unavailable: false };
-  }
-  // 22021 character_not_in_repertoire (a NUL in a text parameter), 22P05 untranslatable_character.
-  if (e.code === '22021' || e.code === '22P05') return { uniqueViolation: false, unavailable: false, invalidText: true };
-  if (SCHEMA_MISSING.has(e.code)) return { uniqueViolation: false, unavailable: true, schemaMissing: true };
-  if (UNAVAILABLE.has(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(e.code)) {
-    return { uniqueViolation: false, unavailable: true };
-  }
-  if (LOST.test(String(e.message ?? ''))) {
-    return { uniqueViolation: false, unavailable: true };
-  }
-  return /^[0-9A-Z]{5}$/.test(e.code) ? { uniqueViolation: false, unavailable: false } : undefined;
 }

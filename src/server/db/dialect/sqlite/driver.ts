@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { InvalidTextError, type Db, type DbErrorInfo, type DbStats, type PoolStats, type Sql } from '../../types';
+import { InvalidTextError, type Db, type DbStats, type PoolStats, type Sql } from '../../types';
+import { asDatabaseError } from '../../errors';
 import { Mutex } from '../../mutex';
 import { SchemaAlarm } from '../../schema-alarm';
 
@@ -79,8 +80,16 @@ export class SqliteDb implements Db {
     try {
       return this.send(text, params);
     } catch (err) {
-      this.alarm.check(sqliteErrorInfo(err));
-      throw err;
+      throw this.alarm.check(asDatabaseError(err));
+    }
+  }
+
+  /** `raw.exec` with the driver's errors (transaction control, scripts). */
+  private control(sql: string): void {
+    try {
+      this.raw.exec(sql);
+    } catch (err) {
+      throw this.alarm.check(asDatabaseError(err));
     }
   }
 
@@ -104,28 +113,47 @@ export class SqliteDb implements Db {
   }
 
   async query<T>(text: string, params: readonly unknown[] = []): Promise<T[]> {
-    return this.mutex.run(() => this.exe(text, params).rows as T[]);
+    return this.mutex.run(() => this.autocommit(text, params).rows as T[]);
   }
   async one<T>(text: string, params: readonly unknown[] = []): Promise<T | undefined> {
-    return this.mutex.run(() => this.exe(text, params).rows[0] as T | undefined);
+    return this.mutex.run(() => this.autocommit(text, params).rows[0] as T | undefined);
   }
   async run(text: string, params: readonly unknown[] = []): Promise<number> {
-    return this.mutex.run(() => this.exe(text, params).changes);
+    return this.mutex.run(() => this.autocommit(text, params).changes);
+  }
+
+  /** A statement outside any transaction of ours: it must never run inside one a failed ROLLBACK left open. */
+  private autocommit(text: string, params: readonly unknown[]) {
+    this.rollback();
+    return this.exe(text, params);
   }
 
   async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
     return this.mutex.run(async () => {
       this.stats.transactions++;
-      this.raw.exec('BEGIN IMMEDIATE');
+      this.rollback();
+      this.control('BEGIN IMMEDIATE');
       try {
         const result = await fn(this.direct());
-        this.raw.exec('COMMIT');
+        this.control('COMMIT');
         return result;
       } catch (err) {
-        if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
+        // SQLite may already have rolled back (it does after SQLITE_FULL and some I/O errors). The error that caused
+        // the rollback is the one reported, even if the ROLLBACK fails as well.
+        this.rollback();
         throw err;
       }
     });
+  }
+
+  /** Ends a transaction still open on the connection (ours, failed; or one a failed ROLLBACK left), if any. */
+  private rollback(): void {
+    if (!this.raw.inTransaction) return;
+    try {
+      this.raw.exec('ROLLBACK');
+    } catch {
+      // The disk may refuse even this; the next statement tries again before it runs.
+    }
   }
 
   onSchemaMissing(listener: () => void): () => void {
@@ -133,7 +161,21 @@ export class SqliteDb implements Db {
   }
 
   async exec(script: string): Promise<void> {
-    await this.mutex.run(() => this.raw.exec(script));
+    await this.mutex.run(() => this.control(script));
+  }
+
+  async probe(): Promise<void> {
+    // A read proves the file opens; only a committed write proves it takes writes (a full disk, an I/O error or a
+    // read-only file lets reads through). Rewriting `user_version` with its own value commits one page to the WAL and
+    // changes nothing anyone reads (Tether does not use it). Not counted in `stats`: those are the requests' own.
+    await this.mutex.run(() => {
+      try {
+        const version = Number(this.raw.pragma('user_version', { simple: true }));
+        this.raw.pragma(`user_version = ${version}`);
+      } catch (err) {
+        throw this.alarm.check(asDatabaseError(err));
+      }
+    });
   }
 
   async close(): Promise<void> {
@@ -141,20 +183,4 @@ export class SqliteDb implements Db {
       if (this.raw.open) this.raw.close();
     });
   }
-}
-
-export function sqliteErrorInfo(err: unknown): DbErrorInfo | undefined {
-  if (err instanceof InvalidTextError) return { uniqueViolation: false, unavailable: false, invalidText: true };
-  const e = err as { code?: unknown; message?: unknown };
-  if (typeof e?.code !== 'string' || !e.code.startsWith('SQLITE_')) return undefined;
-  const message = typeof e.message === 'string' ? e.message : '';
-  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-    // "UNIQUE constraint failed: tasks.workspace_id, tasks.external_id"
-    const target = message.split('constraint failed: ')[1]?.trim();
-    return { uniqueViolation: true, target, unavailable: false };
-  }
-  // The same outage as PostgreSQL's 42P01 (issue 18): the file was replaced by one without the schema.
-  if (e.code === 'SQLITE_ERROR' && /^no such table: /.test(message)) return { uniqueViolation: false, unavailable: true, schemaMissing: true };
-  const unavailable = e.code === 'SQLITE_BUSY' || e.code === 'SQLITE_LOCKED' || e.code === 'SQLITE_CANTOPEN';
-  return { uniqueViolation: false, unavailable };
 }

@@ -28,7 +28,11 @@ export function stepContext(services: Services, handle: CreationHandle, step: St
   };
 }
 
-/** The error a step failed with, as stored and as the caller sees it (SPEC §4.4: mapped through DomainError). */
+/**
+ * The error a step failed with, as stored and as the caller sees it (SPEC §4.4: mapped through DomainError). Only a
+ * permanent failure is one: the caller first sets aside a database failure, whose outcome is unknown
+ * (isDatabaseUnavailable) — it never becomes a step failure.
+ */
 export function toStepError(err: unknown, kind: StepKind): DomainError {
   if (err instanceof DomainError) return err;
   return new DomainError('creation_step_failed', kind);
