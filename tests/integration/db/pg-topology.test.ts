@@ -79,7 +79,7 @@ describe.runIf(run)('the pool on a multi-host URL (target_session_attrs)', () =>
 
       await readOnly(a, true);
       // The statement that meets the read-only node fails (nothing was written); the node is forgotten.
-      await expect(db.run('INSERT INTO k (v) VALUES (4)')).rejects.toMatchObject({ code: '25006' });
+      await expect(db.run('INSERT INTO k (v) VALUES (4)')).rejects.toMatchObject({ name: 'DatabaseUnavailable', cause: { code: '25006' } });
       // Every connection of this pool to a is gone — the idle ones too, without waiting for the pool to use them.
       const deadline = Date.now() + 5000;
       while ((await clients(a, 'demoted')) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -103,11 +103,11 @@ describe.runIf(run)('the pool on a multi-host URL (target_session_attrs)', () =>
       expect(await where(dbOn('primary'))).toBe(portOf(b));
       const rw = dbOn('read-write');
       const err = await rw.one('SELECT 1').catch((e: unknown) => e as Error & { code?: string });
-      expect(err).toMatchObject({ code: '08001' });
+      expect(err).toMatchObject({ name: 'DatabaseUnavailable', cause: { code: '08001' } });
       expect((err as Error).message).toMatch(new RegExp(`127\\.0\\.0\\.1:${portOf(a)} unreachable.*127\\.0\\.0\\.1:${portOf(b)} read-only`));
       // Within the backoff the answer comes at once, without connecting again.
       const started = Date.now();
-      await expect(rw.one('SELECT 1')).rejects.toMatchObject({ code: '08001' });
+      await expect(rw.one('SELECT 1')).rejects.toMatchObject({ name: 'DatabaseUnavailable', cause: { code: '08001' } });
       expect(Date.now() - started).toBeLessThan(50);
       await readOnly(b, false);
       const deadline = Date.now() + 5000;
