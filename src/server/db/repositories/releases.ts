@@ -20,6 +20,22 @@ export interface ReleaseRecord {
   createdAt: string;
   /** The operator's reason (issue 15), if one was given. */
   reason: string | null;
+  /** SPEC §13: the X-Request-Id of the request that made it; null in process and before request ids were kept. */
+  requestId: string | null;
+}
+
+/** A release request that met a stored release without making one (release_attempts): a replay, or a key conflict. */
+export interface ReleaseAttemptRecord {
+  id: string;
+  releaseId: string;
+  workspaceId: string;
+  kind: 'replay' | 'conflict';
+  actorId: string;
+  source: string;
+  /** The external id the attempt named (for a conflict, not the release's). */
+  externalId: string;
+  requestId: string | null;
+  createdAt: string;
 }
 
 interface ReleaseRow {
@@ -35,10 +51,11 @@ interface ReleaseRow {
   result_body: unknown;
   created_at: unknown;
   reason: unknown;
+  request_id: unknown;
 }
 
 const COLUMNS =
-  'id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status, result_body, created_at, reason';
+  'id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status, result_body, created_at, reason, request_id';
 
 /** One release as the history lists it, with who did it (a user's email or a token's name) and the holder's identifier. */
 export interface ReleaseHistoryEntry {
@@ -73,6 +90,7 @@ function toRelease(r: ReleaseRow): ReleaseRecord {
     resultBody: r.result_body ? json<{ error: string }>(r.result_body) : null,
     createdAt: str(r.created_at),
     reason: strOrNull(r.reason),
+    requestId: strOrNull(r.request_id),
   };
 }
 
@@ -94,7 +112,7 @@ export class ReleaseRepository {
   /** A concurrent insert with the same key fails on uniq_release_operations_key (the caller replays). */
   async insert(r: ReleaseRecord): Promise<void> {
     await this.sql.run(
-      `INSERT INTO release_operations (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      `INSERT INTO release_operations (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         r.id,
         r.workspaceId,
@@ -108,7 +126,16 @@ export class ReleaseRepository {
         r.resultBody ? JSON.stringify(r.resultBody) : null,
         r.createdAt,
         r.reason,
+        r.requestId,
       ],
+    );
+  }
+
+  async insertAttempt(a: ReleaseAttemptRecord): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO release_attempts (id, release_id, workspace_id, kind, actor_id, source, external_id, request_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [a.id, a.releaseId, a.workspaceId, a.kind, a.actorId, a.source, a.externalId, a.requestId, a.createdAt],
     );
   }
 
