@@ -57,15 +57,11 @@ interface ReleaseRow {
 const COLUMNS =
   'id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status, result_body, created_at, reason, request_id';
 
-/** One release as the history lists it, with who did it (a user's email or a token's name) and the holder's identifier. */
+/** One release as an identity's history lists it, with the holder's identifier. */
 export interface ReleaseHistoryEntry {
   id: string;
   idempotencyKey: string;
   actorId: string;
-  /** The releasing user's email, when the actor is a user. */
-  actorEmail: string | null;
-  /** The releasing token's name, when the actor is an API token. */
-  actorTokenName: string | null;
   source: string;
   externalId: string;
   holderTaskId: string | null;
@@ -74,6 +70,7 @@ export interface ReleaseHistoryEntry {
   resultStatus: number;
   createdAt: string;
   reason: string | null;
+  requestId: string | null;
 }
 
 function toRelease(r: ReleaseRow): ReleaseRecord {
@@ -139,11 +136,11 @@ export class ReleaseRepository {
     );
   }
 
-  /** The workspace's releases — of one external id, when given — newest first (SPEC §13 release history). */
-  async listHistory(workspaceId: string, limit: number, externalId?: string): Promise<ReleaseHistoryEntry[]> {
+  /** The releases of one external id, newest first (SPEC §13: an identity's history). */
+  async listHistory(workspaceId: string, limit: number, externalId: string): Promise<ReleaseHistoryEntry[]> {
     const prisma = await this.prisma();
     const releases = await prisma.releaseOperation.findMany({
-      where: { workspaceId, ...(externalId === undefined ? {} : { externalId }) },
+      where: { workspaceId, externalId },
       select: {
         id: true,
         idempotencyKey: true,
@@ -154,27 +151,18 @@ export class ReleaseRepository {
         resultStatus: true,
         createdAt: true,
         reason: true,
+        requestId: true,
       },
-      orderBy: { createdAt: 'desc' },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: limit,
     });
-    if (releases.length === 0) return [];
-    const actorIds = [...new Set(releases.map((r) => r.actorId))];
     const holderIds = [...new Set(releases.flatMap((r) => (r.holderTaskId ? [r.holderTaskId] : [])))];
-    const [users, tokens, holders] = await Promise.all([
-      prisma.user.findMany({ where: { id: { in: actorIds } }, select: { id: true, email: true } }),
-      prisma.apiToken.findMany({ where: { id: { in: actorIds } }, select: { id: true, name: true } }),
-      holderIds.length ? prisma.task.findMany({ where: { id: { in: holderIds } }, select: { id: true, identifier: true } }) : [],
-    ]);
-    const emails = new Map(users.map((u) => [u.id, u.email]));
-    const tokenNames = new Map(tokens.map((t) => [t.id, t.name]));
+    const holders = holderIds.length ? await prisma.task.findMany({ where: { id: { in: holderIds } }, select: { id: true, identifier: true } }) : [];
     const identifiers = new Map(holders.map((t) => [t.id, t.identifier]));
     return releases.map((r) => ({
       id: r.id,
       idempotencyKey: r.idempotencyKey,
       actorId: r.actorId,
-      actorEmail: emails.get(r.actorId) ?? null,
-      actorTokenName: tokenNames.get(r.actorId) ?? null,
       source: r.source,
       externalId: r.externalId,
       holderTaskId: r.holderTaskId,
@@ -182,6 +170,7 @@ export class ReleaseRepository {
       resultStatus: r.resultStatus,
       createdAt: r.createdAt.toISOString(),
       reason: r.reason,
+      requestId: r.requestId,
     }));
   }
 }
