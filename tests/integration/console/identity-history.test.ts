@@ -71,7 +71,7 @@ describe('identity history (issue 15)', () => {
 
     // Find says it was released, by whom, and who holds it now.
     const found = await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:H-1' });
-    expect(found).toMatchObject({ task: { id: second.id }, held_before: true, last_release: { actor: operatorEmail, holder_identifier: first.identifier }, free_since: null });
+    expect(found).toMatchObject({ task: { id: second.id }, held_before: true, last_release: { actor: { kind: 'user', label: operatorEmail }, holder_identifier: first.identifier }, free_since: null });
   });
 
   it('a released id nothing holds: Find says released by whom and free since when; the miss is in the history too', async () => {
