@@ -4,6 +4,7 @@
 // rows match in all and where it starts among them. The cursors are opaque strings the page keeps in its URL.
 import { z } from 'zod';
 import type { Actor } from '../../auth/actor';
+import type { ReleaseListRow } from '../../db/repositories/console';
 import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { normalizePrefix } from './browse';
@@ -100,16 +101,12 @@ export async function listOperations(store: Pick<Repositories, 'console'>, actor
 
 const unknownActor = (id: string): ConsoleActor => ({ id, kind: 'unknown', label: id.slice(0, 8) });
 
-/** The workspace's releases, newest first, one page — each with the replays and key conflicts it met. */
-export async function listReleases(store: Pick<Repositories, 'console'>, actor: Actor, input: TReleasesInput) {
-  requireRead(actor, input.workspace_id);
-  const q = releasesQuery(input);
-  const page = pageOf(input);
-  const read = await store.console.releasesPage(q, page);
-  const [attempts, actorIds] = await Promise.all([store.console.releaseAttempts(read.rows.map((r) => r.id)), store.console.releaseActorIds(input.workspace_id)]);
-  const actors = await store.console.actors([...read.rows.map((r) => r.actorId), ...attempts.map((a) => a.actorId), ...actorIds]);
+/** Releases as the console shows them: who (named), the result, and the replays and key conflicts each met. */
+export async function describeReleases(store: Pick<Repositories, 'console'>, releases: ReleaseListRow[], alsoName: readonly string[] = []) {
+  const attempts = await store.console.releaseAttempts(releases.map((r) => r.id));
+  const actors = await store.console.actors([...releases.map((r) => r.actorId), ...attempts.map((a) => a.actorId), ...alsoName]);
   const who = (id: string) => actors.get(id) ?? unknownActor(id);
-  const rows = read.rows.map((r) => ({
+  const rows = releases.map((r) => ({
     id: r.id,
     idempotency_key: r.idempotencyKey,
     actor: who(r.actorId),
@@ -125,6 +122,17 @@ export async function listReleases(store: Pick<Repositories, 'console'>, actor: 
       .filter((a) => a.releaseId === r.id)
       .map((a) => ({ kind: a.kind, at: a.createdAt, actor: who(a.actorId), source: a.source, external_id: a.externalId, request_id: a.requestId })),
   }));
+  return { rows, who };
+}
+
+/** The workspace's releases, newest first, one page — each with the replays and key conflicts it met. */
+export async function listReleases(store: Pick<Repositories, 'console'>, actor: Actor, input: TReleasesInput) {
+  requireRead(actor, input.workspace_id);
+  const q = releasesQuery(input);
+  const page = pageOf(input);
+  const read = await store.console.releasesPage(q, page);
+  const actorIds = await store.console.releaseActorIds(input.workspace_id);
+  const { rows, who } = await describeReleases(store, read.rows, actorIds);
   return {
     ...(await paged(page, { rows, more: read.more }, (cap, newer) => store.console.countReleases(q, cap, newer))),
     prefix: q.prefix,
