@@ -87,8 +87,9 @@ export function FindExternalId({ workspaceId }: { workspaceId: string }) {
         {d && d.normalized !== null && (
           <>
             <p className="small">
-              Searched {d.workspace.prefix} · {d.workspace.name} for <ExternalId value={d.normalized} copy={false} />
-              {d.visible_form ? ' (read from its escapes)' : d.normalized !== searched && ' (after trimming surrounding white space)'}
+              Searched for <ExternalId value={d.normalized} copy={false} />
+              {d.visible_form ? ' (read from its escapes)' : d.normalized !== searched && ' (after trimming surrounding white space)'} in{' '}
+              <strong>{d.workspace.prefix}</strong> · {d.workspace.name}
               {' · '}
               <ConsoleLink href={historyHref(d.normalized)}>History of this id</ConsoleLink>
             </p>

@@ -185,14 +185,16 @@ export function ReleaseDialog({
   const release = useMutation(trpc.task.releaseExternalId.mutationOptions());
 
   const final = outcome !== null && ['released', 'nothing_holds_it', 'key_conflict'].includes(outcome.kind);
+  // Not while this dialog's own release is on its way: its effect is reported by its answer, not as a change.
+  const following = open && !final && !release.isPending;
   const follow = useQuery({
     ...trpc.console.findByExternalId.queryOptions({ workspace_id: workspaceId, external_id: externalId }),
-    enabled: open && !final,
+    enabled: following,
     refetchInterval: FOLLOW_MS,
     retry: false,
   });
   // Only a live read that answered for this id counts (an error keeps what the dialog was opened with).
-  const now = open && follow.data && follow.data.normalized === externalId ? compare(holder, follow.data) : ({ kind: 'same', holder } as HolderNow);
+  const now = following && follow.data && follow.data.normalized === externalId ? compare(holder, follow.data) : ({ kind: 'same', holder } as HolderNow);
   const shown = now.kind === 'same' ? now.holder : holder;
   const unsettled = shown.settlement === 'unsettled';
   const matches = confirmsId(typed, externalId);
@@ -278,7 +280,7 @@ export function ReleaseDialog({
           </dl>
 
           {!outcome && now.kind === 'gone' && (
-            <div className="notice notice--warn" role="status" data-testid="holder-changed">
+            <div className="notice notice--warn" role="alert" data-testid="holder-changed">
               <p>
                 <strong>Released elsewhere: nothing holds {<ExternalId value={externalId} copy={false} />} any more.</strong>{' '}
                 {now.release ? (
@@ -293,7 +295,7 @@ export function ReleaseDialog({
             </div>
           )}
           {!outcome && now.kind === 'other' && (
-            <div className="notice notice--bad" role="status" data-testid="holder-changed">
+            <div className="notice notice--bad" role="alert" data-testid="holder-changed">
               <p>
                 <strong>Now held by {now.identifier}, a different task.</strong> {holder.identifier} no longer holds it. This dialog will not release it from{' '}
                 {now.identifier}: close it, and release from {now.identifier}’s page if that is what you mean.
@@ -301,7 +303,7 @@ export function ReleaseDialog({
             </div>
           )}
           {!outcome && now.kind === 'same' && holder.settlement === 'unsettled' && shown.settlement === 'settled' && (
-            <div className="notice" role="status" data-testid="holder-changed">
+            <div className="notice" data-testid="holder-changed">
               <p>
                 <strong>Its create has finished since this dialog opened:</strong> {holder.identifier} is settled now.
               </p>

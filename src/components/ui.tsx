@@ -84,9 +84,12 @@ export function QueryState<T>({
       </div>
     );
   }
-  // Offline, the browser holds requests back (no error arrives): what is shown is just as stale.
-  const offline = useConnection().status === 'offline';
-  const stale = query.isError || offline ? <StaleNotice query={query} offline={offline && !query.isError} /> : null;
+  // Offline, the browser holds requests back (no error arrives): what is shown is just as stale. So is what was loaded
+  // before the console's API started failing: it cannot be refreshed until it answers again.
+  const { status, apiFailure } = useConnection();
+  const offline = status === 'offline';
+  const failing = apiFailure !== null && apiFailure.at > (query.dataUpdatedAt ?? 0);
+  const stale = query.isError || offline || failing ? <StaleNotice query={query} reason={query.isError ? messageOf(query.error) : offline ? 'The server cannot be reached.' : apiFailure!.message} /> : null;
   if (isEmpty?.(query.data)) {
     return (
       <>
@@ -108,11 +111,11 @@ export function QueryState<T>({
 }
 
 /** Says that what is shown below could not be refreshed, since when it is from, and why. */
-function StaleNotice<T>({ query, offline }: { query: QueryLike<T>; offline: boolean }) {
+function StaleNotice<T>({ query, reason }: { query: QueryLike<T>; reason: string }) {
   return (
     <div className="notice notice--warn stale" role="status">
       <p>
-        <strong>Not up to date.</strong> {offline ? 'The server cannot be reached.' : messageOf(query.error)} Showing what was loaded
+        <strong>Not up to date.</strong> {reason} Showing what was loaded
         {query.dataUpdatedAt ? (
           <>
             {' '}

@@ -56,10 +56,7 @@ function Operations({ workspaceId }: { workspaceId: string }) {
   const filtered = state !== '' || s.prefix !== '' || s.from !== '' || s.until !== '' || s.q !== '';
 
   return (
-    <section aria-labelledby="operations-list-title">
-      <h2 id="operations-list-title" className="visually-hidden">
-        Operations
-      </h2>
+    <section aria-label="Operations list">
       <form
         className="browse-filters"
         role="search"

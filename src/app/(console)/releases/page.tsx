@@ -59,10 +59,7 @@ function Releases({ workspaceId }: { workspaceId: string }) {
   const filtered = Object.entries(listInput).some(([k, v]) => k !== 'workspace_id' && v !== null && v !== 'any');
 
   return (
-    <section aria-labelledby="releases-list-title">
-      <h2 id="releases-list-title" className="visually-hidden">
-        Releases
-      </h2>
+    <section aria-label="Releases list">
       <form
         className="browse-filters"
         role="search"
