@@ -30,7 +30,7 @@ test('offline: the indicator says so with the last update, the list keeps its ro
   // The rows stay, marked as not up to date.
   await expect(line).toBeVisible();
   await expect(page.getByText('Not up to date.').first()).toBeVisible();
-  await expect(page.getByRole('alert')).toHaveCount(0);
+  await expect(page.getByRole('main').getByRole('alert')).toHaveCount(0);
   await expectAccessible(page);
   await screenshot(page, testInfo, 'offline-list-kept');
 
@@ -61,8 +61,8 @@ test('every console request answering 500: the Overview keeps its counts marked 
 
   // A page opened while it fails says so in place of rows it never had, with the server's status, not "network error".
   await page.goto(`/operations?ws=${seed.workspaceId}`);
-  await expect(page.getByRole('alert')).toContainText('The server answered HTTP 500');
-  await expect(page.getByRole('alert')).not.toContainText('network error');
+  await expect(page.getByRole('main').getByRole('alert')).toContainText('The server answered HTTP 500');
+  await expect(page.getByRole('main').getByRole('alert')).not.toContainText('network error');
 
   await releaseFailpoint('console_read');
   await page.goto(`/?ws=${seed.workspaceId}`);
