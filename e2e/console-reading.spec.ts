@@ -15,8 +15,13 @@ test.beforeAll(() => {
 });
 const stamp = () => `${Date.now()}${Math.random().toString(36).slice(2, 5)}`;
 
-/** How many lines an inline element is drawn on. */
-const lines = (l: Locator) => l.evaluate((e) => e.getClientRects().length);
+/** How many lines an element is drawn on (its height in lines of its own font). */
+const lines = (l: Locator) =>
+  l.evaluate((e) => {
+    const style = getComputedStyle(e);
+    const line = Number.parseFloat(style.lineHeight) || Number.parseFloat(style.fontSize) * 1.5;
+    return Math.round(e.getBoundingClientRect().height / line);
+  });
 
 test.describe('times', () => {
   test.use({ timezoneId: 'America/New_York' });

@@ -201,8 +201,8 @@ function Releases({ workspaceId }: { workspaceId: string }) {
                     <td data-label="Reason">{r.reason ?? <span className="muted">none given</span>}</td>
                     <td data-label="Request">
                       <RequestId id={r.request_id} />
-                      <span className="small muted nowrap">
-                        key <code>{r.idempotency_key.slice(0, 8)}</code>
+                      <span className="small muted nowrap block">
+                        Idempotency-Key <code>{r.idempotency_key}</code>
                       </span>
                     </td>
                   </tr>
