@@ -6,7 +6,7 @@ import Link from 'next/link';
 import type { ComponentProps } from 'react';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect } from 'react';
-import { useWorkspaceOnScreen } from './session';
+import { useWorkspaceOnScreen } from './session-context';
 import { WORKSPACE_PARAM, withWorkspace } from './workspace-url';
 
 /** Builds console hrefs that name the workspace on screen. */

@@ -7,39 +7,16 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { setCsrfToken, useTRPC } from '../trpc/client';
-import type { AppRouter } from '../server/api/root';
-import type { inferRouterOutputs } from '@trpc/server';
 import { ConsoleNav } from './console-nav';
 import { FirstWorkspace } from './first-workspace';
+import { SessionContext, useConsoleSession, type ConsoleSession, type Me, type WorkspaceRef } from './session-context';
 import { ENTITY_PAGE, switchWorkspaceHref, WORKSPACE_PARAM, withWorkspace } from './workspace-url';
 
-export type Me = NonNullable<inferRouterOutputs<AppRouter>['session']['me']>;
-export type WorkspaceRef = Me['workspaces'][number];
+export { useConsoleSession, useWorkspaceOnScreen, type Me, type WorkspaceRef } from './session-context';
 
-interface ConsoleSession {
-  me: Me;
-  workspace: WorkspaceRef | null;
-  /** The address names a workspace this person cannot see (or that does not exist): its id, as named. */
-  unknownWorkspace: string | null;
-  /** Opens the same page in another workspace (./workspace-url.ts, switchWorkspaceHref). */
-  selectWorkspace(id: string): void;
-}
-
-const SessionContext = createContext<ConsoleSession | null>(null);
 const WORKSPACE_KEY = 'tether.workspace';
-
-export function useConsoleSession(): ConsoleSession {
-  const s = useContext(SessionContext);
-  if (!s) throw new Error('useConsoleSession outside ConsoleGate');
-  return s;
-}
-
-/** The workspace on screen, or null outside the gate (the frame shown when the session could not be checked). */
-export function useWorkspaceOnScreen(): WorkspaceRef | null {
-  return useContext(SessionContext)?.workspace ?? null;
-}
 
 /** The session query; keeps the CSRF token the API client sends in step with the signed-in session. */
 export function useMe(initialMe?: Me | null) {
