@@ -166,7 +166,7 @@ test('at 1440 px the header is one row and identifiers and times never wrap; Uns
       await headerIsOneRow(page);
     }
     const line = page.getByTestId('unsettled').getByRole('row', { name: new RegExp(externalId) });
-    await expect(line).toContainText('step 1 of 1: workspace_attachment not started');
+    await expect(line).toContainText('step 1/1 workspace_attachment not started');
     for (const l of await line.locator('.ident, time').all()) expect(await lines(l)).toBe(1);
     await page.goto(`/operations?ws=${seed.workspaceId}`);
     for (const l of await page.getByTestId('operations').locator('.ident, time').all()) expect(await lines(l)).toBe(1);

@@ -89,7 +89,7 @@ test('an unsettled create held open by a failpoint appears with its operation, t
     const line = page.getByRole('row', { name: new RegExp(externalId) });
     await expect(line).toContainText('preparing');
     // Which step it is on, not a count of succeeded steps (the create is paused before its step starts).
-    await expect(line).toContainText('step 1 of 1: workspace_attachment not started');
+    await expect(line).toContainText('step 1/1 workspace_attachment not started');
     await expect(line.getByRole('link', { name: op.id.slice(0, 8) })).toBeVisible();
     await expectAccessible(page);
     await screenshot(page, testInfo, 'unsettled');

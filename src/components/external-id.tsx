@@ -19,7 +19,7 @@ export interface IdLookalike {
 /** The id's text: plain runs as they are, each escaped character as a marked, labelled escape. */
 function IdText({ value }: { value: string }) {
   return (
-    <bdi className="extid__value" dir="ltr" data-testid="extid-value">
+    <bdi className="extid__value" dir="ltr" data-testid="extid-value" title={visibleForm(value)}>
       {visibleParts(value).map((p, i) =>
         p.kind === 'text' ? (
           p.text

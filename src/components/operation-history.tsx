@@ -25,7 +25,10 @@ export function RequestId({ id }: { id: string | null }) {
   if (!id) return null;
   return (
     <span className="request-id">
-      request <code data-testid="request-id">{id}</code>
+      request{' '}
+      <code data-testid="request-id" title={id}>
+        {id}
+      </code>
       <CopyButton text={id} label={`Copy request id ${id}`} />
     </span>
   );

@@ -12,8 +12,8 @@ interface Progress {
 }
 
 /**
- * Where an operation is: the step it is on while it is open (`step 1 of 2: remote_contribution running`, with the
- * attempt when it is not the first), else how many steps succeeded.
+ * Where an operation is: the step it is on while it is open (`step 1/2 remote_contribution running`, with the attempt
+ * when it is not the first), else how many steps succeeded. One line.
  */
 export function StepProgress({ operation: o }: { operation: Progress }) {
   if (o.steps_total === 0) return <span className="muted">no steps</span>;
@@ -26,11 +26,8 @@ export function StepProgress({ operation: o }: { operation: Progress }) {
     );
   }
   return (
-    <span className="step-progress">
-      <span className="nowrap">
-        step {c.index + 1} of {o.steps_total}:
-      </span>{' '}
-      <code className="small">{c.kind}</code> <Badge tone={STEP_TONE[c.state] ?? 'muted'}>{c.state === 'planned' ? 'not started' : c.state}</Badge>
+    <span className="step-progress nowrap">
+      step {c.index + 1}/{o.steps_total} <code className="small">{c.kind}</code> <Badge tone={STEP_TONE[c.state] ?? 'muted'}>{c.state === 'planned' ? 'not started' : c.state}</Badge>
       {c.attempts > 1 && <span className="muted small"> attempt {c.attempts}</span>}
     </span>
   );

@@ -126,7 +126,6 @@ function Operations({ workspaceId }: { workspaceId: string }) {
                   <th scope="col">Steps</th>
                   <th scope="col">Begun</th>
                   <th scope="col">Request id</th>
-                  <th scope="col">Outcome</th>
                 </tr>
               </thead>
               <tbody>
@@ -139,6 +138,12 @@ function Operations({ workspaceId }: { workspaceId: string }) {
                     </td>
                     <td data-label="State">
                       <OperationState state={o.state} />
+                      {o.outcome && o.outcome !== 'created' && o.outcome !== o.state && <span className="small muted nowrap"> {o.outcome}</span>}
+                      {o.error && (
+                        <span className="error-text small block clip" title={o.error}>
+                          {o.error}
+                        </span>
+                      )}
                     </td>
                     <td data-label="Task" className="nowrap">
                       {o.task_identifier ? (
@@ -152,7 +157,11 @@ function Operations({ workspaceId }: { workspaceId: string }) {
                     <td data-label="External id">
                       <ExternalId value={o.external_id} copy={false} />
                     </td>
-                    <td data-label="Begun by">{o.actor.label}</td>
+                    <td data-label="Begun by">
+                      <span className="clip" title={o.actor.label}>
+                        {o.actor.label}
+                      </span>
+                    </td>
                     <td data-label="Steps">
                       <StepProgress operation={o} />
                     </td>
@@ -162,14 +171,15 @@ function Operations({ workspaceId }: { workspaceId: string }) {
                     <td data-label="Request id">
                       {o.request_id ? (
                         <span className="request-id">
-                          <code className="small">{o.request_id}</code>
+                          <code className="small clip" title={o.request_id}>
+                            {o.request_id}
+                          </code>
                           <CopyButton text={o.request_id} label={`Copy request id ${o.request_id}`} />
                         </span>
                       ) : (
                         <span className="muted">—</span>
                       )}
                     </td>
-                    <td data-label="Outcome">{o.outcome ?? (o.error ? <span className="error-text">{o.error}</span> : '—')}</td>
                   </tr>
                 ))}
               </tbody>

@@ -161,7 +161,10 @@ function Releases({ workspaceId }: { workspaceId: string }) {
                       <Time iso={r.created_at} />
                     </td>
                     <td data-label="Who">
-                      {r.actor.label} <span className="muted small">via {r.source}</span>
+                      <span className="clip" title={r.actor.label}>
+                        {r.actor.label}
+                      </span>{' '}
+                      <span className="muted small nowrap">via {r.source}</span>
                     </td>
                     <td data-label="External id">
                       <ExternalId value={r.external_id} copy={false} />
@@ -202,7 +205,10 @@ function Releases({ workspaceId }: { workspaceId: string }) {
                     <td data-label="Request">
                       <RequestId id={r.request_id} />
                       <span className="small muted nowrap block">
-                        Idempotency-Key <code>{r.idempotency_key}</code>
+                        Idempotency-Key{' '}
+                        <code className="clip" title={r.idempotency_key}>
+                          {r.idempotency_key}
+                        </code>
                       </span>
                     </td>
                   </tr>
