@@ -125,7 +125,6 @@ function Operations({ workspaceId }: { workspaceId: string }) {
                   <th scope="col">Begun by</th>
                   <th scope="col">Steps</th>
                   <th scope="col">Begun</th>
-                  <th scope="col">Request id</th>
                 </tr>
               </thead>
               <tbody>
@@ -135,6 +134,12 @@ function Operations({ workspaceId }: { workspaceId: string }) {
                       <ConsoleLink href={`/operations/${o.id}`} className="ident">
                         {o.id.slice(0, 8)}
                       </ConsoleLink>
+                      {o.request_id && (
+                        <span className="request-id block small muted">
+                          <code title={o.request_id}>{o.request_id}</code>
+                          <CopyButton text={o.request_id} label={`Copy request id ${o.request_id}`} />
+                        </span>
+                      )}
                     </td>
                     <td data-label="State">
                       <OperationState state={o.state} />
@@ -167,18 +172,6 @@ function Operations({ workspaceId }: { workspaceId: string }) {
                     </td>
                     <td data-label="Begun">
                       <Time iso={o.created_at} />
-                    </td>
-                    <td data-label="Request id">
-                      {o.request_id ? (
-                        <span className="request-id">
-                          <code className="small clip" title={o.request_id}>
-                            {o.request_id}
-                          </code>
-                          <CopyButton text={o.request_id} label={`Copy request id ${o.request_id}`} />
-                        </span>
-                      ) : (
-                        <span className="muted">—</span>
-                      )}
                     </td>
                   </tr>
                 ))}
