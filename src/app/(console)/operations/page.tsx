@@ -12,7 +12,7 @@ import { useLivePoll } from '../../../components/live';
 import { StepProgress } from '../../../components/operation-parts';
 import { WithWorkspace } from '../../../components/session';
 import { fromLocalInput, toLocalInput, useTimeZone } from '../../../components/time';
-import { CopyButton, ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
+import { ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
 
 const STATES = ['', 'open', 'preparing', 'completing', 'completed', 'aborting', 'aborted'] as const;
@@ -136,8 +136,7 @@ function Operations({ workspaceId }: { workspaceId: string }) {
                       </ConsoleLink>
                       {o.request_id && (
                         <span className="request-id block small muted">
-                          <code title={o.request_id}>{o.request_id}</code>
-                          <CopyButton text={o.request_id} label={`Copy request id ${o.request_id}`} />
+                          <code title={`Request id ${o.request_id}`}>{o.request_id}</code>
                         </span>
                       )}
                     </td>
