@@ -53,9 +53,16 @@ test('every console request answering 500: the Overview keeps its counts marked 
   await expect(page.getByTestId('health')).toContainText('Console API failing', { timeout: 10_000 });
   await expect(page.getByTestId('health')).toContainText('The server answered HTTP 500');
   await expect(page.getByTestId('health')).not.toContainText('Ready');
-  // The counts already on screen stay, marked: they can no longer be refreshed.
+  // A task made now sends an event: the page refetches its counts, and that read fails too. The counts already on
+  // screen stay, marked as not up to date — no error box in their place.
+  const refetched = page.waitForResponse((r) => r.url().includes('/api/trpc/') && r.url().includes('console.overview') && r.status() !== 200);
+  await createTask(seed, `while-failing-${Date.now()}`, 'Made while the API fails');
+  await refetched;
+  const stale = page.getByRole('main').getByRole('status').filter({ hasText: 'Not up to date.' }).first();
+  await expect(stale).toBeVisible();
+  await expect(stale).toContainText('The server answered HTTP 500');
   await expect(page.getByRole('list', { name: 'Counts' })).toBeVisible();
-  await expect(page.getByText('Not up to date.').first()).toBeVisible();
+  await expect(page.getByRole('main').getByRole('alert')).toHaveCount(0);
   await expectAccessible(page);
   await screenshot(page, testInfo, 'api-failing-overview');
 
