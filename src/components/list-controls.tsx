@@ -1,10 +1,12 @@
 'use client';
-// What every console list has below (and above) its rows (SPEC §13: "lists are paged with a total … nothing is silently
-// cut off"): where this page is among all the rows that match, the way to the first, previous and next page, how many
-// rows a page holds, and the export of the whole list as it is filtered.
+// What every console list has around its rows (SPEC §13: "lists are paged with a total … nothing is silently cut off"):
+// its table and states, where this page is among all the rows that match, the way to the first, previous and next
+// page, how many rows a page holds, the export of the whole list as it is filtered, and its state in the URL.
 import { usePathname, useSearchParams } from 'next/navigation';
-import { useCallback } from 'react';
+import { useCallback, type ReactNode } from 'react';
 import { useWorkspaceOnScreen } from './session';
+import { fromLocalInput, toLocalInput, useTimeZone } from './time';
+import { QueryState, type QueryLike } from './ui';
 import { withWorkspace } from './workspace-url';
 
 export interface PageFacts {
@@ -113,4 +115,72 @@ export function useUrlState<S extends Record<string, string>>(defaults: S): [S, 
     [pathname, workspace?.id, read],
   );
   return [state, write];
+}
+
+/**
+ * A list's table inside its QueryState: loading, the error when nothing was ever loaded, the empty message, rows kept
+ * and marked stale when a refresh fails — and while the next page loads the previous one stays, marked busy.
+ */
+export function ListTable<T, R>({
+  query,
+  rows,
+  empty,
+  minHeight = '10rem',
+  testId,
+  caption,
+  columns,
+  row,
+}: {
+  query: QueryLike<T> & { isPlaceholderData?: boolean };
+  rows: (data: T) => R[];
+  empty: ReactNode;
+  minHeight?: string;
+  testId: string;
+  caption: string;
+  columns: readonly string[];
+  row: (r: R, i: number) => ReactNode;
+}) {
+  return (
+    <QueryState query={query} minHeight={minHeight} isEmpty={(d) => rows(d).length === 0} empty={empty}>
+      {(d) => (
+        <div className="table-wrap" aria-busy={!!(query.isFetching && query.isPlaceholderData)}>
+          <table className="table table--dense" data-testid={testId}>
+            <caption className="visually-hidden">{caption}</caption>
+            <thead>
+              <tr>
+                {columns.map((c) => (
+                  <th key={c} scope="col">
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>{rows(d).map(row)}</tbody>
+          </table>
+        </div>
+      )}
+    </QueryState>
+  );
+}
+
+/** A list's time range — `{verb} from` and `{verb} before` — read and shown in the zone times are shown in. */
+export function TimeRangeFields({ verb, from, until, onChange }: { verb: string; from: string; until: string; onChange: (patch: { from: string } | { until: string }) => void }) {
+  const [zone] = useTimeZone();
+  const zoneName = zone === 'utc' ? 'UTC' : 'local time';
+  return (
+    <>
+      <label className="field">
+        <span>
+          {verb} from ({zoneName})
+        </span>
+        <input type="datetime-local" name="from" value={toLocalInput(from, zone)} onChange={(e) => onChange({ from: fromLocalInput(e.target.value, zone) })} />
+      </label>
+      <label className="field">
+        <span>
+          {verb} before ({zoneName})
+        </span>
+        <input type="datetime-local" name="until" value={toLocalInput(until, zone)} onChange={(e) => onChange({ until: fromLocalInput(e.target.value, zone) })} />
+      </label>
+    </>
+  );
 }

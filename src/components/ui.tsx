@@ -39,7 +39,7 @@ export function OperationState({ state }: { state: string }) {
 // Issue 15: one component renders every external id (bidi isolation, visible escapes, look-alike hint, copy).
 export { CopyButton, ExternalId } from './external-id';
 
-interface QueryLike<T> {
+export interface QueryLike<T> {
   isPending: boolean;
   isError: boolean;
   error: unknown;

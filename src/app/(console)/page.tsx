@@ -8,6 +8,7 @@ import { ConsoleLink as Link } from '../../components/console-link';
 import { CreatesChart } from '../../components/creates-chart';
 import { EventsList } from '../../components/events-list';
 import { HealthStatus } from '../../components/health-status';
+import { ListTable } from '../../components/list-controls';
 import { useLivePoll } from '../../components/live';
 import { WithWorkspace } from '../../components/session';
 import { PageHeader, QueryState } from '../../components/ui';
@@ -21,54 +22,42 @@ function Namespaces({ workspaceId }: { workspaceId: string }) {
     <section className="panel" aria-labelledby="namespaces-title">
       <h2 id="namespaces-title">By id namespace</h2>
       <p className="muted small">The part of each external id before its first “:”, so each integration’s work can be told apart. Creates and releases: the last 24 hours.</p>
-      <QueryState query={q} isEmpty={(rows) => rows.length === 0} empty="No external ids yet.">
-        {(rows) => (
-          <div className="table-wrap">
-            <table className="table table--dense" data-testid="namespaces">
-              <caption className="visually-hidden">Counts per id namespace</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Namespace</th>
-                  <th scope="col">Tasks holding an id</th>
-                  <th scope="col">Unsettled</th>
-                  <th scope="col">Creates</th>
-                  <th scope="col">Aborted</th>
-                  <th scope="col">Releases</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r) => {
-                  const prefix = r.namespace === null ? null : `${r.namespace}:`;
-                  const name = r.other ? 'all others' : r.namespace === null ? 'no namespace' : r.namespace;
-                  return (
-                    <tr key={r.other ? '(other)' : (r.namespace ?? '(none)')}>
-                      <th scope="row" data-label="Namespace">
-                        {r.namespace !== null ? <code>{r.namespace}</code> : <span className="muted">{name}</span>}
-                      </th>
-                      <td data-label="Tasks holding an id">
-                        {prefix ? <Link href={`/tasks?${new URLSearchParams({ q: prefix })}`}>{r.held.toLocaleString('en')}</Link> : r.held.toLocaleString('en')}
-                      </td>
-                      <td data-label="Unsettled" className={r.unsettled > 0 ? 'warn-text' : undefined}>
-                        {prefix && r.unsettled > 0 ? <Link href={`/tasks?${new URLSearchParams({ q: prefix, settlement: 'unsettled' })}`}>{r.unsettled}</Link> : r.unsettled}
-                      </td>
-                      <td data-label="Creates">
-                        {prefix ? <Link href={`/operations?${new URLSearchParams({ prefix })}`}>{r.creates.toLocaleString('en')}</Link> : r.creates.toLocaleString('en')}
-                      </td>
-                      <td data-label="Aborted">
-                        {prefix && r.aborted > 0 ? <Link href={`/operations?${new URLSearchParams({ prefix, state: 'aborted' })}`}>{r.aborted}</Link> : r.aborted}
-                      </td>
-                      <td data-label="Releases">
-                        {prefix && r.releases > 0 ? <Link href={`/releases?${new URLSearchParams({ prefix })}`}>{r.releases}</Link> : r.releases}
-                        {r.releases > 0 && <span className="muted small"> ({r.released} freed)</span>}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </QueryState>
+      <ListTable
+        query={q}
+        rows={(rows) => rows}
+        minHeight="6rem"
+        testId="namespaces"
+        caption="Counts per id namespace"
+        columns={['Namespace', 'Tasks holding an id', 'Unsettled', 'Creates', 'Aborted', 'Releases']}
+        empty="No external ids yet."
+        row={(r) => {
+          const prefix = r.namespace === null ? null : `${r.namespace}:`;
+          const name = r.other ? 'all others' : r.namespace === null ? 'no namespace' : r.namespace;
+          return (
+            <tr key={r.other ? '(other)' : (r.namespace ?? '(none)')}>
+              <th scope="row" data-label="Namespace">
+                {r.namespace !== null ? <code>{r.namespace}</code> : <span className="muted">{name}</span>}
+              </th>
+              <td data-label="Tasks holding an id">
+                {prefix ? <Link href={`/tasks?${new URLSearchParams({ q: prefix })}`}>{r.held.toLocaleString('en')}</Link> : r.held.toLocaleString('en')}
+              </td>
+              <td data-label="Unsettled" className={r.unsettled > 0 ? 'warn-text' : undefined}>
+                {prefix && r.unsettled > 0 ? <Link href={`/tasks?${new URLSearchParams({ q: prefix, settlement: 'unsettled' })}`}>{r.unsettled}</Link> : r.unsettled}
+              </td>
+              <td data-label="Creates">
+                {prefix ? <Link href={`/operations?${new URLSearchParams({ prefix })}`}>{r.creates.toLocaleString('en')}</Link> : r.creates.toLocaleString('en')}
+              </td>
+              <td data-label="Aborted">
+                {prefix && r.aborted > 0 ? <Link href={`/operations?${new URLSearchParams({ prefix, state: 'aborted' })}`}>{r.aborted}</Link> : r.aborted}
+              </td>
+              <td data-label="Releases">
+                {prefix && r.releases > 0 ? <Link href={`/releases?${new URLSearchParams({ prefix })}`}>{r.releases}</Link> : r.releases}
+                {r.releases > 0 && <span className="muted small"> ({r.released} freed)</span>}
+              </td>
+            </tr>
+          );
+        }}
+      />
     </section>
   );
 }

@@ -11,6 +11,7 @@ import type { Store } from '../../../src/server/db/store';
 import type { Db } from '../../../src/server/db/types';
 import { listOperations } from '../../../src/server/domain/console/lists';
 import type { OperationsQuery } from '../../../src/server/domain/console/rows';
+import { explain } from '../../support/explain';
 import { freshDb, storeFor, testDialect } from '../../support/db';
 import { makeWorkspace, userActor, type TestWorkspace } from '../../support/fixtures';
 
@@ -68,14 +69,7 @@ const query = (over: Partial<OperationsQuery> = {}): OperationsQuery => ({
   ...over,
 });
 
-async function plan(s: Statement): Promise<string> {
-  if (testDialect() === 'postgres') {
-    const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${s.text}`, s.params);
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
-  }
-  const rows = await db.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${s.text}`, s.params);
-  return rows.map((r) => r.detail).join('\n');
-}
+const plan = (s: Statement) => explain(db, s);
 
 /**
  * A range of idx_creation_operations_workspace read in created_at order. Rows of the same instant are put in id order

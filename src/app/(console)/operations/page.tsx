@@ -7,12 +7,11 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Suspense, useEffect, useState } from 'react';
 import { CleanupPanel } from '../../../components/cleanup-panel';
 import { ConsoleLink } from '../../../components/console-link';
-import { ExportLinks, ListPager, PAGE_SIZES, useUrlState } from '../../../components/list-controls';
+import { ExportLinks, ListPager, ListTable, PAGE_SIZES, TimeRangeFields, useUrlState } from '../../../components/list-controls';
 import { useLivePoll } from '../../../components/live';
 import { StepProgress } from '../../../components/operation-parts';
 import { WithWorkspace } from '../../../components/session';
-import { fromLocalInput, toLocalInput, useTimeZone } from '../../../components/time';
-import { ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
+import { ExternalId, OperationState, PageHeader, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
 
 const STATES = ['', 'open', 'preparing', 'completing', 'completed', 'aborting', 'aborted'] as const;
@@ -21,7 +20,6 @@ const DEFAULTS = { state: '', prefix: '', from: '', until: '', q: '', after: '',
 
 function Operations({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const [zone] = useTimeZone();
   const [s, write] = useUrlState(DEFAULTS);
   // A new filter starts from the first page: a cursor is a position in one list.
   const filter = (patch: Partial<typeof DEFAULTS>, how: 'push' | 'replace' = 'push') => write({ ...patch, after: '', before: '' }, how);
@@ -87,14 +85,7 @@ function Operations({ workspaceId }: { workspaceId: string }) {
           <span>External id starts with</span>
           <input className="mono" name="prefix" value={prefix} onChange={(e) => setPrefix(e.target.value)} spellCheck={false} autoComplete="off" />
         </label>
-        <label className="field">
-          <span>Begun from ({zone === 'utc' ? 'UTC' : 'local time'})</span>
-          <input type="datetime-local" name="from" value={toLocalInput(s.from, zone)} onChange={(e) => filter({ from: fromLocalInput(e.target.value, zone) })} />
-        </label>
-        <label className="field">
-          <span>Begun before ({zone === 'utc' ? 'UTC' : 'local time'})</span>
-          <input type="datetime-local" name="until" value={toLocalInput(s.until, zone)} onChange={(e) => filter({ until: fromLocalInput(e.target.value, zone) })} />
-        </label>
+        <TimeRangeFields verb="Begun" from={s.from} until={s.until} onChange={filter} />
         {filtered && (
           <button type="button" className="btn" onClick={() => (setSearch(''), setPrefix(''), filter({ state: '', prefix: '', from: '', until: '', q: '' }))}>
             Clear filters
@@ -106,79 +97,61 @@ function Operations({ workspaceId }: { workspaceId: string }) {
           Operations whose id starts with, or whose request id (of the create, a takeover or a failed attempt) is, <code>{s.q}</code>.
         </p>
       )}
-      <QueryState
+      <ListTable
         query={q}
+        rows={(page) => page.rows}
         minHeight="12rem"
-        isEmpty={(d) => d.rows.length === 0}
+        testId="operations"
+        caption="Creation operations, newest first"
+        columns={['Operation', 'State', 'Task', 'External id', 'Begun by', 'Steps', 'Begun']}
         empty={filtered ? 'No creation operations match these filters. Clear them to see every one.' : 'No creation operations yet: each create through the API (POST /api/v1/tasks) starts one.'}
-      >
-        {(page) => (
-          <div className="table-wrap" aria-busy={q.isFetching && q.isPlaceholderData}>
-            <table className="table table--dense" data-testid="operations">
-              <caption className="visually-hidden">Creation operations, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Operation</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Task</th>
-                  <th scope="col">External id</th>
-                  <th scope="col">Begun by</th>
-                  <th scope="col">Steps</th>
-                  <th scope="col">Begun</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.rows.map((o) => (
-                  <tr key={o.id}>
-                    <td data-label="Operation" className="nowrap">
-                      <ConsoleLink href={`/operations/${o.id}`} className="ident">
-                        {o.id.slice(0, 8)}
-                      </ConsoleLink>
-                      {o.request_id && (
-                        <span className="request-id block small muted">
-                          <code title={`Request id ${o.request_id}`}>{o.request_id}</code>
-                        </span>
-                      )}
-                    </td>
-                    <td data-label="State">
-                      <OperationState state={o.state} />
-                      {o.outcome && o.outcome !== 'created' && o.outcome !== o.state && <span className="small muted nowrap"> {o.outcome}</span>}
-                      {o.error && (
-                        <span className="error-text small block clip" title={o.error}>
-                          {o.error}
-                        </span>
-                      )}
-                    </td>
-                    <td data-label="Task" className="nowrap">
-                      {o.task_identifier ? (
-                        <ConsoleLink href={`/tasks/${o.task_id}`} className="ident">
-                          {o.task_identifier}
-                        </ConsoleLink>
-                      ) : (
-                        <span className="muted">removed</span>
-                      )}
-                    </td>
-                    <td data-label="External id">
-                      <ExternalId value={o.external_id} copy={false} />
-                    </td>
-                    <td data-label="Begun by">
-                      <span className="clip" title={o.actor.label}>
-                        {o.actor.label}
-                      </span>
-                    </td>
-                    <td data-label="Steps">
-                      <StepProgress operation={o} />
-                    </td>
-                    <td data-label="Begun">
-                      <Time iso={o.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+        row={(o) => (
+          <tr key={o.id}>
+            <td data-label="Operation" className="nowrap">
+              <ConsoleLink href={`/operations/${o.id}`} className="ident">
+                {o.id.slice(0, 8)}
+              </ConsoleLink>
+              {o.request_id && (
+                <span className="request-id block small muted">
+                  <code title={`Request id ${o.request_id}`}>{o.request_id}</code>
+                </span>
+              )}
+            </td>
+            <td data-label="State">
+              <OperationState state={o.state} />
+              {o.outcome && o.outcome !== 'created' && o.outcome !== o.state && <span className="small muted nowrap"> {o.outcome}</span>}
+              {o.error && (
+                <span className="error-text small block clip" title={o.error}>
+                  {o.error}
+                </span>
+              )}
+            </td>
+            <td data-label="Task" className="nowrap">
+              {o.task_identifier ? (
+                <ConsoleLink href={`/tasks/${o.task_id}`} className="ident">
+                  {o.task_identifier}
+                </ConsoleLink>
+              ) : (
+                <span className="muted">removed</span>
+              )}
+            </td>
+            <td data-label="External id">
+              <ExternalId value={o.external_id} copy={false} />
+            </td>
+            <td data-label="Begun by">
+              <span className="clip" title={o.actor.label}>
+                {o.actor.label}
+              </span>
+            </td>
+            <td data-label="Steps">
+              <StepProgress operation={o} />
+            </td>
+            <td data-label="Begun">
+              <Time iso={o.created_at} />
+            </td>
+          </tr>
         )}
-      </QueryState>
+      />
       <ListPager page={q.data} noun="operations" size={size} onPage={(c) => write({ after: c.after ?? '', before: c.before ?? '' })} onSize={(n) => filter({ size: String(n) })} />
       <ExportLinks list="operations" input={listInput} label="these operations (every page)" />
     </section>

@@ -7,12 +7,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Suspense, useEffect, useState } from 'react';
 import { ConsoleLink } from '../../../components/console-link';
-import { ExportLinks, ListPager, PAGE_SIZES, useUrlState } from '../../../components/list-controls';
+import { ExportLinks, ListPager, ListTable, PAGE_SIZES, TimeRangeFields, useUrlState } from '../../../components/list-controls';
 import { useLivePoll } from '../../../components/live';
 import { RequestId } from '../../../components/operation-history';
 import { WithWorkspace } from '../../../components/session';
-import { fromLocalInput, toLocalInput, useTimeZone } from '../../../components/time';
-import { Badge, ExternalId, PageHeader, QueryState, Time } from '../../../components/ui';
+import { Badge, ExternalId, PageHeader, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
 
 const DEFAULTS = { result: '', actor: '', reason: 'any', reason_text: '', prefix: '', from: '', until: '', q: '', after: '', before: '', size: '50' };
@@ -21,7 +20,6 @@ const REASONS = ['any', 'with', 'without'] as const;
 
 function Releases({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const [zone] = useTimeZone();
   const [s, write] = useUrlState(DEFAULTS);
   const filter = (patch: Partial<typeof DEFAULTS>, how: 'push' | 'replace' = 'push') => write({ ...patch, after: '', before: '' }, how);
   const size = PAGE_SIZES.includes(Number(s.size)) ? Number(s.size) : 50;
@@ -111,14 +109,7 @@ function Releases({ workspaceId }: { workspaceId: string }) {
           <span>External id starts with</span>
           <input className="mono" name="prefix" value={draft.prefix} onChange={(e) => setDraft({ ...draft, prefix: e.target.value })} spellCheck={false} autoComplete="off" />
         </label>
-        <label className="field">
-          <span>Made from ({zone === 'utc' ? 'UTC' : 'local time'})</span>
-          <input type="datetime-local" name="from" value={toLocalInput(s.from, zone)} onChange={(e) => filter({ from: fromLocalInput(e.target.value, zone) })} />
-        </label>
-        <label className="field">
-          <span>Made before ({zone === 'utc' ? 'UTC' : 'local time'})</span>
-          <input type="datetime-local" name="until" value={toLocalInput(s.until, zone)} onChange={(e) => filter({ until: fromLocalInput(e.target.value, zone) })} />
-        </label>
+        <TimeRangeFields verb="Made" from={s.from} until={s.until} onChange={filter} />
         {filtered && (
           <button
             type="button"
@@ -133,91 +124,72 @@ function Releases({ workspaceId }: { workspaceId: string }) {
           </button>
         )}
       </form>
-      <QueryState
+      <ListTable
         query={q}
-        minHeight="10rem"
-        isEmpty={(d) => d.rows.length === 0}
+        rows={(page) => page.rows}
+        testId="releases"
+        caption="Release history, newest first"
+        columns={['When', 'Who', 'External id', 'Holder', 'Result', 'Reason', 'Request']}
         empty={filtered ? 'No releases match these filters. Clear them to see every one.' : 'No identity has been released in this workspace. Release one from a task’s page when its external thing must be made again.'}
-      >
-        {(page) => (
-          <div className="table-wrap" aria-busy={q.isFetching && q.isPlaceholderData}>
-            <table className="table table--dense" data-testid="releases">
-              <caption className="visually-hidden">Release history, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">External id</th>
-                  <th scope="col">Holder</th>
-                  <th scope="col">Result</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Request</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.rows.map((r) => (
-                  <tr key={r.id}>
-                    <td data-label="When">
-                      <Time iso={r.created_at} />
-                    </td>
-                    <td data-label="Who">
-                      <span className="clip" title={r.actor.label}>
-                        {r.actor.label}
-                      </span>{' '}
-                      <span className="muted small nowrap">via {r.source}</span>
-                    </td>
-                    <td data-label="External id">
-                      <ExternalId value={r.external_id} copy={false} />
-                    </td>
-                    <td data-label="Holder" className="nowrap">
-                      {r.holder_task_id ? (
-                        r.holder_identifier ? (
-                          <ConsoleLink href={`/tasks/${r.holder_task_id}`} className="ident">
-                            {r.holder_identifier}
-                          </ConsoleLink>
-                        ) : (
-                          <span className="muted">deleted task</span>
-                        )
-                      ) : (
-                        <span className="muted">none</span>
-                      )}
-                    </td>
-                    <td data-label="Result">
-                      {r.result === 'released' ? <Badge tone="ok">released</Badge> : <Badge tone="muted">nothing held it</Badge>}
-                      {r.attempts.length > 0 && (
-                        <details className="attempts">
-                          <summary>
-                            {r.attempts.filter((a) => a.kind === 'replay').length} replayed, {r.attempts.filter((a) => a.kind === 'conflict').length} key conflict
-                            {r.attempts.filter((a) => a.kind === 'conflict').length === 1 ? '' : 's'}
-                          </summary>
-                          <ul className="plain-list small">
-                            {r.attempts.map((a, i) => (
-                              <li key={i}>
-                                <Time iso={a.at} /> {a.kind === 'replay' ? 'replayed (same key, same request): the stored result was answered' : <>key conflict (409): the same key was sent for <ExternalId value={a.external_id} copy={false} /></>}{' '}
-                                by {a.actor.label} via {a.source}. <RequestId id={a.request_id} />
-                              </li>
-                            ))}
-                          </ul>
-                        </details>
-                      )}
-                    </td>
-                    <td data-label="Reason">{r.reason ?? <span className="muted">none given</span>}</td>
-                    <td data-label="Request">
-                      <RequestId id={r.request_id} />
-                      <span className="small muted nowrap block">
-                        Idempotency-Key{' '}
-                        <code className="clip" title={r.idempotency_key}>
-                          {r.idempotency_key}
-                        </code>
-                      </span>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+        row={(r) => (
+          <tr key={r.id}>
+            <td data-label="When">
+              <Time iso={r.created_at} />
+            </td>
+            <td data-label="Who">
+              <span className="clip" title={r.actor.label}>
+                {r.actor.label}
+              </span>{' '}
+              <span className="muted small nowrap">via {r.source}</span>
+            </td>
+            <td data-label="External id">
+              <ExternalId value={r.external_id} copy={false} />
+            </td>
+            <td data-label="Holder" className="nowrap">
+              {r.holder_task_id ? (
+                r.holder_identifier ? (
+                  <ConsoleLink href={`/tasks/${r.holder_task_id}`} className="ident">
+                    {r.holder_identifier}
+                  </ConsoleLink>
+                ) : (
+                  <span className="muted">deleted task</span>
+                )
+              ) : (
+                <span className="muted">none</span>
+              )}
+            </td>
+            <td data-label="Result">
+              {r.result === 'released' ? <Badge tone="ok">released</Badge> : <Badge tone="muted">nothing held it</Badge>}
+              {r.attempts.length > 0 && (
+                <details className="attempts">
+                  <summary>
+                    {r.attempts.filter((a) => a.kind === 'replay').length} replayed, {r.attempts.filter((a) => a.kind === 'conflict').length} key conflict
+                    {r.attempts.filter((a) => a.kind === 'conflict').length === 1 ? '' : 's'}
+                  </summary>
+                  <ul className="plain-list small">
+                    {r.attempts.map((a, i) => (
+                      <li key={i}>
+                        <Time iso={a.at} /> {a.kind === 'replay' ? 'replayed (same key, same request): the stored result was answered' : <>key conflict (409): the same key was sent for <ExternalId value={a.external_id} copy={false} /></>}{' '}
+                        by {a.actor.label} via {a.source}. <RequestId id={a.request_id} />
+                      </li>
+                    ))}
+                  </ul>
+                </details>
+              )}
+            </td>
+            <td data-label="Reason">{r.reason ?? <span className="muted">none given</span>}</td>
+            <td data-label="Request">
+              <RequestId id={r.request_id} />
+              <span className="small muted nowrap block">
+                Idempotency-Key{' '}
+                <code className="clip" title={r.idempotency_key}>
+                  {r.idempotency_key}
+                </code>
+              </span>
+            </td>
+          </tr>
         )}
-      </QueryState>
+      />
       <ListPager page={q.data} noun="releases" size={size} onPage={(c) => write({ after: c.after ?? '', before: c.before ?? '' })} onSize={(n) => filter({ size: String(n) })} />
       <ExportLinks list="releases" input={listInput} label="these releases (every page)" />
     </section>

@@ -23,6 +23,7 @@ import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { bool, num, numOrNull, str, strOrNull } from '../values';
 import { labelActors } from './actors';
+import type { ReleaseHistoryEntry } from './releases';
 import type { Statement } from './browse-sql';
 import {
   createsByNamespaceStatement,
@@ -175,19 +176,7 @@ function operationFields(r: OperationRow): OperationFields {
 }
 
 /** A release as the releases list shows it (console-lists-sql.ts), before its actor and attempts are named. */
-export interface ReleaseListRow {
-  id: string;
-  idempotencyKey: string;
-  actorId: string;
-  source: string;
-  externalId: string;
-  holderTaskId: string | null;
-  holderIdentifier: string | null;
-  resultStatus: number;
-  createdAt: string;
-  reason: string | null;
-  requestId: string | null;
-}
+export type ReleaseListRow = ReleaseHistoryEntry;
 
 /** A replay or key conflict a release met (release_attempts). */
 export interface ReleaseAttemptRow {

@@ -57,7 +57,7 @@ interface ReleaseRow {
 const COLUMNS =
   'id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status, result_body, created_at, reason, request_id';
 
-/** One release as an identity's history lists it, with the holder's identifier. */
+/** One release as an identity's history and the releases list show it, with the holder's identifier. */
 export interface ReleaseHistoryEntry {
   id: string;
   idempotencyKey: string;

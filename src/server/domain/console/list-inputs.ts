@@ -28,16 +28,23 @@ export const ZTasksInput = ZWorkspace.extend({
   limit: z.number().int().min(1).max(100).default(25),
 });
 
-/** Creation operations, newest first: state, external-id prefix, begun from/before, and a search. */
-export const ZOperationsInput = ZWorkspace.extend({
-  state: z.enum([...OPERATION_STATES, 'open']).nullish(),
+/**
+ * What the newest-first lists share: an external-id prefix, made at or after `from` and strictly `before`, a search
+ * (`q`: an operation's id or request id; a release's id, Idempotency-Key or request id), and keyset pages.
+ */
+const ZNewestFirst = {
   prefix: z.string().max(4096).nullish(),
   from: ZInstant.nullish(),
   before: ZInstant.nullish(),
-  /** An operation id (or its first characters), or a request id. */
   q: z.string().max(300).nullish(),
   ...ZPage,
   limit: z.number().int().min(1).max(200).default(50),
+};
+
+/** Creation operations, newest first: state, external-id prefix, begun from/before, and a search. */
+export const ZOperationsInput = ZWorkspace.extend({
+  state: z.enum([...OPERATION_STATES, 'open']).nullish(),
+  ...ZNewestFirst,
 });
 
 /** Releases, newest first: result, who, reason, external-id prefix, made from/before, and a search. */
@@ -47,13 +54,7 @@ export const ZReleasesInput = ZWorkspace.extend({
   reason: z.enum(['any', 'with', 'without']).default('any'),
   /** Releases whose reason contains this (ASCII letters in any case). */
   reason_text: z.string().max(500).nullish(),
-  prefix: z.string().max(4096).nullish(),
-  from: ZInstant.nullish(),
-  before: ZInstant.nullish(),
-  /** A release's id, its Idempotency-Key or its request id. */
-  q: z.string().max(300).nullish(),
-  ...ZPage,
-  limit: z.number().int().min(1).max(200).default(50),
+  ...ZNewestFirst,
 });
 
 export const ZIdentityInput = ZWorkspace.extend({ external_id: z.string().max(4096) });
