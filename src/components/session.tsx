@@ -76,11 +76,14 @@ export function ConsoleGate({ children, initialMe }: { children: ReactNode; init
   useEffect(() => {
     if (workspaceId !== null && named === workspaceId) window.localStorage.setItem(WORKSPACE_KEY, workspaceId);
   }, [workspaceId, named]);
-  // An address without a workspace is rewritten to name the one it opened (entity pages name their entity's).
+  // An address without a workspace is rewritten to name the one it opened (entity pages name their entity's). In
+  // place, from the address as it is at that moment (Next keeps useSearchParams in step with the history API): a
+  // navigation would land later and could undo what the page wrote to the address meanwhile (a filter just chosen).
   useEffect(() => {
     if (named !== null || workspaceId === null || remembered === undefined || ENTITY_PAGE.test(pathname)) return;
-    router.replace(withWorkspace(search ? `${pathname}?${search}` : pathname, workspaceId), { scroll: false });
-  }, [named, workspaceId, remembered, pathname, search, router]);
+    const { pathname: path, search: query, hash } = window.location;
+    window.history.replaceState(null, '', withWorkspace(`${path}${query}${hash}`, workspaceId));
+  }, [named, workspaceId, remembered, pathname]);
 
   // A failed background re-check keeps the page it had; only a session never learned stops here.
   if (me.isError && me.data === undefined) {
