@@ -4,7 +4,7 @@
 // one (components/session.tsx).
 import Link from 'next/link';
 import type { ComponentProps } from 'react';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useSearchParams } from 'next/navigation';
 import { useEffect } from 'react';
 import { useWorkspaceOnScreen } from './session-context';
 import { WORKSPACE_PARAM, withWorkspace } from './workspace-url';
@@ -26,14 +26,12 @@ export function ConsoleLink({ href, ...rest }: Omit<ComponentProps<typeof Link>,
  * link it was opened from said.
  */
 export function useNameWorkspace(workspaceId: string | undefined): void {
-  const params = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
-  const named = params?.get(WORKSPACE_PARAM);
+  const named = useSearchParams()?.get(WORKSPACE_PARAM);
   useEffect(() => {
     if (!workspaceId || named === workspaceId) return;
-    const next = new URLSearchParams(params?.toString() ?? '');
+    // In place, as the gate does (components/session.tsx).
+    const next = new URLSearchParams(window.location.search);
     next.set(WORKSPACE_PARAM, workspaceId);
-    router.replace(`${pathname}?${next.toString()}`, { scroll: false });
-  }, [workspaceId, named, params, pathname, router]);
+    window.history.replaceState(null, '', `${window.location.pathname}?${next.toString()}`);
+  }, [workspaceId, named]);
 }
