@@ -21,10 +21,12 @@ export function describeAttemptError(err: unknown): string {
 
 /**
  * Records that `handle`'s attempt failed with `err`, with the step that was running. Best effort: the failure itself
- * is what the caller reports; when the database is what failed, this write fails too and is only logged.
+ * is what the caller reports. When the database is what failed there is nowhere to write it, and trying would only
+ * hold the caller's answer back: nothing is attempted (recovery's own takeover is recorded once it is back).
  */
 export async function recordFailedAttempt(services: Services, handle: CreationHandle, err: unknown): Promise<void> {
   const { store } = services;
+  if (toDomainError(err).code === 'database_unavailable') return;
   try {
     const op = await store.creation.findOperation(handle.operationId);
     // An operation that ended (completed, or aborted with its error in the Abort's entry) has nothing left to explain.
