@@ -16,7 +16,7 @@ export const COUNT_CAP = 10_000;
 const DAY = 86_400_000;
 
 export interface BrowseInput extends Omit<BrowseQuery, 'prefix' | 'createdFrom' | 'createdBefore'> {
-  /** As typed: leading white space is dropped (no stored id starts with it); typed escapes (`⟦U+XXXX⟧`, `\\u…`) are read. */
+  /** As typed: leading white space is dropped (no stored id starts with it); typed escapes (`⟦U+XXXX⟧`, `\u…`) are read. */
   prefix: string | null;
   /** UTC days, YYYY-MM-DD, both inclusive. */
   createdFrom: string | null;

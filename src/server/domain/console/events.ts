@@ -3,7 +3,7 @@ import type { Actor } from '../../auth/actor';
 import type { Repositories } from '../../db/store';
 import { requireRead } from './rows';
 
-/** The workspace's newest events (polled by the console until a live subscription lands, issue 6). */
+/** The workspace's newest events. */
 export async function readEvents(store: Pick<Repositories, 'console'>, actor: Actor, workspaceId: string, limit: number) {
   requireRead(actor, workspaceId);
   return store.console.recentEvents(workspaceId, limit);
