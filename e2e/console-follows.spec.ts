@@ -83,5 +83,5 @@ test('Operations (in flight) shows the paused create within 2 s; its page shows 
   expect((await creating).status).toBe(200);
   // The end reaches the open page by itself (event and pulse), within 2 s.
   await expect(history).toContainText('completed', { timeout: 2_000 });
-  await expect(page.getByText('No recovery takeovers or aborts.')).toBeVisible();
+  await expect(page.getByText('No failed attempts, recovery takeovers or aborts.')).toBeVisible();
 });

@@ -27,7 +27,7 @@ function dialogOf(page: Page) {
 
 test('a U+202E id renders isolated with its escape, Find for the shown text finds it, and typing the shown text releases it', async ({ page }, testInfo) => {
   const id = `rtl:\u202Eevil-${stamp()}`;
-  const shown = id.replace('\u202E', '⟨U+202E⟩');
+  const shown = id.replace('\u202E', '⟦U+202E⟧');
   const task = await createTask(seed, id, 'Spoofed');
 
   await signIn(page, seed.operator.email);
@@ -52,7 +52,7 @@ test('a U+202E id renders isolated with its escape, Find for the shown text find
   await find.getByRole('button', { name: 'Find' }).click();
   const result = page.getByRole('region', { name: 'Find by external id' }).getByRole('status');
   await expect(result.getByRole('link', { name: task.identifier })).toBeVisible();
-  await expect(result).toContainText('read from the form the console shows it in');
+  await expect(result).toContainText('read from its escapes');
 
   // Release straight from the Find result, typing the shown text.
   await page.getByRole('button', { name: `Release ${task.identifier}’s id…` }).click();
@@ -77,7 +77,7 @@ test('a U+202E id renders isolated with its escape, Find for the shown text find
 
 test('a zero-width-space id shows its escape and is released by typing the shown text', async ({ page }, testInfo) => {
   const id = `zw\u200Bspace-${stamp()}`;
-  const shown = id.replace('\u200B', '⟨U+200B⟩');
+  const shown = id.replace('\u200B', '⟦U+200B⟧');
   const task = await createTask(seed, id, 'Zero width');
   await signIn(page, seed.operator.email);
   await page.goto(`/tasks/${task.id}`);

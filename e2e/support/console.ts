@@ -86,6 +86,25 @@ export function makeSeed(tag: string): Seed {
   return { workspaceId: ws.id, prefix, token, admin, operator, viewer };
 }
 
+/** A workspace with no working-folder root: its plain creates plan no step and commit at once (SPEC §4.3). */
+export function makeBareWorkspace(tag: string): { id: string; prefix: string; name: string } {
+  const suffix = Math.random().toString(36).slice(2, 7).toUpperCase().replace(/[^A-Z0-9]/g, 'X');
+  const prefix = `${tag}${suffix}`.slice(0, 10);
+  const name = `E2E ${prefix}`;
+  return { ...cli<{ id: string }>(['workspace', 'create', '--name', name, '--prefix', prefix]), prefix, name };
+}
+
+/** A person with `role` in each of `workspaceIds` (password PASSWORD). */
+export function makeUser(tag: string, role: 'viewer' | 'operator' | 'admin', workspaceIds: string[]): { id: string; email: string } {
+  const email = `${role}.${tag.toLowerCase()}.${Math.random().toString(36).slice(2, 7)}@example.test`;
+  return cli<{ id: string; email: string }>(['user', 'create', '--email', email, '--role', role, ...workspaceIds.flatMap((w) => ['--workspace', w]), '--password-stdin'], PASSWORD);
+}
+
+/** An API token named `name` on `workspaceIds` with `scopes`. */
+export function makeApiToken(name: string, workspaceIds: string[], scopes: string[]): string {
+  return cli<{ token: string }>(['token', 'create', '--name', name, ...workspaceIds.flatMap((w) => ['--workspace', w]), ...scopes.flatMap((s) => ['--scope', s])]).token;
+}
+
 /** The stored digest of the session cookie the browser holds (src/server/auth/session.ts keeps sha256 only). */
 export async function sessionDigest(page: Page): Promise<string> {
   const cookie = (await page.context().cookies()).find((c) => c.name === 'tether_session');
@@ -93,10 +112,10 @@ export async function sessionDigest(page: Page): Promise<string> {
   return createHash('sha256').update(decodeURIComponent(cookie.value), 'utf8').digest('hex');
 }
 
-export async function api(method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+export async function api(method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${BASE_URL}/api/v1${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -109,7 +128,7 @@ export async function createTask(seed: Seed, externalId: string | null, title = 
   return r.body as { id: string; identifier: string; external_id?: string };
 }
 
-export async function armFailpoint(arm: { name: string; action: 'pause' | 'error'; match?: string }): Promise<void> {
+export async function armFailpoint(arm: { name: string; action: 'pause' | 'error'; match?: string; times?: number }): Promise<void> {
   const res = await fetch(`${BASE_URL}/api/_test/failpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arm }) });
   expect(res.status).toBe(200);
 }

@@ -3,7 +3,7 @@
 // runtime keeps retrying with growing pauses until it succeeds; the ones that keep failing are marked, so an
 // operator can look at the effect (a folder, a branch, …) instead of it being forgotten.
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import { ConsoleLink } from './console-link';
 import { useTRPC } from '../trpc/client';
 import { Badge, ExternalId, QueryState, Time } from './ui';
 
@@ -36,7 +36,7 @@ export function CleanupPanel({ workspaceId }: { workspaceId: string }) {
               {rows.map((r) => (
                 <tr key={`${r.operation_id}-${r.step_index}`}>
                   <td data-label="Operation">
-                    <Link href={`/operations/${r.operation_id}`}>{r.operation_id.slice(0, 8)}</Link>
+                    <ConsoleLink href={`/operations/${r.operation_id}`}>{r.operation_id.slice(0, 8)}</ConsoleLink>
                   </td>
                   <td data-label="Step">
                     {r.step_index + 1}. {r.kind} {r.failing ? <Badge tone="bad">keeps failing</Badge> : <Badge tone="warn">retrying</Badge>}

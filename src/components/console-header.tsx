@@ -2,15 +2,18 @@
 // The console's top bar: brand, navigation, the API reference, live status, workspace picker and the signed-in person
 // with Sign out.
 // On a small screen (issue 15: at 390 px the full bar took ~250 px) it is one line — brand, live status and a Menu
-// button that opens navigation, workspace and account below it; the menu closes when the page changes.
+// button that opens navigation, workspace and account below it; the menu closes when the page changes. At 1440 px the
+// whole bar is one row: the address and the picker give way (ellipsis) before anything wraps. Links name the workspace.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useState } from 'react';
 import { setCsrfToken, useTRPC } from '../trpc/client';
+import { ConsoleLink } from './console-link';
 import { ConsoleNav } from './console-nav';
 import { LiveIndicator } from './live';
 import { useConsoleSession } from './session';
+import { TimeZoneToggle } from './time';
 
 /** Links beside the pages (documentation and the like), shown in the bar and in the compact menu alike. */
 const HEADER_LINKS: ReadonlyArray<{ href: string; label: string }> = [{ href: '/docs/api', label: 'API reference' }]; // issue 19
@@ -34,9 +37,9 @@ export function ConsoleHeader() {
   );
   return (
     <header className="console-header">
-      <Link href="/" className="console-brand">
+      <ConsoleLink href="/" className="console-brand">
         Tether
-      </Link>
+      </ConsoleLink>
       <div className="console-header__live">
         <LiveIndicator />
       </div>
@@ -61,6 +64,11 @@ export function ConsoleHeader() {
             <label className="ws-picker">
               <span className="visually-hidden">Workspace</span>
               <select value={workspace?.id ?? ''} onChange={(e) => selectWorkspace(e.target.value)}>
+                {!workspace && (
+                  <option value="" disabled>
+                    Choose a workspace
+                  </option>
+                )}
                 {me.workspaces.map((w) => (
                   <option key={w.id} value={w.id}>
                     {w.prefix} · {w.name}
@@ -69,6 +77,7 @@ export function ConsoleHeader() {
               </select>
             </label>
           )}
+          <TimeZoneToggle />
           <span className="whoami" title={`Signed in as ${me.email}`}>
             {me.email}
             {workspace && <span className="muted"> ({workspace.role})</span>}

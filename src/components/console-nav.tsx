@@ -1,7 +1,7 @@
 'use client';
-// The console's primary navigation (SPEC §13 pages). Pages other than Overview arrive in later issues.
-import Link from 'next/link';
+// The console's primary navigation (SPEC §13 pages); every link names the workspace on screen.
 import { usePathname } from 'next/navigation';
+import { ConsoleLink } from './console-link';
 
 export const NAV_ITEMS = [
   { href: '/', label: 'Overview' },
@@ -23,9 +23,9 @@ export function ConsoleNav() {
       <ul>
         {NAV_ITEMS.map((item) => (
           <li key={item.href}>
-            <Link href={item.href} aria-current={isCurrent(pathname, item.href) ? 'page' : undefined}>
+            <ConsoleLink href={item.href} aria-current={isCurrent(pathname, item.href) ? 'page' : undefined}>
               {item.label}
-            </Link>
+            </ConsoleLink>
           </li>
         ))}
       </ul>

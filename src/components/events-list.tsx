@@ -1,6 +1,6 @@
 'use client';
 // A compact list of outbox events (SPEC §9): type, task, revision, when.
-import Link from 'next/link';
+import { ConsoleLink } from './console-link';
 import { ExternalId } from './external-id';
 import { Badge, Time } from './ui';
 
@@ -22,7 +22,7 @@ export function EventsList({ events, linkTasks = true }: { events: EventRow[]; l
         <li key={e.id} className="events__row">
           <Badge tone={e.type === 'task.deleted' ? 'bad' : e.type === 'task.created' ? 'ok' : 'info'}>{e.type}</Badge>
           <span>
-            {linkTasks && e.type !== 'task.deleted' ? <Link href={`/tasks/${e.task_id}`}>{e.task_identifier ?? e.task_id}</Link> : (e.task_identifier ?? e.task_id)}{' '}
+            {linkTasks && e.type !== 'task.deleted' ? <ConsoleLink href={`/tasks/${e.task_id}`}>{e.task_identifier ?? e.task_id}</ConsoleLink> : (e.task_identifier ?? e.task_id)}{' '}
             <span className="muted">rev {e.revision}</span>
             {e.external_id && (
               <>

@@ -1,8 +1,12 @@
 'use client';
-// Shows whether this Tether process may serve external identities (SPEC §12), from GET /api/health.
-// Fetched in the browser, not during rendering: the page must not import server code.
+// Shows whether this Tether process may serve external identities (SPEC §12), from GET /api/health — and agrees with
+// what the page's own requests meet (SPEC §13): while the console's API answers server errors, or nothing answers at
+// all, the panel says so first, whatever the health endpoint said last (it may be served while the API is not, and a
+// browser that is offline holds its requests back). Fetched in the browser: the page must not import server code.
 import { useQuery } from '@tanstack/react-query';
+import { useConnection } from './connection';
 import { ExternalId } from './external-id';
+import { Time } from './time';
 
 /** The fields of the health body the console shows (src/server/http/health.ts). */
 interface Health {
@@ -28,13 +32,46 @@ async function fetchHealth(): Promise<Health> {
   return body;
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 export function HealthStatus() {
   const health = useQuery({ queryKey: ['health'], queryFn: fetchHealth, refetchInterval: 10_000 });
+  const { status, lastAnswer, apiFailure } = useConnection();
 
+  if (status === 'offline') {
+    return (
+      <section className="health health--down" aria-labelledby="health-title" data-testid="health">
+        <h2 id="health-title">Offline</h2>
+        <p>
+          The server cannot be reached from this browser.{' '}
+          {lastAnswer !== null && (
+            <>
+              Its last answer came at <Time iso={iso(lastAnswer)} everyMs={1_000} />.
+            </>
+          )}
+        </p>
+      </section>
+    );
+  }
+  if (apiFailure) {
+    return (
+      <section className="health health--down" aria-labelledby="health-title" data-testid="health">
+        <h2 id="health-title">Console API failing</h2>
+        <p>
+          The console’s requests fail: {apiFailure.message} ({apiFailure.path}, <Time iso={iso(apiFailure.at)} everyMs={1_000} />)
+        </p>
+        {health.data && (
+          <p className="small">
+            The health endpoint says {health.data.ready ? 'ready' : 'not ready'}, database {health.data.database}: it answers on its own, so it can be up while the API fails.
+          </p>
+        )}
+      </section>
+    );
+  }
   if (health.isPending) return <p className="health health--pending">Checking health…</p>;
   if (health.isError) {
     return (
-      <section className="health health--down" aria-labelledby="health-title">
+      <section className="health health--down" aria-labelledby="health-title" data-testid="health">
         <h2 id="health-title">Unreachable</h2>
         <p>{health.error.message}</p>
       </section>
@@ -43,7 +80,7 @@ export function HealthStatus() {
 
   const h = health.data;
   return (
-    <section className={h.ready ? 'health health--ready' : 'health health--not-ready'} aria-labelledby="health-title">
+    <section className={h.ready ? 'health health--ready' : 'health health--not-ready'} aria-labelledby="health-title" data-testid="health">
       <h2 id="health-title">{h.ready ? 'Ready' : 'Not ready'}</h2>
       <dl className="health__facts">
         <dt>Database</dt>

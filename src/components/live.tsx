@@ -1,26 +1,23 @@
 'use client';
-// The console's live connection (issue 8): one event subscription for the selected workspace, its status in the
-// header, and the polling rule pages follow — no fast polling while events arrive, the old intervals when they don't.
-import { createContext, useContext, type ReactNode } from 'react';
-import { useLiveEvents, type LiveStatus } from '../trpc/use-live-events';
+// The console's live connection: one event subscription for the selected workspace, the connection state every part
+// of the page reads (./connection.tsx), its indicator in the header, and the polling rule pages follow — no fast polling
+// while events arrive, the old intervals when they don't.
+import type { ReactNode } from 'react';
+import { useLiveEvents } from '../trpc/use-live-events';
+import { ConnectionProvider, useConnection, type ConnectionStatus } from './connection';
 import { PulseWatcher } from './pulse';
 import { useConsoleSession } from './session';
-
-const LiveContext = createContext<LiveStatus>('off');
+import { formatAbsolute, useTimeZone } from './time';
 
 export function LiveEvents({ children }: { children: ReactNode }) {
   const { workspace } = useConsoleSession();
-  const status = useLiveEvents(workspace?.id ?? null);
+  const stream = useLiveEvents(workspace?.id ?? null);
   return (
-    <LiveContext.Provider value={status}>
+    <ConnectionProvider stream={stream}>
       <PulseWatcher workspaceId={workspace?.id ?? null} />
       {children}
-    </LiveContext.Provider>
+    </ConnectionProvider>
   );
-}
-
-export function useLiveStatus(): LiveStatus {
-  return useContext(LiveContext);
 }
 
 /**
@@ -32,25 +29,34 @@ export function useLiveStatus(): LiveStatus {
 export const LIVE_FALLBACK_POLL_MS = 30_000;
 
 export function useLivePoll(offlineMs: number): number {
-  return useLiveStatus() === 'live' ? LIVE_FALLBACK_POLL_MS : offlineMs;
+  return useConnection().status === 'live' ? LIVE_FALLBACK_POLL_MS : offlineMs;
 }
 
-const LABEL: Record<LiveStatus, string> = {
-  off: 'Not live',
+const LABEL: Record<Exclude<ConnectionStatus, 'off'>, string> = {
   connecting: 'Connecting…',
   live: 'Live',
   reconnecting: 'Reconnecting…',
-  offline: 'Not live',
+  offline: 'Offline',
 };
 
-/** Fixed width (CSS `.live`), so the header never shifts when the words change. */
+const TITLE: Record<Exclude<ConnectionStatus, 'off'>, string> = {
+  connecting: 'Opening the live stream',
+  live: 'Pages update as events arrive',
+  reconnecting: 'The server stopped answering or the live stream dropped: retrying. Pages keep what they show.',
+  offline: 'The server cannot be reached. Pages keep what they last showed, marked as not up to date.',
+};
+
+/** Always there once a workspace is open: Live, Reconnecting… or Offline — with the time of the last answer when not live. */
 export function LiveIndicator() {
-  const status = useLiveStatus();
+  const { status, lastAnswer } = useConnection();
+  const [zone] = useTimeZone();
   if (status === 'off') return null;
+  const since = status !== 'live' && status !== 'connecting' && lastAnswer !== null ? formatAbsolute(new Date(lastAnswer).toISOString(), zone) : null;
   return (
-    <span className={`live live--${status}`} role="status" title={status === 'live' ? 'Pages update as events arrive' : 'Pages refresh by polling until the live stream is back'}>
+    <span className={`live live--${status}`} role="status" title={TITLE[status]} data-status={status}>
       <span className="live__dot" aria-hidden="true" />
       {LABEL[status]}
+      {since && <span className="live__since"> · last update {since}</span>}
     </span>
   );
 }

@@ -4,20 +4,25 @@
 // only when the operator has typed the identity exactly; generates ONE Idempotency-Key per dialog session and
 // reuses it on every retry (so a retry after a lost answer can never release twice); and reports each result in
 // plain words. Built on Radix Dialog (focus trap, Escape, focus returned to the trigger).
-// Issue 15: the id is shown by <ExternalId> (isolated, invisible characters spelled ⟨U+XXXX⟩) and type-to-confirm
-// accepts that visible form; a second click while the call is in flight is ignored (one call, one message); the
-// answer moves focus to the control that comes next (Close, or Retry); an optional reason goes into the history.
+// The id is shown by <ExternalId> (isolated, invisible characters spelled ⟦U+XXXX⟧) and type-to-confirm accepts that
+// visible form, or the escapes typed as `<U+XXXX>` or `\uXXXX` (a hint says how the input was read); a second click
+// while the call is in flight is ignored (one call, one message); the answer moves focus to the control that comes
+// next (Close, or Retry); an optional reason goes into the history.
+// SPEC §13: the dialog follows the holder live while it is open — a holder released elsewhere, settled meanwhile, or
+// replaced by another task is shown as such (and a different task is never released from a dialog opened for another).
 import * as Dialog from '@radix-ui/react-dialog';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { confirmsId } from '../lib/visible-id';
 import { useTRPC } from '../trpc/client';
 import { domainCodeOf, isNetworkError, messageOf } from '../trpc/errors';
-import { ExternalId } from './external-id';
+import { EscapeHint, ExternalId } from './external-id';
 import { useConsoleSession } from './session';
-import { exact } from './ui';
+import { Time } from './ui';
 
 export interface ReleaseHolder {
+  /** The task the dialog is opened for. */
+  id: string;
   identifier: string;
   title: string;
   settlement: string;
@@ -135,6 +140,21 @@ function toOutcome(err: unknown): Outcome {
   return { kind: 'error', message: messageOf(err) };
 }
 
+/** While the dialog is open, the holder is re-read about once a second (the pulse and events refresh it sooner). */
+const FOLLOW_MS = 1_000;
+
+type HolderNow =
+  | { kind: 'same'; holder: ReleaseHolder }
+  | { kind: 'gone'; release: { at: string; actor: { label: string } } | null }
+  | { kind: 'other'; identifier: string };
+
+/** What the live read says about the holder the dialog was opened for. */
+function compare(opened: ReleaseHolder, found: { task: (Omit<ReleaseHolder, 'operation_state'> & { operation_state: string | null }) | null; last_release: { at: string; actor: { label: string } } | null }): HolderNow {
+  if (!found.task) return { kind: 'gone', release: found.last_release };
+  if (found.task.id !== opened.id) return { kind: 'other', identifier: found.task.identifier };
+  return { kind: 'same', holder: { ...opened, ...found.task } };
+}
+
 export function ReleaseDialog({
   workspaceId,
   externalId,
@@ -164,8 +184,19 @@ export function ReleaseDialog({
   const close = useRef<HTMLButtonElement>(null);
   const release = useMutation(trpc.task.releaseExternalId.mutationOptions());
 
-  const unsettled = holder.settlement === 'unsettled';
   const final = outcome !== null && ['released', 'nothing_holds_it', 'key_conflict'].includes(outcome.kind);
+  // Not while this dialog's own release is on its way: its effect is reported by its answer, not as a change.
+  const following = open && !final && !release.isPending;
+  const follow = useQuery({
+    ...trpc.console.findByExternalId.queryOptions({ workspace_id: workspaceId, external_id: externalId }),
+    enabled: following,
+    refetchInterval: FOLLOW_MS,
+    retry: false,
+  });
+  // Only a live read that answered for this id counts (an error keeps what the dialog was opened with).
+  const now = following && follow.data && follow.data.normalized === externalId ? compare(holder, follow.data) : ({ kind: 'same', holder } as HolderNow);
+  const shown = now.kind === 'same' ? now.holder : holder;
+  const unsettled = shown.settlement === 'unsettled';
   const matches = confirmsId(typed, externalId);
   const retry = outcome !== null && !final;
 
@@ -186,7 +217,7 @@ export function ReleaseDialog({
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!matches || inFlight.current || final) return;
+    if (!matches || inFlight.current || final || now.kind === 'other') return;
     inFlight.current = true;
     try {
       // SPEC §10: only a release answers with data; "nothing holds it" arrives as a NOT_FOUND error (toOutcome).
@@ -235,10 +266,49 @@ export function ReleaseDialog({
               {holder.identifier} — {holder.title}
             </dd>
             <dt>Settlement</dt>
-            <dd>{unsettled ? 'Unsettled — its create has not finished' : `Settled ${holder.external_id_settled_at ? exact(holder.external_id_settled_at) : ''}`}</dd>
+            <dd>
+              {unsettled ? (
+                'Unsettled — its create has not finished'
+              ) : (
+                <>
+                  Settled <Time iso={shown.external_id_settled_at} />
+                </>
+              )}
+            </dd>
             <dt>Creation operation</dt>
-            <dd>{holder.operation_state ?? 'none recorded'}</dd>
+            <dd>{shown.operation_state ?? 'none recorded'}</dd>
           </dl>
+
+          {!outcome && now.kind === 'gone' && (
+            <div className="notice notice--warn" role="alert" data-testid="holder-changed">
+              <p>
+                <strong>Released elsewhere: nothing holds {<ExternalId value={externalId} copy={false} />} any more.</strong>{' '}
+                {now.release ? (
+                  <>
+                    It was released <Time iso={now.release.at} /> by {now.release.actor.label}.
+                  </>
+                ) : (
+                  `${holder.identifier} no longer holds it.`
+                )}{' '}
+                Releasing now changes nothing: the server will answer that nothing holds it.
+              </p>
+            </div>
+          )}
+          {!outcome && now.kind === 'other' && (
+            <div className="notice notice--bad" role="alert" data-testid="holder-changed">
+              <p>
+                <strong>Now held by {now.identifier}, a different task.</strong> {holder.identifier} no longer holds it. This dialog will not release it from{' '}
+                {now.identifier}: close it, and release from {now.identifier}’s page if that is what you mean.
+              </p>
+            </div>
+          )}
+          {!outcome && now.kind === 'same' && holder.settlement === 'unsettled' && shown.settlement === 'settled' && (
+            <div className="notice" data-testid="holder-changed">
+              <p>
+                <strong>Its create has finished since this dialog opened:</strong> {holder.identifier} is settled now.
+              </p>
+            </div>
+          )}
 
           {unsettled && (
             <div className="notice notice--bad" role="note" aria-label="Warning">
@@ -252,7 +322,7 @@ export function ReleaseDialog({
 
           <h3>What release will do</h3>
           <ul className="plain-list">
-            {whatReleaseDoes(holder, externalId).map((line, i) => (
+            {whatReleaseDoes(shown, externalId).map((line, i) => (
               <li key={i}>{line}</li>
             ))}
           </ul>
@@ -271,8 +341,9 @@ export function ReleaseDialog({
                 disabled={final}
               />
             </label>
+            <EscapeHint text={typed} />
             <p id="release-match" className="muted small">
-              {matches ? 'Matches.' : 'Must match exactly, including case and spaces inside; hidden characters may be typed as shown, ⟨U+XXXX⟩.'} Idempotency-Key{' '}
+              {matches ? 'Matches.' : 'Must match exactly, including case and spaces inside; hidden characters may be typed as shown, ⟦U+XXXX⟧, or as <U+XXXX> or \\uXXXX.'} Idempotency-Key{' '}
               <code data-testid="idempotency-key">{key}</code>
               {retry && ' (reused for this retry)'}
             </p>
@@ -290,7 +361,7 @@ export function ReleaseDialog({
                 </button>
               </Dialog.Close>
               {!final && (
-                <button type="submit" className="btn btn--danger" ref={next} disabled={!matches || release.isPending}>
+                <button type="submit" className="btn btn--danger" ref={next} disabled={!matches || release.isPending || now.kind === 'other'}>
                   {release.isPending ? 'Releasing…' : retry ? 'Retry release' : 'Release'}
                 </button>
               )}

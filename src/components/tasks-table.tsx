@@ -4,13 +4,14 @@
 // TanStack Table (manual sorting); the previous page stays on screen while the next loads, so nothing jumps.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type SortingState } from '@tanstack/react-table';
-import Link from 'next/link';
 import { usePathname, useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../server/api/root';
 import { useTRPC } from '../trpc/client';
+import { ConsoleLink } from './console-link';
 import { ExternalId } from './external-id';
+import { ExportLinks } from './list-controls';
 import { useLivePoll } from './live';
 import { QueryState, TaskBadges, Time } from './ui';
 
@@ -60,16 +61,27 @@ export function readBrowseState(p: URLSearchParams): BrowseState {
   };
 }
 
-/** Only what differs from the defaults goes into the URL (plus the workspace, so a shared link opens the same one). */
-function toSearch(s: BrowseState, workspaceId: string): string {
+/**
+ * Only what differs from the defaults goes into the URL (plus the workspace, so a shared link opens the same one, and
+ * the exact find above the table, which keeps its own parameter).
+ */
+function toSearch(s: BrowseState, workspaceId: string, find: string | null): string {
   const p = new URLSearchParams({ ws: workspaceId });
+  if (find !== null) p.set('find', find);
   for (const [k, v] of Object.entries(s)) if (v !== DEFAULTS[k as keyof BrowseState]) p.set(k, String(v));
   return p.toString();
 }
 
 const col = createColumnHelper<Row>();
 const columns = [
-  col.accessor('identifier', { header: 'Task', cell: (c) => <Link href={`/tasks/${c.row.original.id}`}>{c.getValue()}</Link> }),
+  col.accessor('identifier', {
+    header: 'Task',
+    cell: (c) => (
+      <ConsoleLink href={`/tasks/${c.row.original.id}`} className="ident">
+        {c.getValue()}
+      </ConsoleLink>
+    ),
+  }),
   col.accessor('title', { header: 'Title', cell: (c) => <span className="truncate">{c.getValue()}</span> }),
   col.accessor('external_id', { header: 'External id', cell: (c) => <ExternalId value={c.getValue()} lookalikes={c.row.original.lookalikes} /> }),
   col.display({ id: 'status', header: 'Status', cell: (c) => <TaskBadges t={c.row.original} /> }),
@@ -89,9 +101,10 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
   const go = (patch: Partial<BrowseState>, how: 'push' | 'replace' = 'push') => {
     // A new filter or sort starts from the first page: a cursor is a position in one ordering only.
     const paging = 'after' in patch || 'before' in patch;
-    const now = readBrowseState(new URLSearchParams(window.location.search));
+    const current = new URLSearchParams(window.location.search);
+    const now = readBrowseState(current);
     const next = { ...now, ...(paging ? {} : { after: '', before: '' }), ...patch };
-    window.history[how === 'push' ? 'pushState' : 'replaceState'](null, '', `${pathname}?${toSearch(next, workspaceId)}`);
+    window.history[how === 'push' ? 'pushState' : 'replaceState'](null, '', `${pathname}?${toSearch(next, workspaceId, current.get('find'))}`);
   };
 
   // The prefix box follows the URL (back/forward, reload) and writes to it a moment after typing stops.
@@ -104,18 +117,21 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
   }, [draft]);
 
   const steps = useQuery(trpc.workspace.steps.queryOptions({ workspace_id: workspaceId }, { staleTime: 60_000 }));
+  const listInput = {
+    workspace_id: workspaceId,
+    prefix: state.q || null,
+    settlement: state.settlement,
+    archived: state.archived,
+    step_id: state.step || null,
+    created_from: state.from || null,
+    created_to: state.to || null,
+    sort: state.sort,
+    dir: state.dir,
+  };
   const q = useQuery(
     trpc.console.tasks.queryOptions(
       {
-        workspace_id: workspaceId,
-        prefix: state.q || null,
-        settlement: state.settlement,
-        archived: state.archived,
-        step_id: state.step || null,
-        created_from: state.from || null,
-        created_to: state.to || null,
-        sort: state.sort,
-        dir: state.dir,
+        ...listInput,
         cursor: state.after || state.before || null,
         direction: state.before ? 'before' : 'after',
         limit: state.size,
@@ -264,6 +280,7 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
           </select>
         </label>
       </nav>
+      <ExportLinks list="tasks" input={listInput} label="these tasks (every page, in this order)" />
     </section>
   );
 }

@@ -1,43 +1,17 @@
 'use client';
 // Small presentational pieces every console page shares: times, badges, copy, and the three states a data
 // region can be in (loading, error, empty). Regions keep a minimum height so data arriving shifts nothing.
-import { useEffect, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { messageOf } from '../trpc/errors';
+import { useConnection } from './connection';
+import { formatFull, Time } from './time';
 
-/** A clock that ticks, for ages that stay live without refetching. */
-export function useNow(everyMs = 15_000): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(t);
-  }, [everyMs]);
-  return now;
-}
+// Times (absolute with the zone, relative, durations) live in ./time.tsx; the pages import them from here.
+export { formatDuration, relative, Since, Time, useNow } from './time';
 
-export function relative(iso: string, now: number): string {
-  const ms = Date.parse(iso) - now;
-  const abs = Math.abs(ms);
-  const fmt = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-  if (abs < 45_000) return ms <= 0 ? `${Math.max(1, Math.round(abs / 1000))}s ago` : `in ${Math.round(abs / 1000)}s`;
-  if (abs < 3_600_000) return fmt.format(Math.round(ms / 60_000), 'minute');
-  if (abs < 86_400_000) return fmt.format(Math.round(ms / 3_600_000), 'hour');
-  return fmt.format(Math.round(ms / 86_400_000), 'day');
-}
-
+/** The full UTC form (`2026-12-02 14:03:07.123 UTC`), where a label must not depend on the browser (chart hours). */
 export function exact(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : `${d.toLocaleString('en-GB', { timeZone: 'UTC', hour12: false })} UTC`;
-}
-
-/** Relative time, exact UTC time on hover and for assistive technology. */
-export function Time({ iso, everyMs }: { iso: string | null | undefined; everyMs?: number }) {
-  const now = useNow(everyMs);
-  if (!iso) return <span className="muted">—</span>;
-  return (
-    <time dateTime={iso} title={exact(iso)}>
-      {relative(iso, now)}
-    </time>
-  );
+  return formatFull(iso, 'utc');
 }
 
 export type BadgeTone = 'ok' | 'warn' | 'bad' | 'muted' | 'info';
@@ -65,7 +39,21 @@ export function OperationState({ state }: { state: string }) {
 // Issue 15: one component renders every external id (bidi isolation, visible escapes, look-alike hint, copy).
 export { CopyButton, ExternalId } from './external-id';
 
-/** Wraps a query's three non-data states; renders children only with data. */
+export interface QueryLike<T> {
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  data: T | undefined;
+  refetch: () => unknown;
+  /** When the data on screen was fetched (TanStack Query's dataUpdatedAt). */
+  dataUpdatedAt?: number;
+  isFetching?: boolean;
+}
+
+/**
+ * Wraps a query's non-data states; renders children only with data. SPEC §13: a list whose source is unreachable keeps
+ * its last rows, marked stale — an error replaces what is on screen only when nothing was ever loaded.
+ */
 export function QueryState<T>({
   query,
   empty,
@@ -73,7 +61,7 @@ export function QueryState<T>({
   children,
   minHeight = '6rem',
 }: {
-  query: { isPending: boolean; isError: boolean; error: unknown; data: T | undefined; refetch: () => unknown };
+  query: QueryLike<T>;
   empty?: ReactNode;
   isEmpty?: (data: T) => boolean;
   children: (data: T) => ReactNode;
@@ -86,7 +74,7 @@ export function QueryState<T>({
       </div>
     );
   }
-  if (query.isError || query.data === undefined) {
+  if (query.data === undefined) {
     return (
       <div className="state state--error" style={{ minHeight }} role="alert">
         <p>Could not load this: {messageOf(query.error)}</p>
@@ -96,14 +84,53 @@ export function QueryState<T>({
       </div>
     );
   }
+  // Offline, the browser holds requests back (no error arrives): what is shown is just as stale. So is what was loaded
+  // before the console's API started failing: it cannot be refreshed until it answers again.
+  const { status, apiFailure } = useConnection();
+  const offline = status === 'offline';
+  const failing = apiFailure !== null && apiFailure.at > (query.dataUpdatedAt ?? 0);
+  const stale = query.isError || offline || failing ? <StaleNotice query={query} reason={query.isError ? messageOf(query.error) : offline ? 'The server cannot be reached.' : apiFailure!.message} /> : null;
   if (isEmpty?.(query.data)) {
     return (
-      <div className="state state--empty" style={{ minHeight }}>
-        {empty ?? 'Nothing here yet.'}
-      </div>
+      <>
+        {stale}
+        <div className="state state--empty" style={{ minHeight }}>
+          {empty ?? 'Nothing here yet.'}
+        </div>
+      </>
     );
   }
-  return <>{children(query.data)}</>;
+  return (
+    <>
+      {stale}
+      <div className={stale ? 'is-stale' : undefined} data-stale={stale ? 'true' : undefined}>
+        {children(query.data)}
+      </div>
+    </>
+  );
+}
+
+/** Says that what is shown below could not be refreshed, since when it is from, and why. */
+function StaleNotice<T>({ query, reason }: { query: QueryLike<T>; reason: string }) {
+  return (
+    <div className="notice notice--warn stale" role="status">
+      <p>
+        <strong>Not up to date.</strong> {reason} Showing what was loaded
+        {query.dataUpdatedAt ? (
+          <>
+            {' '}
+            at <Time iso={new Date(query.dataUpdatedAt).toISOString()} everyMs={1_000} />
+          </>
+        ) : (
+          ' earlier'
+        )}
+        .{' '}
+        <button type="button" className="btn btn--small" onClick={() => void query.refetch()} disabled={query.isFetching}>
+          {query.isFetching ? 'Trying…' : 'Try again'}
+        </button>
+      </p>
+    </div>
+  );
 }
 
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {

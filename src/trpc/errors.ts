@@ -33,7 +33,15 @@ export function isNetworkError(err: unknown): boolean {
   return !!err && typeof err === 'object' && !dataOf(err);
 }
 
+/** The HTTP status the server answered with, when it answered. */
+export function httpStatusOf(err: unknown): number | undefined {
+  return dataOf(err)?.httpStatus;
+}
+
+/** What went wrong, in words: no answer at all, a server failure with its status, or the server's own message. */
 export function messageOf(err: unknown): string {
   if (isNetworkError(err)) return 'The server did not answer (network error). Check the connection and try again.';
-  return err instanceof Error ? err.message : String(err);
+  const message = err instanceof Error ? err.message : String(err);
+  const status = httpStatusOf(err);
+  return status !== undefined && status >= 500 ? `The server answered HTTP ${status}: ${message}.` : message;
 }

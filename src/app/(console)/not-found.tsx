@@ -1,6 +1,7 @@
+'use client';
 // The console's not-found page (issue 15): HTTP 404, inside the console frame, with a way back. Shown for unknown
 // paths ([...missing]) and for a task or operation that does not exist or that the person may not see.
-import Link from 'next/link';
+import { ConsoleLink } from '../../components/console-link';
 
 export default function ConsoleNotFound() {
   return (
@@ -9,13 +10,13 @@ export default function ConsoleNotFound() {
       <p>There is nothing at this address — or it is in a workspace you cannot see. Check the link, or start again from a list.</p>
       <ul className="not-found__ways">
         <li>
-          <Link href="/">Overview</Link>
+          <ConsoleLink href="/">Overview</ConsoleLink>
         </li>
         <li>
-          <Link href="/tasks">Tasks</Link>
+          <ConsoleLink href="/tasks">Tasks</ConsoleLink>
         </li>
         <li>
-          <Link href="/operations">Operations</Link>
+          <ConsoleLink href="/operations">Operations</ConsoleLink>
         </li>
       </ul>
     </section>

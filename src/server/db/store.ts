@@ -108,7 +108,7 @@ export class Store implements Repositories {
     this.sessions = new SessionRepository(driver, prisma);
     this.tokens = new TokenRepository(driver, prisma);
     this.setupTokens = new SetupTokenRepository(driver, prisma);
-    this.console = new ConsoleRepository(prisma);
+    this.console = new ConsoleRepository(driver, this.sqlDialect, prisma);
     this.identities = new IdentityRepository(driver, prisma);
     this.legacy = base.legacy;
     this.cleanup = base.cleanup;

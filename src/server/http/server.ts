@@ -17,6 +17,7 @@ import { markPageRequest } from './page-origin';
 import { routeLabel } from './route-label';
 import type { RequestEntry } from '../observability/request-scope';
 import { handleFailpoints } from './test-hooks';
+import { handleConsoleExport } from './console-export';
 import type { ApiHandler } from './types';
 
 /** Next's request handler (`app.getRequestHandler()`), or absent when a test runs the API alone. */
@@ -35,6 +36,7 @@ export function apiRoutes(services: Services): Route[] {
     { prefix: '/api/trpc', handler: createTrpcHandler(services) },
     { prefix: '/api/v1', handler: handleRest },
     { prefix: '/api/mcp', handler: handleMcp }, // SPEC §10: MCP (Streamable HTTP) mounts here.
+    { prefix: '/api/console/export', handler: handleConsoleExport }, // SPEC §13: a console list as CSV or JSON
   ];
   // Test hooks exist only when enabled; otherwise the path falls through to the API 404 below.
   if (services.failpoints.enabled) routes.push({ prefix: '/api/_test/failpoints', handler: handleFailpoints });

@@ -64,7 +64,7 @@ export const taskRoutes: RestRoute[] = [
     },
     async handle(r) {
       const body = await readJsonBody(r.req, r.services.config.http.maxBodyBytes);
-      const outcome = await createTask(r.services, r.auth.actor, body, { surface: 'rest' });
+      const outcome = await createTask(r.services, r.auth.actor, body, { surface: 'rest', requestId: r.services.requests.of(r.req)?.id });
       sendJson(r.res, 200, toCreateResponse(outcome));
     },
   },
@@ -204,6 +204,7 @@ export const taskRoutes: RestRoute[] = [
         idempotencyKey: req.idempotency_key,
         rawReason: req.reason,
         source: r.auth.via === 'cookie' ? 'console' : 'rest',
+        requestId: r.services.requests.of(r.req)?.id,
       });
       if (result.status === 204) noContent(r);
       else sendJson(r.res, 404, result.body ?? { error: 'task not found' });

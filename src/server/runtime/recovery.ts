@@ -7,6 +7,7 @@ import type { Actor } from '../auth/actor';
 import { isDatabaseUnavailable } from '../db/errors';
 import type { StepChange, StepRecord } from '../db/repositories/creation';
 import { abortOperation } from '../domain/creation/abort';
+import { recordFailedAttempt } from '../domain/creation/attempts';
 import { complete } from '../domain/creation/complete';
 import { runPlannedSteps } from '../domain/creation/coordinator';
 import { LeaseLostError, UnknownStepError } from '../domain/creation/errors';
@@ -27,6 +28,8 @@ function recoveryActor(actorId: string): Actor {
 export async function claimExpired(services: Services, limit = 10): Promise<CreationHandle[]> {
   const claimed = await services.store.creation.claimExpired(services.instanceId, services.leaseMs, limit);
   if (claimed.length > 0) services.metrics.recoveryTakeovers.inc(claimed.length);
+  // SPEC §13: each takeover's own request id, in the log as in the operation's history, so one finds the other.
+  for (const op of claimed) services.log.info({ req_id: op.requestId, operation_id: op.operationId, generation: op.generation }, 'creation recovery took over');
   return claimed.map((op) => ({
     operationId: op.operationId,
     taskId: op.taskId,
@@ -37,6 +40,7 @@ export async function claimExpired(services: Services, limit = 10): Promise<Crea
     token: '',
     generation: op.generation,
     recovered: true,
+    requestId: op.requestId,
   }));
 }
 
@@ -78,6 +82,7 @@ async function settleStep(services: Services, handle: CreationHandle, step: Step
       at: new Date().toISOString(),
       generation: handle.generation,
       leaseOwner: services.instanceId,
+      requestId: handle.requestId ?? null,
       event: { kind: 'step_reconciled', stepIndex: step.index, stepKind: step.kind, decision, attempts: step.attempts },
     });
   });
@@ -130,7 +135,10 @@ export async function recoverOnce(services: Services, limit = 10): Promise<numbe
       await driveRecovered(services, handle);
     } catch (err) {
       // Lost to a newer generation, or not finished yet: the lease runs out and a later pass continues.
-      if (!(err instanceof LeaseLostError)) services.log.warn({ operation_id: handle.operationId, err: (err as Error).message }, 'creation recovery deferred');
+      if (!(err instanceof LeaseLostError)) {
+        services.log.warn({ req_id: handle.requestId, operation_id: handle.operationId, err: (err as Error).message }, 'creation recovery deferred');
+        await recordFailedAttempt(services, handle, err);
+      }
     }
   }
   return handles.length;

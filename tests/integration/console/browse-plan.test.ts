@@ -9,6 +9,7 @@ import type { Store } from '../../../src/server/db/store';
 import type { Db } from '../../../src/server/db/types';
 import { browseTasks } from '../../../src/server/domain/console/browse';
 import type { BrowseQuery } from '../../../src/server/domain/console/rows';
+import { explain } from '../../support/explain';
 import { freshDb, storeFor, testDialect } from '../../support/db';
 import { makeWorkspace, userActor, type TestWorkspace } from '../../support/fixtures';
 
@@ -61,15 +62,7 @@ const query = (over: Partial<BrowseQuery>): BrowseQuery => ({
   ...over,
 });
 
-/** The plan as one text: PostgreSQL's EXPLAIN, SQLite's EXPLAIN QUERY PLAN (each line's detail). */
-async function plan(s: Statement): Promise<string> {
-  if (testDialect() === 'postgres') {
-    const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${s.text}`, s.params);
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
-  }
-  const rows = await db.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${s.text}`, s.params);
-  return rows.map((r) => r.detail).join('\n');
-}
+const plan = (s: Statement) => explain(db, s);
 
 /** A range scan of the identity index bounded on both sides, in index order. */
 function expectIdentityRange(text: string): void {

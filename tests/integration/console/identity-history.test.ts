@@ -59,19 +59,19 @@ describe('identity history (issue 15)', () => {
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'jira:H-1' });
     expect(h.external_id).toBe('jira:H-1');
     expect(h.holder).toMatchObject({ id: second.id, identifier: second.identifier, operation_state: 'completed', lookalikes: [] });
-    expect(h.holders.map((x) => [x.identifier, x.ended, x.exists, x.created_by])).toEqual([
-      [first.identifier, 'released', true, 'token ci-bot'],
-      [second.identifier, 'holds', true, 'token ci-bot'],
+    expect(h.holders.map((x) => [x.identifier, x.ended, x.exists, x.created_by?.label])).toEqual([
+      [first.identifier, 'released', true, 'token “ci-bot”'],
+      [second.identifier, 'holds', true, 'token “ci-bot”'],
     ]);
     expect(h.holders[0]!.until).toBe(h.releases[0]!.at);
     expect(h.releases).toEqual([
-      expect.objectContaining({ actor: operatorEmail, source: 'console', reason: 'duplicate from a replayed webhook', result: 'released', holder_task_id: first.id, holder_identifier: first.identifier }),
+      expect.objectContaining({ actor: expect.objectContaining({ kind: 'user', label: operatorEmail }), source: 'console', reason: 'duplicate from a replayed webhook', result: 'released', holder_task_id: first.id, holder_identifier: first.identifier }),
     ]);
     expect(h.free_since).toBeNull();
 
     // Find says it was released, by whom, and who holds it now.
     const found = await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:H-1' });
-    expect(found).toMatchObject({ task: { id: second.id }, held_before: true, last_release: { actor: operatorEmail, holder_identifier: first.identifier }, free_since: null });
+    expect(found).toMatchObject({ task: { id: second.id }, held_before: true, last_release: { actor: { kind: 'user', label: operatorEmail }, holder_identifier: first.identifier }, free_since: null });
   });
 
   it('a released id nothing holds: Find says released by whom and free since when; the miss is in the history too', async () => {
@@ -80,13 +80,13 @@ describe('identity history (issue 15)', () => {
     await expect(release(operator, 'jira:H-2')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const found = await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:H-2' });
     expect(found.task).toBeNull();
-    expect(found.last_release).toMatchObject({ actor: 'token ci-bot', source: 'console', reason: null, holder_identifier: t.identifier });
+    expect(found.last_release).toMatchObject({ actor: { kind: 'token', label: 'token “ci-bot”' }, source: 'console', reason: null, holder_identifier: t.identifier });
     expect(found.free_since).toBe(found.last_release!.at);
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'jira:H-2' });
     expect(h.holder).toBeNull();
-    expect(h.releases.map((r) => [r.actor, r.result])).toEqual([
+    expect(h.releases.map((r) => [r.actor.label, r.result])).toEqual([
       [operatorEmail, 'nothing_held_it'],
-      ['token ci-bot', 'released'],
+      ['token “ci-bot”', 'released'],
     ]);
   });
 

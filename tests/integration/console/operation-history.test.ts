@@ -64,6 +64,17 @@ describe('operation history (SPEC §13)', () => {
     const { operation, history, steps } = await readOperation(id);
     expect(operation.state).toBe('completed');
     expect(history).toEqual([
+      // The creating request's attempt failed (in process: no request id) and left the operation to recovery.
+      {
+        kind: 'attempt_failed',
+        at: expect.any(String),
+        generation: 0,
+        lease_owner: 'creator-1',
+        request_id: null,
+        error: 'internal (internal error): failpoint step_before_effect',
+        step_index: 0,
+        step_kind: 'remote_contribution',
+      },
       {
         kind: 'takeover',
         at: expect.any(String),
@@ -72,10 +83,21 @@ describe('operation history (SPEC §13)', () => {
         previous_owner: 'creator-1',
         lease_expired_at: expiredAt,
         lease_until: expect.any(String),
+        request_id: handle!.requestId,
       },
-      { kind: 'step_reconciled', at: expect.any(String), generation: 1, lease_owner: 'recovery-2', step_index: 0, step_kind: 'remote_contribution', decision: 'rerun', attempts: 1 },
+      {
+        kind: 'step_reconciled',
+        at: expect.any(String),
+        generation: 1,
+        lease_owner: 'recovery-2',
+        request_id: handle!.requestId,
+        step_index: 0,
+        step_kind: 'remote_contribution',
+        decision: 'rerun',
+        attempts: 1,
+      },
     ]);
-    expect(history[0]!.at <= history[1]!.at).toBe(true);
+    expect(history[0]!.at <= history[1]!.at && history[1]!.at <= history[2]!.at).toBe(true);
     // The step ran a second time, under the recovery's generation.
     expect(steps[0]).toMatchObject({ state: 'succeeded', attempts: 2 });
   });
@@ -88,7 +110,7 @@ describe('operation history (SPEC §13)', () => {
     const { operation, history } = await readOperation(await operationOf(ext));
     expect(operation.state).toBe('aborted');
     expect(history).toEqual([
-      { kind: 'aborting', at: expect.any(String), generation: 0, lease_owner: 'creator-1', error: operation.error, resumed: false },
+      { kind: 'aborting', at: expect.any(String), generation: 0, lease_owner: 'creator-1', request_id: null, error: operation.error, resumed: false },
     ]);
     expect(operation.error).toBeTruthy();
   });

@@ -188,6 +188,8 @@ describe('console reads (SPEC §13)', () => {
     const found = await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:B-2' });
     expect(found).toMatchObject({ normalized: 'jira:B-2', error: null, task: { id: tasks.bravo.id, step_name: 'Doing', settlement: 'settled' } });
     expect(await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:b-2' })).toEqual({
+      workspace: { id: ws.id, name: expect.any(String), prefix: ws.prefix },
+      elsewhere: [],
       normalized: 'jira:b-2',
       visible_form: false,
       error: null,
@@ -228,20 +230,20 @@ describe('console reads (SPEC §13)', () => {
   });
 
   it('creation operations: all newest first, open only, by state', async () => {
-    const all = await as(operator).console.operations({ workspace_id: ws.id });
-    const stored = await db.query<{ id: unknown }>('SELECT id FROM creation_operations WHERE workspace_id = $1 ORDER BY created_at DESC', [ws.id]);
+    const all = (await as(operator).console.operations({ workspace_id: ws.id })).rows;
+    const stored = await db.query<{ id: unknown }>('SELECT id FROM creation_operations WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC', [ws.id]);
     expect(all.map((o) => o.id)).toEqual(stored.map((r) => String(r.id)));
     expect(all.find((o) => o.task_id === tasks.alpha.id)).toMatchObject({ task_identifier: tasks.alpha.identifier, state: 'completed', identity_released: false });
-    const open = await as(operator).console.operations({ workspace_id: ws.id, state: 'open' });
+    const open = (await as(operator).console.operations({ workspace_id: ws.id, state: 'open' })).rows;
     expect(open.map((o) => o.external_id)).toEqual(['mail:thread-9']);
-    const completed = await as(operator).console.operations({ workspace_id: ws.id, state: 'completed' });
+    const completed = (await as(operator).console.operations({ workspace_id: ws.id, state: 'completed' })).rows;
     expect(completed.every((o) => o.state === 'completed' && o.finished_at !== null && o.lease_owner === null)).toBe(true);
     expect(completed.length).toBe(all.length - 1);
-    expect(await as(operator).console.operations({ workspace_id: ws.id, state: 'aborted' })).toEqual([]);
+    expect((await as(operator).console.operations({ workspace_id: ws.id, state: 'aborted' })).rows).toEqual([]);
   });
 
   it('one operation: its task and step timeline with pretty-printed JSON', async () => {
-    const id = (await as(operator).console.operations({ workspace_id: ws.id, state: 'completed' })).find((o) => o.task_id === tasks.bravo.id)!.id;
+    const id = (await as(operator).console.operations({ workspace_id: ws.id, state: 'completed' })).rows.find((o) => o.task_id === tasks.bravo.id)!.id;
     const d = await as(operator).console.operation({ id });
     expect(d.operation).toMatchObject({ id, task_id: tasks.bravo.id, task_identifier: tasks.bravo.identifier });
     expect(d.task).toMatchObject({ id: tasks.bravo.id, title: 'Bravo' });
@@ -261,20 +263,20 @@ describe('console reads (SPEC §13)', () => {
   });
 
   it('release history: who (email or token name), the holder, the result and the key', async () => {
-    const history = await as(operator).console.releases({ workspace_id: ws.id });
+    const history = (await as(operator).console.releases({ workspace_id: ws.id })).rows;
     const stored = await db.query<{ id: unknown; idempotency_key: unknown; created_at: unknown }>(
-      'SELECT id, idempotency_key, created_at FROM release_operations WHERE workspace_id = $1 ORDER BY created_at DESC',
+      'SELECT id, idempotency_key, created_at FROM release_operations WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC',
       [ws.id],
     );
     expect(history.map((r) => [r.id, r.idempotency_key, r.created_at])).toEqual(stored.map((r) => [String(r.id), String(r.idempotency_key), String(r.created_at)]));
     expect(history.find((r) => r.external_id === 'jira:A-1')).toMatchObject({
-      actor: operatorEmail,
+      actor: { kind: 'user', label: operatorEmail },
       source: 'console',
       holder_task_id: tasks.alpha.id,
       holder_identifier: tasks.alpha.identifier,
       result: 'released',
     });
-    expect(history.find((r) => r.external_id === 'jira:none')).toMatchObject({ actor: `token ${botName}`, holder_task_id: null, holder_identifier: null, result: 'nothing_held_it' });
+    expect(history.find((r) => r.external_id === 'jira:none')).toMatchObject({ actor: { kind: 'token', label: `token “${botName}”` }, holder_task_id: null, holder_identifier: null, result: 'nothing_held_it' });
   });
 
   it('events: the newest first, at most the limit, with the task named from the payload', async () => {
@@ -297,7 +299,7 @@ describe('console reads (SPEC §13)', () => {
     ];
     for (const read of reads) await expect(read()).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(as(stranger).console.task({ id: tasks.bravo.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    const opId = (await as(operator).console.operations({ workspace_id: ws.id }))[0]!.id;
+    const opId = (await as(operator).console.operations({ workspace_id: ws.id })).rows[0]!.id;
     await expect(as(stranger).console.operation({ id: opId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

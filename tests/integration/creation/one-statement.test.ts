@@ -121,6 +121,7 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       leaseOwner: 'test',
       leaseExpiresAt: at,
       at,
+      requestId: null,
       workspaceId: w.ws.id,
       stepId: w.ws.steps[0]!.id,
       wipLimited: false,

@@ -27,7 +27,13 @@ const HISTORY = '_prisma_migrations';
  * `COLLATE BINARY` is the default collation, so nothing differs there.
  */
 const COLLATIONS_ONLY_IN_MIGRATIONS: Record<typeof dialect, string[]> = {
-  postgres: ['creation_operations.external_id C', 'legacy_resolutions.external_id C', 'release_operations.external_id C', 'tasks.external_id C'],
+  postgres: [
+    'creation_operations.external_id C',
+    'legacy_resolutions.external_id C',
+    'release_attempts.external_id C',
+    'release_operations.external_id C',
+    'tasks.external_id C',
+  ],
   sqlite: [],
 };
 

@@ -1,12 +1,17 @@
 'use client';
-// An identity's history (SPEC §13, issue 15): every task that held an external id, how each hold ended, every release
-// (who, when, which channel, why), and which task holds it now. The id is in the URL (`/identity?id=…`), so the page
-// survives reload and can be shared.
+// An identity's history (SPEC §13): every task that held an external id, how each hold ended, every release (who, when,
+// which channel, why, in which request), and which task holds it now — in the workspace the page names, which it says
+// (and where else, among the workspaces this person may see, the id is held). The workspace and the id are in the URL
+// (`/identity?ws=…&id=…`), so the page survives reload and a shared link shows the same thing to everyone who may see
+// it. The history exports as CSV or JSON.
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { Suspense, useEffect, useState, type FormEvent } from 'react';
-import { ExternalId } from '../../../components/external-id';
+import { ConsoleLink, useWorkspaceHref } from '../../../components/console-link';
+import { EscapeHint, ExternalId } from '../../../components/external-id';
+import { HeldElsewhere } from '../../../components/find-external-id';
+import { ExportLinks } from '../../../components/list-controls';
+import { RequestId } from '../../../components/operation-history';
 import { WithWorkspace } from '../../../components/session';
 import { Badge, OperationState, PageHeader, QueryState, TaskBadges, Time, type BadgeTone } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
@@ -28,19 +33,35 @@ function History({ workspaceId, externalId }: { workspaceId: string; externalId:
         <>
           <section className="panel" aria-labelledby="now-title">
             <h2 id="now-title">Now</h2>
+            <p className="small" data-testid="looked-in">
+              Looked in workspace <strong>{h.workspace.prefix}</strong> · {h.workspace.name}
+            </p>
             <p>
               <ExternalId value={h.external_id} lookalikes={h.holder?.lookalikes} />
             </p>
             {h.holder ? (
               <p data-testid="identity-now">
-                Held by <Link href={`/tasks/${h.holder.id}`}>{h.holder.identifier}</Link> — {h.holder.title} <TaskBadges t={h.holder} />
+                Held by{' '}
+                <ConsoleLink href={`/tasks/${h.holder.id}`} className="ident">
+                  {h.holder.identifier}
+                </ConsoleLink>{' '}
+                — {h.holder.title} <TaskBadges t={h.holder} />
                 {h.holder.operation_state && <OperationState state={h.holder.operation_state} />}
               </p>
             ) : (
               <p data-testid="identity-now">
-                <strong>Nothing holds it.</strong> {h.free_since ? <>Free since <Time iso={h.free_since} />.</> : 'No task has held it in this workspace.'}
+                <strong>Nothing holds it in {h.workspace.prefix}.</strong>{' '}
+                {h.free_since ? (
+                  <>
+                    Free since <Time iso={h.free_since} />.
+                  </>
+                ) : (
+                  'No task has held it in this workspace.'
+                )}
               </p>
             )}
+            <HeldElsewhere elsewhere={h.elsewhere} />
+            <ExportLinks list="identity" input={{ workspace_id: workspaceId, external_id: externalId }} label="this history" />
           </section>
 
           <section aria-labelledby="holders-title">
@@ -64,7 +85,13 @@ function History({ workspaceId, externalId }: { workspaceId: string; externalId:
                     {h.holders.map((t) => (
                       <tr key={t.task_id}>
                         <td data-label="Task">
-                          {t.exists ? <Link href={`/tasks/${t.task_id}`}>{t.identifier ?? t.task_id}</Link> : (t.identifier ?? <span className="muted">a task that no longer exists</span>)}
+                          {t.exists ? (
+                            <ConsoleLink href={`/tasks/${t.task_id}`} className="ident">
+                              {t.identifier ?? t.task_id}
+                            </ConsoleLink>
+                          ) : (
+                            (t.identifier ?? <span className="muted">a task that no longer exists</span>)
+                          )}
                           {t.title && <span className="muted"> {t.title}</span>}
                         </td>
                         <td data-label="Held since">
@@ -75,11 +102,13 @@ function History({ workspaceId, externalId }: { workspaceId: string; externalId:
                         </td>
                         <td data-label="Until">{t.until ? <Time iso={t.until} /> : '—'}</td>
                         <td data-label="Created by">
-                          {t.created_by ?? '—'}
+                          {t.created_by?.label ?? '—'}
                           {t.operation_id && (
                             <>
                               {' '}
-                              <Link href={`/operations/${t.operation_id}`}>operation {t.operation_id.slice(0, 8)}</Link>
+                              <ConsoleLink href={`/operations/${t.operation_id}`} className="ident">
+                                operation {t.operation_id.slice(0, 8)}
+                              </ConsoleLink>
                             </>
                           )}
                         </td>
@@ -114,13 +143,22 @@ function History({ workspaceId, externalId }: { workspaceId: string; externalId:
                         <td data-label="When">
                           <Time iso={r.at} />
                         </td>
-                        <td data-label="Who">{r.actor}</td>
+                        <td data-label="Who">
+                          {r.actor.label} <RequestId id={r.request_id} />
+                        </td>
                         <td data-label="Channel">{r.source}</td>
                         <td data-label="Reason">{r.reason ?? <span className="muted">none given</span>}</td>
                         <td data-label="Result">
                           {r.result === 'released' ? (
                             <>
-                              Released from {r.holder_task_id ? <Link href={`/tasks/${r.holder_task_id}`}>{r.holder_identifier ?? 'its task'}</Link> : 'its task'}
+                              Released from{' '}
+                              {r.holder_task_id ? (
+                                <ConsoleLink href={`/tasks/${r.holder_task_id}`} className="ident">
+                                  {r.holder_identifier ?? 'its task'}
+                                </ConsoleLink>
+                              ) : (
+                                'its task'
+                              )}
                             </>
                           ) : (
                             'Nothing held it'
@@ -143,11 +181,12 @@ function IdentityHistory() {
   const id = useSearchParams()?.get('id') ?? '';
   const router = useRouter();
   const pathname = usePathname() ?? '/identity';
+  const href = useWorkspaceHref();
   const [draft, setDraft] = useState(id);
   useEffect(() => setDraft(id), [id]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    router.push(`${pathname}?${new URLSearchParams({ id: draft }).toString()}`);
+    router.push(href(`${pathname}?${new URLSearchParams({ id: draft }).toString()}`));
   };
   return (
     <>
@@ -160,6 +199,7 @@ function IdentityHistory() {
           Show history
         </button>
       </form>
+      <EscapeHint text={draft} triedFirst />
       {id !== '' && <WithWorkspace>{(w) => <History key={`${w.id}:${id}`} workspaceId={w.id} externalId={id} />}</WithWorkspace>}
     </>
   );

@@ -1,83 +1,160 @@
 'use client';
-// Creation operations (SPEC §4.2, §13), newest first, filtered by state. The filter lives in the URL (?state=).
-import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { Suspense } from 'react';
+// Creation operations (SPEC §4.2, §13): every one, newest first, in pages with a total — filtered by state, external-id
+// prefix and when they began, searched by operation id or request id (of the request that began one, or of a takeover
+// or failed attempt in its history). Every filter and the page are in the URL; the whole filtered list exports as
+// CSV or JSON.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Suspense, useEffect, useState } from 'react';
 import { CleanupPanel } from '../../../components/cleanup-panel';
+import { ConsoleLink } from '../../../components/console-link';
+import { ExportLinks, ListPager, ListTable, PAGE_SIZES, TimeRangeFields, useUrlState } from '../../../components/list-controls';
 import { useLivePoll } from '../../../components/live';
+import { StepProgress } from '../../../components/operation-parts';
 import { WithWorkspace } from '../../../components/session';
-import { ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
+import { ExternalId, OperationState, PageHeader, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
 
-const FILTERS = ['all', 'open', 'preparing', 'completing', 'completed', 'aborting', 'aborted'] as const;
-type Filter = (typeof FILTERS)[number];
+const STATES = ['', 'open', 'preparing', 'completing', 'completed', 'aborting', 'aborted'] as const;
+type StateFilter = (typeof STATES)[number];
+const DEFAULTS = { state: '', prefix: '', from: '', until: '', q: '', after: '', before: '', size: '50' };
 
 function Operations({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const router = useRouter();
-  const pathname = usePathname();
-  const raw = useSearchParams().get('state');
-  const filter: Filter = FILTERS.includes(raw as Filter) ? (raw as Filter) : 'all';
+  const [s, write] = useUrlState(DEFAULTS);
+  // A new filter starts from the first page: a cursor is a position in one list.
+  const filter = (patch: Partial<typeof DEFAULTS>, how: 'push' | 'replace' = 'push') => write({ ...patch, after: '', before: '' }, how);
+  const state = (STATES as readonly string[]).includes(s.state) ? (s.state as StateFilter) : '';
+  const size = PAGE_SIZES.includes(Number(s.size)) ? Number(s.size) : 50;
+
+  // The prefix box follows the URL and writes to it a moment after typing stops; search writes on submit.
+  const [prefix, setPrefix] = useState(s.prefix);
+  useEffect(() => setPrefix(s.prefix), [s.prefix]);
+  useEffect(() => {
+    if (prefix === s.prefix) return;
+    const t = setTimeout(() => filter({ prefix }, 'replace'), 300);
+    return () => clearTimeout(t);
+  }, [prefix]);
+  const [search, setSearch] = useState(s.q);
+  useEffect(() => setSearch(s.q), [s.q]);
+
+  const listInput = {
+    workspace_id: workspaceId,
+    state: state || null,
+    prefix: s.prefix || null,
+    from: s.from || null,
+    before: s.until || null,
+    q: s.q || null,
+  };
   const q = useQuery(
-    trpc.console.operations.queryOptions({ workspace_id: workspaceId, state: filter === 'all' ? null : filter }, { refetchInterval: useLivePoll(5_000) }),
+    trpc.console.operations.queryOptions(
+      { ...listInput, cursor: s.after || s.before || null, direction: s.before ? 'before' : 'after', limit: size },
+      { placeholderData: keepPreviousData, refetchInterval: useLivePoll(5_000), retry: false },
+    ),
   );
+  const filtered = state !== '' || s.prefix !== '' || s.from !== '' || s.until !== '' || s.q !== '';
+
   return (
-    <>
-      <label className="field field--inline">
-        <span>State</span>
-        <select value={filter} onChange={(e) => router.replace(e.target.value === 'all' ? pathname : `${pathname}?state=${e.target.value}`)}>
-          {FILTERS.map((f) => (
-            <option key={f} value={f}>
-              {f === 'open' ? 'in flight (preparing, completing, aborting)' : f}
-            </option>
-          ))}
-        </select>
-      </label>
-      <QueryState query={q} minHeight="12rem" isEmpty={(d) => d.length === 0} empty={filter === 'all' ? 'No creation operations yet: each create through the API (POST /api/v1/tasks) starts one.' : 'No creation operations in this state. Choose “all” to see every one.'}>
-        {(ops) => (
-          <div className="table-wrap">
-            <table className="table">
-              <caption className="visually-hidden">Creation operations</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Operation</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Task</th>
-                  <th scope="col">External id</th>
-                  <th scope="col">Steps</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Outcome</th>
-                </tr>
-              </thead>
-              <tbody>
-                {ops.map((o) => (
-                  <tr key={o.id}>
-                    <td data-label="Operation">
-                      <Link href={`/operations/${o.id}`}>{o.id.slice(0, 8)}</Link>
-                    </td>
-                    <td data-label="State">
-                      <OperationState state={o.state} />
-                    </td>
-                    <td data-label="Task">{o.task_identifier ? <Link href={`/tasks/${o.task_id}`}>{o.task_identifier}</Link> : <span className="muted">removed</span>}</td>
-                    <td data-label="External id">
-                      <ExternalId value={o.external_id} />
-                    </td>
-                    <td data-label="Steps">
-                      {o.steps_succeeded}/{o.steps_total}
-                    </td>
-                    <td data-label="Started">
-                      <Time iso={o.created_at} />
-                    </td>
-                    <td data-label="Outcome">{o.outcome ?? (o.error ? <span className="error-text">{o.error}</span> : '—')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+    <section aria-label="Operations list">
+      <form
+        className="browse-filters"
+        role="search"
+        aria-label="Find and filter operations"
+        onSubmit={(e) => {
+          e.preventDefault();
+          filter({ q: search.trim(), prefix });
+        }}
+      >
+        <label className="field browse-filters__prefix">
+          <span>Operation id or request id</span>
+          <input className="mono" name="q" value={search} onChange={(e) => setSearch(e.target.value)} spellCheck={false} autoComplete="off" />
+        </label>
+        <button type="submit" className="btn btn--primary">
+          Search
+        </button>
+        <label className="field">
+          <span>State</span>
+          <select name="state" value={state} onChange={(e) => filter({ state: e.target.value })}>
+            {STATES.map((f) => (
+              <option key={f} value={f}>
+                {f === '' ? 'any' : f === 'open' ? 'in flight' : f}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field browse-filters__prefix">
+          <span>External id starts with</span>
+          <input className="mono" name="prefix" value={prefix} onChange={(e) => setPrefix(e.target.value)} spellCheck={false} autoComplete="off" />
+        </label>
+        <TimeRangeFields verb="Begun" from={s.from} until={s.until} onChange={filter} />
+        {filtered && (
+          <button type="button" className="btn" onClick={() => (setSearch(''), setPrefix(''), filter({ state: '', prefix: '', from: '', until: '', q: '' }))}>
+            Clear filters
+          </button>
         )}
-      </QueryState>
-    </>
+      </form>
+      {s.q && (
+        <p className="small">
+          Operations whose id starts with, or whose request id (of the create, a takeover or a failed attempt) is, <code>{s.q}</code>.
+        </p>
+      )}
+      <ListTable
+        query={q}
+        rows={(page) => page.rows}
+        minHeight="12rem"
+        testId="operations"
+        caption="Creation operations, newest first"
+        columns={['Operation', 'State', 'Task', 'External id', 'Begun by', 'Steps', 'Begun']}
+        empty={filtered ? 'No creation operations match these filters. Clear them to see every one.' : 'No creation operations yet: each create through the API (POST /api/v1/tasks) starts one.'}
+        row={(o) => (
+          <tr key={o.id}>
+            <td data-label="Operation" className="nowrap">
+              <ConsoleLink href={`/operations/${o.id}`} className="ident">
+                {o.id.slice(0, 8)}
+              </ConsoleLink>
+              {o.request_id && (
+                <span className="request-id block small muted">
+                  <code title={`Request id ${o.request_id}`}>{o.request_id}</code>
+                </span>
+              )}
+            </td>
+            <td data-label="State">
+              <OperationState state={o.state} />
+              {o.outcome && o.outcome !== 'created' && o.outcome !== o.state && <span className="small muted nowrap"> {o.outcome}</span>}
+              {o.error && (
+                <span className="error-text small block clip" title={o.error}>
+                  {o.error}
+                </span>
+              )}
+            </td>
+            <td data-label="Task" className="nowrap">
+              {o.task_identifier ? (
+                <ConsoleLink href={`/tasks/${o.task_id}`} className="ident">
+                  {o.task_identifier}
+                </ConsoleLink>
+              ) : (
+                <span className="muted">removed</span>
+              )}
+            </td>
+            <td data-label="External id">
+              <ExternalId value={o.external_id} copy={false} />
+            </td>
+            <td data-label="Begun by">
+              <span className="clip" title={o.actor.label}>
+                {o.actor.label}
+              </span>
+            </td>
+            <td data-label="Steps">
+              <StepProgress operation={o} />
+            </td>
+            <td data-label="Begun">
+              <Time iso={o.created_at} />
+            </td>
+          </tr>
+        )}
+      />
+      <ListPager page={q.data} noun="operations" size={size} onPage={(c) => write({ after: c.after ?? '', before: c.before ?? '' })} onSize={(n) => filter({ size: String(n) })} />
+      <ExportLinks list="operations" input={listInput} label="these operations (every page)" />
+    </section>
   );
 }
 
@@ -89,8 +166,8 @@ export default function OperationsPage() {
         <WithWorkspace>
           {(w) => (
             <>
+              <Operations key={w.id} workspaceId={w.id} />
               <CleanupPanel workspaceId={w.id} />
-              <Operations workspaceId={w.id} />
             </>
           )}
         </WithWorkspace>

@@ -1,15 +1,17 @@
 'use client';
 // Unsettled identities (SPEC §4.2, §13): every identity whose create has not finished, with its operation's
-// state, step progress, live age and lease. Task events refresh it live; a create's start, step progress and
+// state, the step it is on, live age and lease. Task events refresh it live; a create's start, step progress and
 // leases have no event, so the console's pulse (components/pulse.tsx) refreshes it within about two seconds
-// (SPEC §13), and age/lease expiry tick locally (<Time>).
+// (SPEC §13), and age/lease expiry tick locally (<Time>). The list exports as CSV or JSON.
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useState } from 'react';
+import { ConsoleLink } from '../../../components/console-link';
+import { ExportLinks, ListTable } from '../../../components/list-controls';
 import { useLivePoll } from '../../../components/live';
+import { StepProgress } from '../../../components/operation-parts';
 import { ReleaseAction, useCanRelease } from '../../../components/release-dialog';
 import { WithWorkspace } from '../../../components/session';
-import { ExternalId, OperationState, PageHeader, QueryState, Time } from '../../../components/ui';
+import { ExternalId, OperationState, PageHeader, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
 
 function Explanation() {
@@ -37,72 +39,67 @@ function Unsettled({ workspaceId }: { workspaceId: string }) {
   const [held, setHeld] = useState<NonNullable<typeof live.data>[number] | null>(null);
   const q = { ...live, data: held && live.data && !live.data.some((r) => r.task.id === held.task.id) ? [...live.data, held] : live.data };
   return (
-    <QueryState query={q} minHeight="10rem" isEmpty={(d) => d.length === 0} empty="No unsettled identities: every create has finished. A create in progress shows here within about two seconds of its start.">
-      {(rows) => (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Unsettled identities</caption>
-            <thead>
-              <tr>
-                <th scope="col">External id</th>
-                <th scope="col">Holder</th>
-                <th scope="col">Operation</th>
-                <th scope="col">Steps</th>
-                <th scope="col">Age</th>
-                <th scope="col">Lease</th>
-                {canRelease && <th scope="col">Action</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map(({ task, operation }, i) => (
-                <tr key={task.id}>
-                  <td data-label="External id">
-                    <ExternalId value={task.external_id} lookalikes={task.lookalikes} />
-                  </td>
-                  <td data-label="Holder">
-                    <Link href={`/tasks/${task.id}`}>{task.identifier}</Link> <span className="muted">{task.title}</span>
-                  </td>
-                  <td data-label="Operation">
-                    {operation ? (
-                      <>
-                        <OperationState state={operation.state} /> <Link href={`/operations/${operation.id}`}>{operation.id.slice(0, 8)}</Link>
-                      </>
-                    ) : (
-                      <span className="muted">none recorded</span>
-                    )}
-                  </td>
-                  <td data-label="Steps">{operation ? `${operation.steps_succeeded}/${operation.steps_total} succeeded` : '—'}</td>
-                  <td data-label="Age">
-                    <Time iso={task.created_at} everyMs={1_000} />
-                  </td>
-                  <td data-label="Lease">
-                    {operation?.lease_owner ? (
-                      <>
-                        <code className="small">{operation.lease_owner}</code>, expires <Time iso={operation.lease_expires_at} everyMs={1_000} />
-                      </>
-                    ) : (
-                      <span className="muted">no lease held</span>
-                    )}
-                  </td>
-                  {canRelease && (
-                    <td data-label="Action">
-                      <ReleaseAction
-                        target={
-                          task.external_id
-                            ? { workspaceId, externalId: task.external_id, holder: { ...task, operation_state: operation?.state ?? null }, triggerLabel: `Release ${task.identifier}…` }
-                            : null
-                        }
-                        onOpenChange={(open) => setHeld(open ? rows[i]! : null)}
-                      />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </QueryState>
+    <>
+      <ListTable
+        query={q}
+        rows={(rows) => rows}
+        testId="unsettled"
+        caption="Unsettled identities"
+        columns={['External id', 'Holder', 'Operation', 'Step', 'Age', 'Lease', ...(canRelease ? ['Action'] : [])]}
+        empty="No unsettled identities: every create has finished. A create in progress shows here within about two seconds of its start."
+        row={({ task, operation }, i) => (
+          <tr key={task.id}>
+            <td data-label="External id">
+              <ExternalId value={task.external_id} lookalikes={task.lookalikes} />
+            </td>
+            <td data-label="Holder">
+              <ConsoleLink href={`/tasks/${task.id}`} className="ident">
+                {task.identifier}
+              </ConsoleLink>{' '}
+              <span className="muted">{task.title}</span>
+            </td>
+            <td data-label="Operation">
+              {operation ? (
+                <span className="nowrap">
+                  <OperationState state={operation.state} />{' '}
+                  <ConsoleLink href={`/operations/${operation.id}`} className="ident">
+                    {operation.id.slice(0, 8)}
+                  </ConsoleLink>
+                </span>
+              ) : (
+                <span className="muted">none recorded</span>
+              )}
+            </td>
+            <td data-label="Step">{operation ? <StepProgress operation={operation} /> : '—'}</td>
+            <td data-label="Age">
+              <Time iso={task.created_at} everyMs={1_000} />
+            </td>
+            <td data-label="Lease">
+              {operation?.lease_owner ? (
+                <>
+                  <code className="small">{operation.lease_owner}</code>, expires <Time iso={operation.lease_expires_at} everyMs={1_000} />
+                </>
+              ) : (
+                <span className="muted">no lease held</span>
+              )}
+            </td>
+            {canRelease && (
+              <td data-label="Action">
+                <ReleaseAction
+                  target={
+                    task.external_id
+                      ? { workspaceId, externalId: task.external_id, holder: { ...task, operation_state: operation?.state ?? null }, triggerLabel: `Release ${task.identifier}…` }
+                      : null
+                  }
+                  onOpenChange={(open) => setHeld(open ? q.data![i]! : null)}
+                />
+              </td>
+            )}
+          </tr>
+        )}
+      />
+      <ExportLinks list="unsettled" input={{ workspace_id: workspaceId }} label="this list" />
+    </>
   );
 }
 

@@ -1,85 +1,61 @@
 // console.* — the operator console's reads (SPEC §13). Thin: parse, call the read model, return its rows.
-// Releases are not here: the console calls task.releaseExternalId like every other client.
+// Releases are not here: the console calls task.releaseExternalId like every other client. The list inputs are shared
+// with the export route (domain/console/list-inputs.ts), so an export is the list on screen with its filters.
 import { z } from 'zod';
-import { readOverview } from '../../domain/console/overview';
-import { OPERATION_STATES, readOperation, readOperations, readUnsettled } from '../../domain/console/operations';
-import { readEvents, readReleases } from '../../domain/console/releases';
-import { browseTasks } from '../../domain/console/browse';
+import { readNamespaces, readOverview } from '../../domain/console/overview';
+import { readOperation, readUnsettled } from '../../domain/console/operations';
+import { readEvents } from '../../domain/console/events';
+import { browseInput, browseTasks } from '../../domain/console/browse';
 import { readIdentityHistory } from '../../domain/console/identity-history';
-import { BROWSE_SORTS, SETTLEMENT_FILTERS } from '../../domain/console/rows';
+import { ZId, ZIdentityInput, ZOperationsInput, ZReleasesInput, ZTasksInput, ZWorkspace } from '../../domain/console/list-inputs';
+import { listOperations, listReleases } from '../../domain/console/lists';
 import { findByExternalId, readTaskDetail } from '../../domain/console/tasks';
 import { protectedProcedure, router } from '../trpc';
 
-const ZId = z.string().min(1).max(200);
-const ZWorkspace = z.object({ workspace_id: ZId });
-const ZDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)');
+/**
+ * Test hook (inert unless the server runs with failpoints, src/server/failpoints.ts): `console_read` fails or pauses
+ * every console read, matched by procedure path — how the browser tests make the console's API answer errors.
+ */
+const consoleProcedure = protectedProcedure.use(async function consoleReadFailpoint({ ctx, path, next }) {
+  await ctx.services.failpoints.hit('console_read', path);
+  return next();
+});
 
 export const consoleRouter = router({
-  overview: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readOverview(ctx.services.store, ctx.actor, input.workspace_id)),
+  overview: consoleProcedure.input(ZWorkspace).query(({ ctx, input }) => readOverview(ctx.services.store, ctx.actor, input.workspace_id)),
 
-  /**
-   * The task browser (issue 15): external-id prefix, filters, sort and keyset pages; the console keeps every one of
-   * these in its URL. `created_from`/`created_to` are UTC days, both inclusive.
-   */
-  tasks: protectedProcedure
-    .input(
-      ZWorkspace.extend({
-        prefix: z.string().max(4096).nullish(),
-        settlement: z.enum(SETTLEMENT_FILTERS).default('any'),
-        archived: z.enum(['include', 'exclude', 'only']).default('include'),
-        step_id: ZId.nullish(),
-        created_from: ZDay.nullish(),
-        created_to: ZDay.nullish(),
-        sort: z.enum(BROWSE_SORTS).default('identifier'),
-        dir: z.enum(['asc', 'desc']).default('desc'),
-        cursor: z.string().max(2048).nullish(),
-        direction: z.enum(['after', 'before']).default('after'),
-        limit: z.number().int().min(1).max(100).default(25),
-      }),
-    )
-    .query(({ ctx, input }) =>
-      browseTasks(ctx.services.store, ctx.actor, {
-        workspaceId: input.workspace_id,
-        prefix: input.prefix ?? null,
-        settlement: input.settlement,
-        archived: input.archived,
-        stepId: input.step_id ?? null,
-        createdFrom: input.created_from ?? null,
-        createdTo: input.created_to ?? null,
-        sort: input.sort,
-        dir: input.dir,
-        cursor: input.cursor ?? null,
-        direction: input.direction,
-        limit: input.limit,
-      }),
-    ),
+  /** Counts per id namespace (the part before the first `:`): which integration makes unsettled or released work. */
+  namespaces: consoleProcedure.input(ZWorkspace).query(({ ctx, input }) => readNamespaces(ctx.services.store, ctx.actor, input.workspace_id)),
+
+  /** The task browser: external-id prefix, filters, sort and keyset pages; the console keeps each in its URL. */
+  tasks: consoleProcedure.input(ZTasksInput).query(({ ctx, input }) => browseTasks(ctx.services.store, ctx.actor, browseInput(input))),
 
   /** Exact, after SPEC §2.1 normalization; `task: null` means nothing holds the identity. */
-  findByExternalId: protectedProcedure
-    .input(ZWorkspace.extend({ external_id: z.string().max(4096) }))
+  findByExternalId: consoleProcedure
+    .input(ZIdentityInput)
     .query(({ ctx, input }) => findByExternalId(ctx.services, ctx.actor, input.workspace_id, input.external_id)),
 
-  /** Every task that held the external id, every release of it, and who holds it now (issue 15). */
-  identityHistory: protectedProcedure
-    .input(ZWorkspace.extend({ external_id: z.string().max(4096) }))
+  /** Every task that held the external id, every release of it, and who holds it now. */
+  identityHistory: consoleProcedure
+    .input(ZIdentityInput)
     .query(({ ctx, input }) => readIdentityHistory(ctx.services, ctx.actor, input.workspace_id, input.external_id)),
 
-  task: protectedProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readTaskDetail(ctx.services.store, ctx.actor, input.id)),
+  task: consoleProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readTaskDetail(ctx.services.store, ctx.actor, input.id)),
 
-  unsettled: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readUnsettled(ctx.services.store, ctx.actor, input.workspace_id)),
+  unsettled: consoleProcedure.input(ZWorkspace).query(({ ctx, input }) => readUnsettled(ctx.services.store, ctx.actor, input.workspace_id)),
 
-  operations: protectedProcedure
-    .input(ZWorkspace.extend({ state: z.enum([...OPERATION_STATES, 'open']).nullish() }))
-    .query(({ ctx, input }) => readOperations(ctx.services.store, ctx.actor, input.workspace_id, input.state ?? null)),
+  /** Creation operations, newest first, in pages with a total: state, external-id prefix, time range, search. */
+  operations: consoleProcedure.input(ZOperationsInput).query(({ ctx, input }) => listOperations(ctx.services.store, ctx.actor, input)),
 
-  operation: protectedProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readOperation(ctx.services.store, ctx.actor, input.id)),
+  operation: consoleProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readOperation(ctx.services.store, ctx.actor, input.id)),
 
   /** SPEC §13: polled about once a second; when its signature moves, the console refetches what it shows. */
-  pulse: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => ctx.services.pulse.read(ctx.actor, input.workspace_id)),
+  pulse: consoleProcedure.input(ZWorkspace).query(({ ctx, input }) => ctx.services.pulse.read(ctx.actor, input.workspace_id)),
 
-  releases: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => readReleases(ctx.services.store, ctx.actor, input.workspace_id)),
+  /** Releases, newest first, in pages with a total: result, who, reason, external-id prefix, time range, search. */
+  releases: consoleProcedure.input(ZReleasesInput).query(({ ctx, input }) => listReleases(ctx.services.store, ctx.actor, input)),
 
-  events: protectedProcedure
+  events: consoleProcedure
     .input(ZWorkspace.extend({ limit: z.number().int().min(1).max(200).default(50) }))
     .query(({ ctx, input }) => readEvents(ctx.services.store, ctx.actor, input.workspace_id, input.limit)),
 });

@@ -25,7 +25,7 @@ export const taskRouter = router({
   create: protectedProcedure
     // createTask reads the envelope itself, first (SPEC §4.1 step 1), as for REST and MCP.
     .input(domainInput(ZCreateTaskRequest, (raw) => raw))
-    .mutation(async ({ ctx, input }) => toCreateResponse(await createTask(ctx.services, ctx.actor, input, { surface: 'trpc' }))),
+    .mutation(async ({ ctx, input }) => toCreateResponse(await createTask(ctx.services, ctx.actor, input, { surface: 'trpc', requestId: ctx.request?.id }))),
 
   /** SPEC §7 lookup: the task holding the identity, archived and unsettled included; else `NOT_FOUND`. */
   byExternalId: protectedProcedure
@@ -46,6 +46,7 @@ export const taskRouter = router({
         idempotencyKey: input.idempotency_key,
         rawReason: input.reason,
         source: ctx.source,
+        requestId: ctx.request?.id,
       }),
     ),
   ),

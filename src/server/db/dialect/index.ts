@@ -17,10 +17,29 @@ export interface SqlDialect {
   /** Appended to a SELECT that claims work several processes poll for: rows another claimer holds are skipped
    *  (PostgreSQL). SQLite runs one immediate transaction at a time, so there is nothing to skip. */
   readonly skipLocked: string;
+  /** Where `needle` first occurs in `text`, counted in characters from 1; 0 when it does not (both are SQL). */
+  position(needle: string, text: string): string;
+  /**
+   * `text` with ASCII letters lower-cased and every other character kept: SQLite's lower() does only that; on
+   * PostgreSQL lower() under the "C" collation does the same, whatever the database's collation.
+   */
+  asciiLower(text: string): string;
 }
 
-export const POSTGRES: SqlDialect = { name: 'postgres', forUpdate: ' FOR UPDATE', skipLocked: ' FOR UPDATE SKIP LOCKED' };
-export const SQLITE: SqlDialect = { name: 'sqlite', forUpdate: '', skipLocked: '' };
+export const POSTGRES: SqlDialect = {
+  name: 'postgres',
+  forUpdate: ' FOR UPDATE',
+  skipLocked: ' FOR UPDATE SKIP LOCKED',
+  position: (needle, text) => `strpos(${text}, ${needle})`,
+  asciiLower: (text) => `lower(${text} COLLATE "C")`,
+};
+export const SQLITE: SqlDialect = {
+  name: 'sqlite',
+  forUpdate: '',
+  skipLocked: '',
+  position: (needle, text) => `instr(${text}, ${needle})`,
+  asciiLower: (text) => `lower(${text})`,
+};
 
 export function sqlDialect(name: Dialect): SqlDialect {
   return name === 'postgres' ? POSTGRES : SQLITE;

@@ -1,17 +1,39 @@
 // The operator console's read model (SPEC §13): cold reads on Prisma Client with explicit selects, mapped to the
-// console's rows (domain/console/rows.ts).
+// console's rows (domain/console/rows.ts). The operations and releases lists page on the driver: their statements
+// (console-lists-sql.ts) are part of the contract — a page is a range of the workspace's index on both dialects,
+// which tests hold by their plans — and Prisma's generated SQL would not let us say them.
 import type {
+  ConsoleActor,
   ConsoleEvent,
   ConsoleHistoryEntry,
   ConsoleOperation,
   ConsoleRevision,
   ConsoleStep,
   ConsoleTask,
-  OperationStateFilter,
+  CurrentStep,
+  ListCursor,
+  ListPage,
+  OperationsQuery,
   OverviewCounts,
+  ReleasesQuery,
 } from '../../domain/console/rows';
 import { settlementOf } from '../../domain/console/rows';
+import type { SqlDialect } from '../dialect';
 import type { Prisma } from '../prisma';
+import type { Sql } from '../types';
+import { bool, num, numOrNull, str, strOrNull } from '../values';
+import { labelActors } from './actors';
+import type { ReleaseHistoryEntry } from './releases';
+import type { Statement } from './browse-sql';
+import {
+  createsByNamespaceStatement,
+  heldByNamespaceStatement,
+  operationsCountStatement,
+  operationsPageStatement,
+  releasesByNamespaceStatement,
+  releasesCountStatement,
+  releasesPageStatement,
+} from './console-lists-sql';
 
 const OPEN_STATES = ['preparing', 'completing', 'aborting'];
 
@@ -87,6 +109,7 @@ const OPERATION_SELECT = {
   createdAt: true,
   updatedAt: true,
   finishedAt: true,
+  requestId: true,
 } as const;
 
 interface OperationFields {
@@ -105,6 +128,76 @@ interface OperationFields {
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+  requestId: string | null;
+}
+
+/** An operations page row as the driver reads it (console-lists-sql.ts). */
+interface OperationRow {
+  id: unknown;
+  workspace_id: unknown;
+  task_id: unknown;
+  actor_id: unknown;
+  external_id: unknown;
+  state: unknown;
+  identity_released: unknown;
+  generation: unknown;
+  lease_owner: unknown;
+  lease_expires_at: unknown;
+  outcome: unknown;
+  error: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+  finished_at: unknown;
+  request_id: unknown;
+  task_identifier: unknown;
+}
+
+const dateOrNull = (v: unknown) => (v === null || v === undefined ? null : new Date(str(v)));
+
+function operationFields(r: OperationRow): OperationFields {
+  return {
+    id: str(r.id),
+    workspaceId: str(r.workspace_id),
+    taskId: str(r.task_id),
+    actorId: str(r.actor_id),
+    externalId: strOrNull(r.external_id),
+    state: str(r.state),
+    identityReleased: bool(r.identity_released),
+    generation: num(r.generation),
+    leaseOwner: strOrNull(r.lease_owner),
+    leaseExpiresAt: dateOrNull(r.lease_expires_at),
+    outcome: strOrNull(r.outcome),
+    error: strOrNull(r.error),
+    createdAt: new Date(str(r.created_at)),
+    updatedAt: new Date(str(r.updated_at)),
+    finishedAt: dateOrNull(r.finished_at),
+    requestId: strOrNull(r.request_id),
+  };
+}
+
+/** A release as the releases list shows it (console-lists-sql.ts), before its actor and attempts are named. */
+export type ReleaseListRow = ReleaseHistoryEntry;
+
+/** A replay or key conflict a release met (release_attempts). */
+export interface ReleaseAttemptRow {
+  releaseId: string;
+  kind: 'replay' | 'conflict';
+  actorId: string;
+  source: string;
+  externalId: string;
+  requestId: string | null;
+  createdAt: string;
+}
+
+/** Counts per id namespace (the part of an external id before its first `:`; null: ids without one). */
+export interface NamespaceCounts {
+  namespace: string | null;
+  held: number;
+  unsettled: number;
+  creates: number;
+  aborted: number;
+  releases: number;
+  released: number;
 }
 
 /** The stored outcome is JSON (`{"kind": …}`); the console shows its kind. */
@@ -122,9 +215,12 @@ function outcomeKind(v: string | null): string | null {
 interface StepProgress {
   total: number;
   succeeded: number;
+  current: CurrentStep | null;
 }
 
-function toOperation(o: OperationFields, taskIdentifier: string | null, progress: StepProgress | undefined): ConsoleOperation {
+const UNKNOWN_ACTOR = (id: string): ConsoleActor => ({ id, kind: 'unknown', label: id.slice(0, 8) });
+
+function toOperation(o: OperationFields, taskIdentifier: string | null, progress: StepProgress | undefined, actor: ConsoleActor | undefined): ConsoleOperation {
   return {
     id: o.id,
     workspace_id: o.workspaceId,
@@ -144,6 +240,9 @@ function toOperation(o: OperationFields, taskIdentifier: string | null, progress
     finished_at: o.finishedAt?.toISOString() ?? null,
     steps_total: progress?.total ?? 0,
     steps_succeeded: progress?.succeeded ?? 0,
+    current_step: ['preparing', 'completing', 'aborting'].includes(o.state) ? (progress?.current ?? null) : null,
+    request_id: o.requestId,
+    actor: actor ?? UNKNOWN_ACTOR(o.actorId),
   };
 }
 
@@ -160,7 +259,14 @@ function prettyJson(v: string | null): string | null {
 // ---- history ------------------------------------------------------------------------------------------------
 
 /** A creation_history row (its `detail` is the JSON repositories/creation.ts wrote) as the console shows it. */
-function toHistoryEntry(r: { at: Date; kind: string; generation: number; leaseOwner: string | null; detail: string | null }): ConsoleHistoryEntry | undefined {
+function toHistoryEntry(r: {
+  at: Date;
+  kind: string;
+  generation: number;
+  leaseOwner: string | null;
+  detail: string | null;
+  requestId: string | null;
+}): ConsoleHistoryEntry | undefined {
   let d: Record<string, unknown> = {};
   try {
     const parsed: unknown = r.detail ? JSON.parse(r.detail) : {};
@@ -169,7 +275,7 @@ function toHistoryEntry(r: { at: Date; kind: string; generation: number; leaseOw
     // A detail that does not parse still shows when it happened and what kind it was.
   }
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  const base = { at: r.at.toISOString(), generation: r.generation, lease_owner: r.leaseOwner };
+  const base = { at: r.at.toISOString(), generation: r.generation, lease_owner: r.leaseOwner, request_id: r.requestId };
   switch (r.kind) {
     case 'takeover':
       return { ...base, kind: 'takeover', previous_owner: text(d.previousOwner), lease_expired_at: text(d.leaseExpiredAt), lease_until: text(d.leaseUntil) };
@@ -179,6 +285,10 @@ function toHistoryEntry(r: { at: Date; kind: string; generation: number; leaseOw
     }
     case 'aborting':
       return { ...base, kind: 'aborting', error: text(d.error) ?? '', resumed: d.resumed === true };
+    case 'attempt_failed': {
+      const index = typeof d.stepIndex === 'number' ? d.stepIndex : null;
+      return { ...base, kind: 'attempt_failed', error: text(d.error) ?? '', step_index: index, step_kind: text(d.stepKind) };
+    }
     default:
       return undefined; // a kind this version does not know (written by a newer one)
   }
@@ -211,7 +321,11 @@ function toEvent(e: { seq: bigint; id: string; taskId: string; type: string; rev
 }
 
 export class ConsoleRepository {
-  constructor(private readonly prisma: () => Promise<Prisma>) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly dialect: SqlDialect,
+    private readonly prisma: () => Promise<Prisma>,
+  ) {}
 
   async findTask(taskId: string): Promise<ConsoleTask | undefined> {
     const prisma = await this.prisma();
@@ -247,20 +361,103 @@ export class ConsoleRepository {
       select: OPERATION_SELECT,
       orderBy: { createdAt: 'asc' },
     });
-    const progress = await this.stepProgress(ops.map((o) => o.id));
-    return new Map(ops.map((o) => [o.taskId, toOperation(o, null, progress.get(o.id))]));
+    const [progress, actors] = await Promise.all([this.stepProgress(ops.map((o) => o.id)), this.actors(ops.map((o) => o.actorId))]);
+    return new Map(ops.map((o) => [o.taskId, toOperation(o, null, progress.get(o.id), actors.get(o.actorId))]));
   }
 
-  /** The workspace's operations, newest first, optionally by state. */
-  async operations(workspaceId: string, state: OperationStateFilter | null, limit: number): Promise<ConsoleOperation[]> {
+  /** One page of the workspace's operations, newest first (`more`: rows follow in the direction read). */
+  async operationsPage(q: OperationsQuery, page: ListPage): Promise<{ rows: ConsoleOperation[]; more: boolean }> {
+    const s = operationsPageStatement(q, page);
+    const rows = await this.sql.query<OperationRow>(s.text, s.params);
+    const more = rows.length > page.limit;
+    const shown = rows.slice(0, page.limit);
+    if (page.backwards) shown.reverse();
+    const fields = shown.map(operationFields);
+    const [progress, actors] = await Promise.all([this.stepProgress(fields.map((o) => o.id)), this.actors(fields.map((o) => o.actorId))]);
+    return { rows: fields.map((o, i) => toOperation(o, strOrNull(shown[i]!.task_identifier), progress.get(o.id), actors.get(o.actorId))), more };
+  }
+
+  /** Operations matching `q`, counted up to `cap`; with `newerThan`, only those listed before that row. */
+  async countOperations(q: OperationsQuery, cap: number, newerThan?: ListCursor): Promise<number> {
+    return this.count(operationsCountStatement(q, cap, newerThan));
+  }
+
+  /** One page of the workspace's releases, newest first. */
+  async releasesPage(q: ReleasesQuery, page: ListPage): Promise<{ rows: ReleaseListRow[]; more: boolean }> {
+    const s = releasesPageStatement(q, page, this.dialect);
+    const rows = await this.sql.query<Record<string, unknown>>(s.text, s.params);
+    const more = rows.length > page.limit;
+    const shown = rows.slice(0, page.limit);
+    if (page.backwards) shown.reverse();
+    return {
+      more,
+      rows: shown.map((r) => ({
+        id: str(r.id),
+        idempotencyKey: str(r.idempotency_key),
+        actorId: str(r.actor_id),
+        source: str(r.source),
+        externalId: str(r.external_id),
+        holderTaskId: strOrNull(r.holder_task_id),
+        holderIdentifier: strOrNull(r.holder_identifier),
+        resultStatus: num(r.result_status),
+        createdAt: str(r.created_at),
+        reason: strOrNull(r.reason),
+        requestId: strOrNull(r.request_id),
+      })),
+    };
+  }
+
+  async countReleases(q: ReleasesQuery, cap: number, newerThan?: ListCursor): Promise<number> {
+    return this.count(releasesCountStatement(q, this.dialect, cap, newerThan));
+  }
+
+  /** The replays and key conflicts the given releases met, oldest first. */
+  async releaseAttempts(releaseIds: readonly string[]): Promise<ReleaseAttemptRow[]> {
+    if (releaseIds.length === 0) return [];
     const prisma = await this.prisma();
-    const ops = await prisma.creationOperation.findMany({
-      where: { workspaceId, ...(state === 'open' ? { state: { in: OPEN_STATES } } : state ? { state } : {}) },
-      select: OPERATION_SELECT,
-      orderBy: { createdAt: 'desc' },
-      take: limit,
+    const rows = await prisma.releaseAttempt.findMany({
+      where: { releaseId: { in: [...releaseIds] } },
+      select: { releaseId: true, kind: true, actorId: true, source: true, externalId: true, requestId: true, createdAt: true },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-    return this.withTaskIdentifiers(ops);
+    return rows.map((r) => ({ ...r, kind: r.kind === 'conflict' ? 'conflict' : 'replay', createdAt: r.createdAt.toISOString() }));
+  }
+
+  /** Everyone who has released in the workspace (the releases list's actor filter). */
+  async releaseActorIds(workspaceId: string): Promise<string[]> {
+    const prisma = await this.prisma();
+    const rows = await prisma.releaseOperation.findMany({ where: { workspaceId }, select: { actorId: true }, distinct: ['actorId'] });
+    return rows.map((r) => r.actorId);
+  }
+
+  /** Who each actor id is, for people (users, tokens, the runtime); ids nothing names are left out. */
+  async actors(actorIds: readonly (string | null)[]): Promise<Map<string, ConsoleActor>> {
+    return labelActors(await this.prisma(), actorIds);
+  }
+
+  /** The overview's counts per id namespace: tasks holding one, unsettled, and creates and releases since `since`. */
+  async namespaces(workspaceId: string, since: string): Promise<NamespaceCounts[]> {
+    const run = (s: Statement) => this.sql.query<Record<string, unknown>>(s.text, s.params);
+    const [held, creates, releases] = await Promise.all([
+      run(heldByNamespaceStatement(workspaceId, this.dialect)),
+      run(createsByNamespaceStatement(workspaceId, since, this.dialect)),
+      run(releasesByNamespaceStatement(workspaceId, since, this.dialect)),
+    ]);
+    const byNs = new Map<string | null, NamespaceCounts>();
+    const of = (ns: unknown) => {
+      const key = strOrNull(ns);
+      let c = byNs.get(key);
+      if (!c) byNs.set(key, (c = { namespace: key, held: 0, unsettled: 0, creates: 0, aborted: 0, releases: 0, released: 0 }));
+      return c;
+    };
+    for (const r of held) Object.assign(of(r.ns), { held: num(r.held), unsettled: numOrNull(r.unsettled) ?? 0 });
+    for (const r of creates) Object.assign(of(r.ns), { creates: num(r.creates), aborted: numOrNull(r.aborted) ?? 0 });
+    for (const r of releases) Object.assign(of(r.ns), { releases: num(r.releases), released: numOrNull(r.released) ?? 0 });
+    return [...byNs.values()];
+  }
+
+  private async count(s: Statement): Promise<number> {
+    return num((await this.sql.one<{ n: unknown }>(s.text, s.params))?.n ?? 0);
   }
 
   async operation(operationId: string): Promise<ConsoleOperation | undefined> {
@@ -322,7 +519,7 @@ export class ConsoleRepository {
     const prisma = await this.prisma();
     const rows = await prisma.creationHistory.findMany({
       where: { operationId },
-      select: { at: true, kind: true, generation: true, leaseOwner: true, detail: true },
+      select: { at: true, kind: true, generation: true, leaseOwner: true, detail: true, requestId: true },
       orderBy: [{ at: 'asc' }, { id: 'asc' }],
       take: 500,
     });
@@ -338,10 +535,12 @@ export class ConsoleRepository {
       orderBy: { revision: 'desc' },
       take: limit,
     });
+    const actors = await this.actors(revisions.map((r) => r.actorId));
     return revisions.map((r) => ({
       revision: r.revision,
       change: r.change,
       actor_id: r.actorId,
+      actor: r.actorId === null ? null : (actors.get(r.actorId) ?? UNKNOWN_ACTOR(r.actorId)),
       snapshot: prettyJson(r.snapshot),
       created_at: r.createdAt.toISOString(),
     }));
@@ -391,25 +590,31 @@ export class ConsoleRepository {
   private async withTaskIdentifiers(ops: OperationFields[]): Promise<ConsoleOperation[]> {
     if (ops.length === 0) return [];
     const prisma = await this.prisma();
-    const [tasks, progress] = await Promise.all([
+    const [tasks, progress, actors] = await Promise.all([
       prisma.task.findMany({ where: { id: { in: [...new Set(ops.map((o) => o.taskId))] } }, select: { id: true, identifier: true } }),
       this.stepProgress(ops.map((o) => o.id)),
+      this.actors(ops.map((o) => o.actorId)),
     ]);
     const identifiers = new Map(tasks.map((t) => [t.id, t.identifier]));
-    return ops.map((o) => toOperation(o, identifiers.get(o.taskId) ?? null, progress.get(o.id)));
+    return ops.map((o) => toOperation(o, identifiers.get(o.taskId) ?? null, progress.get(o.id), actors.get(o.actorId)));
   }
 
-  /** Steps per operation, and how many succeeded. */
+  /** Steps per operation, how many succeeded, and the first that has not (the one an open operation is on). */
   private async stepProgress(operationIds: string[]): Promise<Map<string, StepProgress>> {
     const progress = new Map<string, StepProgress>();
     if (operationIds.length === 0) return progress;
     const prisma = await this.prisma();
-    const groups = await prisma.creationStep.groupBy({ by: ['operationId', 'state'], where: { operationId: { in: operationIds } }, _count: { _all: true } });
-    for (const g of groups) {
-      const p = progress.get(g.operationId) ?? { total: 0, succeeded: 0 };
-      p.total += g._count._all;
-      if (g.state === 'succeeded') p.succeeded += g._count._all;
-      progress.set(g.operationId, p);
+    const steps = await prisma.creationStep.findMany({
+      where: { operationId: { in: operationIds } },
+      select: { operationId: true, stepIndex: true, kind: true, state: true, attempts: true, startedAt: true },
+      orderBy: [{ operationId: 'asc' }, { stepIndex: 'asc' }],
+    });
+    for (const s of steps) {
+      const p = progress.get(s.operationId) ?? { total: 0, succeeded: 0, current: null };
+      p.total++;
+      if (s.state === 'succeeded') p.succeeded++;
+      else p.current ??= { index: s.stepIndex, kind: s.kind, state: s.state, attempts: s.attempts, started_at: s.startedAt?.toISOString() ?? null };
+      progress.set(s.operationId, p);
     }
     return progress;
   }

@@ -6,6 +6,7 @@
 //
 // A zero-step plan's Begin and Complete are one transaction (SPEC §4.3, last bullet): `createSettled`, writing exactly
 // the rows, revisions and event `begin` + `enterCompleting` + `settle` leave behind (tests compare them).
+import { randomUUID } from 'node:crypto';
 import { LeaseLostError, TASK_GONE } from '../../domain/creation/errors';
 import type { CreationPlan } from '../../domain/creation/plan';
 import { eventPayload } from '../../domain/events/outbox';
@@ -37,6 +38,8 @@ export interface BeginRecord {
   parentId: string | null;
   externalId: string | null;
   plan: CreationPlan;
+  /** The X-Request-Id of the request that began it (SPEC §13); null in process. */
+  requestId: string | null;
 }
 
 export type BeginResult =
@@ -315,13 +318,17 @@ export class CreationStore extends CreationRepository {
       for (const seen of await tx.creation.listExpired(now.toISOString(), limit)) {
         const op = await tx.creation.takeOver(seen, owner, until, now.toISOString());
         if (!op) continue;
-        claimed.push(op);
+        // SPEC §13: a takeover has no HTTP request, so it gets an id of its own, recorded here and logged by the
+        // runtime; whatever this recovery pass then records carries it, as a request's records carry the request's.
+        const requestId = `recovery-${randomUUID()}`;
+        claimed.push({ ...op, requestId });
         // SPEC §13: the operation's history names whose lease expired and who took over (rare: no cost to creates).
         await tx.creation.recordHistory({
           operationId: op.operationId,
           at: now.toISOString(),
           generation: op.generation,
           leaseOwner: owner,
+          requestId,
           event: { kind: 'takeover', previousOwner: seen.leaseOwner, leaseExpiredAt: seen.leaseExpiresAt, leaseUntil: until },
         });
       }

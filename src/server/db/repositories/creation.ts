@@ -28,6 +28,8 @@ export interface NewOperation {
   leaseOwner: string;
   leaseExpiresAt: string;
   at: string;
+  /** The X-Request-Id of the request that began it (SPEC §13); null in process (CLI, tests). */
+  requestId: string | null;
 }
 
 /** A zero-step create's number and what its target holds (drawSettledNumber). */
@@ -63,6 +65,8 @@ export interface ClaimedOperation extends Fence {
   actorId: string;
   externalId: string | null;
   plan: CreationPlan;
+  /** The id this takeover records and logs (SPEC §13): the recovery runtime has no HTTP request, so it makes one. */
+  requestId: string;
 }
 
 /** An expired operation as a recovery claimer saw it: whose lease ran out, and when (for its history). */
@@ -81,13 +85,20 @@ export type HistoryEvent =
   /** Recovery checked a step a dead owner left `running`/`unknown`: its effect was found, re-run, or given up. */
   | { kind: 'step_reconciled'; stepIndex: number; stepKind: string; decision: 'succeeded' | 'rerun' | 'failed'; attempts: number }
   /** Abort began (or a recovery resumed it): the error it ends with. */
-  | { kind: 'aborting'; error: string; resumed: boolean };
+  | { kind: 'aborting'; error: string; resumed: boolean }
+  /**
+   * An attempt ended in an error that left the operation open for recovery (the creating request answered with it, or
+   * a recovery pass was deferred): its error, and the step that was running, if one was.
+   */
+  | { kind: 'attempt_failed'; error: string; stepIndex: number | null; stepKind: string | null };
 
 export interface HistoryRecord {
   operationId: string;
   at: string;
   generation: number;
   leaseOwner: string | null;
+  /** The request it happened in (a takeover: the id the runtime made for it); null when unknown. */
+  requestId: string | null;
   event: HistoryEvent;
 }
 
@@ -167,9 +178,9 @@ export class CreationRepository {
   async insertOperation(op: NewOperation): Promise<void> {
     await this.sql.run(
       `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
-         identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'preparing', $6, $7, $8, 0, $9, $10, $11, $11)`,
-      [op.id, op.workspaceId, op.taskId, op.actorId, op.externalId, JSON.stringify(op.plan), op.tokenHash, false, op.leaseOwner, op.leaseExpiresAt, op.at],
+         identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at, request_id)
+       VALUES ($1, $2, $3, $4, $5, 'preparing', $6, $7, $8, 0, $9, $10, $11, $11, $12)`,
+      [op.id, op.workspaceId, op.taskId, op.actorId, op.externalId, JSON.stringify(op.plan), op.tokenHash, false, op.leaseOwner, op.leaseExpiresAt, op.at, op.requestId],
     );
   }
 
@@ -241,9 +252,10 @@ export class CreationRepository {
   async insertCompletedOperation(op: Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'>, outcome: StoredOutcome): Promise<void> {
     await this.sql.run(
       `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
-         identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at)
-       VALUES ($1, $2, $3, $4, $5, 'completed', $6, $7, $8, 0, NULL, NULL, $9, $10, NULL, $11, $11, $11)`,
-      [op.id, op.workspaceId, op.taskId, op.actorId, op.externalId, JSON.stringify(op.plan), op.tokenHash, false, JSON.stringify(outcome), outcome.event_id ?? null, op.at],
+         identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at,
+         request_id)
+       VALUES ($1, $2, $3, $4, $5, 'completed', $6, $7, $8, 0, NULL, NULL, $9, $10, NULL, $11, $11, $11, $12)`,
+      [op.id, op.workspaceId, op.taskId, op.actorId, op.externalId, JSON.stringify(op.plan), op.tokenHash, false, JSON.stringify(outcome), outcome.event_id ?? null, op.at, op.requestId],
     );
   }
 
@@ -431,7 +443,7 @@ export class CreationRepository {
   }
 
   /** Compare-and-set on the generation seen: of two claimers exactly one moves it, fencing out every older owner. */
-  async takeOver(seen: Fence, owner: string, until: string, now: string): Promise<ClaimedOperation | undefined> {
+  async takeOver(seen: Fence, owner: string, until: string, now: string): Promise<Omit<ClaimedOperation, 'requestId'> | undefined> {
     const op = await this.sql.one<Record<string, unknown>>(
       `UPDATE creation_operations SET generation = generation + 1, lease_owner = $3, lease_expires_at = $4, updated_at = $5
        WHERE id = $1 AND generation = $2 AND lease_expires_at < $5
@@ -452,12 +464,12 @@ export class CreationRepository {
 
   // ---- history (SPEC §6, §13) ---------------------------------------------------------------------------------
 
-  /** Appends one entry to the operation's history (rare paths only: takeovers, reconciled steps, aborts). */
+  /** Appends one entry to the operation's history (rare paths only: takeovers, reconciled steps, aborts, failed attempts). */
   async recordHistory(h: HistoryRecord): Promise<void> {
     const { kind, ...detail } = h.event;
     await this.sql.run(
-      'INSERT INTO creation_history (id, operation_id, at, kind, generation, lease_owner, detail) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [randomUUID(), h.operationId, h.at, kind, h.generation, h.leaseOwner, JSON.stringify(detail)],
+      'INSERT INTO creation_history (id, operation_id, at, kind, generation, lease_owner, detail, request_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [randomUUID(), h.operationId, h.at, kind, h.generation, h.leaseOwner, JSON.stringify(detail), h.requestId],
     );
   }
 }

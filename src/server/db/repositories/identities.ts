@@ -129,6 +129,13 @@ export class IdentityRepository {
     return tasks.map((t) => ({ id: t.id, identifier: t.identifier, externalId: t.externalId! }));
   }
 
+  /** The tasks holding `externalId` in any of `workspaceIds` (one range of uniq_tasks_external_id per workspace). */
+  async holdersIn(workspaceIds: readonly string[], externalId: string): Promise<Array<{ id: string; workspaceId: string; identifier: string }>> {
+    if (workspaceIds.length === 0) return [];
+    const prisma = await this.prisma();
+    return prisma.task.findMany({ where: { workspaceId: { in: [...workspaceIds] }, externalId }, select: { id: true, workspaceId: true, identifier: true } });
+  }
+
   /** Every creation operation made with the identity, oldest first (idx_creation_operations_external_id). */
   async operationsOf(workspaceId: string, externalId: string, limit: number): Promise<IdentityOperation[]> {
     const prisma = await this.prisma();
@@ -187,17 +194,5 @@ export class IdentityRepository {
       });
     }
     return [...newest.values()];
-  }
-
-  /** Who an actor id is, for people: a user's email or `token <name>`. Unknown ids are left out. */
-  async actorLabels(actorIds: readonly string[]): Promise<Map<string, string>> {
-    const ids = [...new Set(actorIds)];
-    if (ids.length === 0) return new Map();
-    const prisma = await this.prisma();
-    const [users, tokens] = await Promise.all([
-      prisma.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } }),
-      prisma.apiToken.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }),
-    ]);
-    return new Map([...users.map((u) => [u.id, u.email] as const), ...tokens.map((t) => [t.id, `token ${t.name}`] as const)]);
   }
 }

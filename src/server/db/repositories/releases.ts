@@ -20,6 +20,22 @@ export interface ReleaseRecord {
   createdAt: string;
   /** The operator's reason (issue 15), if one was given. */
   reason: string | null;
+  /** SPEC §13: the X-Request-Id of the request that made it; null in process and before request ids were kept. */
+  requestId: string | null;
+}
+
+/** A release request that met a stored release without making one (release_attempts): a replay, or a key conflict. */
+export interface ReleaseAttemptRecord {
+  id: string;
+  releaseId: string;
+  workspaceId: string;
+  kind: 'replay' | 'conflict';
+  actorId: string;
+  source: string;
+  /** The external id the attempt named (for a conflict, not the release's). */
+  externalId: string;
+  requestId: string | null;
+  createdAt: string;
 }
 
 interface ReleaseRow {
@@ -35,20 +51,17 @@ interface ReleaseRow {
   result_body: unknown;
   created_at: unknown;
   reason: unknown;
+  request_id: unknown;
 }
 
 const COLUMNS =
-  'id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status, result_body, created_at, reason';
+  'id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status, result_body, created_at, reason, request_id';
 
-/** One release as the history lists it, with who did it (a user's email or a token's name) and the holder's identifier. */
+/** One release as an identity's history and the releases list show it, with the holder's identifier. */
 export interface ReleaseHistoryEntry {
   id: string;
   idempotencyKey: string;
   actorId: string;
-  /** The releasing user's email, when the actor is a user. */
-  actorEmail: string | null;
-  /** The releasing token's name, when the actor is an API token. */
-  actorTokenName: string | null;
   source: string;
   externalId: string;
   holderTaskId: string | null;
@@ -57,6 +70,7 @@ export interface ReleaseHistoryEntry {
   resultStatus: number;
   createdAt: string;
   reason: string | null;
+  requestId: string | null;
 }
 
 function toRelease(r: ReleaseRow): ReleaseRecord {
@@ -73,6 +87,7 @@ function toRelease(r: ReleaseRow): ReleaseRecord {
     resultBody: r.result_body ? json<{ error: string }>(r.result_body) : null,
     createdAt: str(r.created_at),
     reason: strOrNull(r.reason),
+    requestId: strOrNull(r.request_id),
   };
 }
 
@@ -94,7 +109,7 @@ export class ReleaseRepository {
   /** A concurrent insert with the same key fails on uniq_release_operations_key (the caller replays). */
   async insert(r: ReleaseRecord): Promise<void> {
     await this.sql.run(
-      `INSERT INTO release_operations (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      `INSERT INTO release_operations (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         r.id,
         r.workspaceId,
@@ -108,15 +123,24 @@ export class ReleaseRepository {
         r.resultBody ? JSON.stringify(r.resultBody) : null,
         r.createdAt,
         r.reason,
+        r.requestId,
       ],
     );
   }
 
-  /** The workspace's releases — of one external id, when given — newest first (SPEC §13 release history). */
-  async listHistory(workspaceId: string, limit: number, externalId?: string): Promise<ReleaseHistoryEntry[]> {
+  async insertAttempt(a: ReleaseAttemptRecord): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO release_attempts (id, release_id, workspace_id, kind, actor_id, source, external_id, request_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [a.id, a.releaseId, a.workspaceId, a.kind, a.actorId, a.source, a.externalId, a.requestId, a.createdAt],
+    );
+  }
+
+  /** The releases of one external id, newest first (SPEC §13: an identity's history). */
+  async listHistory(workspaceId: string, limit: number, externalId: string): Promise<ReleaseHistoryEntry[]> {
     const prisma = await this.prisma();
     const releases = await prisma.releaseOperation.findMany({
-      where: { workspaceId, ...(externalId === undefined ? {} : { externalId }) },
+      where: { workspaceId, externalId },
       select: {
         id: true,
         idempotencyKey: true,
@@ -127,27 +151,18 @@ export class ReleaseRepository {
         resultStatus: true,
         createdAt: true,
         reason: true,
+        requestId: true,
       },
-      orderBy: { createdAt: 'desc' },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: limit,
     });
-    if (releases.length === 0) return [];
-    const actorIds = [...new Set(releases.map((r) => r.actorId))];
     const holderIds = [...new Set(releases.flatMap((r) => (r.holderTaskId ? [r.holderTaskId] : [])))];
-    const [users, tokens, holders] = await Promise.all([
-      prisma.user.findMany({ where: { id: { in: actorIds } }, select: { id: true, email: true } }),
-      prisma.apiToken.findMany({ where: { id: { in: actorIds } }, select: { id: true, name: true } }),
-      holderIds.length ? prisma.task.findMany({ where: { id: { in: holderIds } }, select: { id: true, identifier: true } }) : [],
-    ]);
-    const emails = new Map(users.map((u) => [u.id, u.email]));
-    const tokenNames = new Map(tokens.map((t) => [t.id, t.name]));
+    const holders = holderIds.length ? await prisma.task.findMany({ where: { id: { in: holderIds } }, select: { id: true, identifier: true } }) : [];
     const identifiers = new Map(holders.map((t) => [t.id, t.identifier]));
     return releases.map((r) => ({
       id: r.id,
       idempotencyKey: r.idempotencyKey,
       actorId: r.actorId,
-      actorEmail: emails.get(r.actorId) ?? null,
-      actorTokenName: tokenNames.get(r.actorId) ?? null,
       source: r.source,
       externalId: r.externalId,
       holderTaskId: r.holderTaskId,
@@ -155,6 +170,7 @@ export class ReleaseRepository {
       resultStatus: r.resultStatus,
       createdAt: r.createdAt.toISOString(),
       reason: r.reason,
+      requestId: r.requestId,
     }));
   }
 }

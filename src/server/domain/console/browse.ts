@@ -2,11 +2,12 @@
 // created range), sort, and page by keyset — a page costs the same on the millionth row as on the first, and the
 // cursors are opaque strings the page keeps in its URL. Exact find stays in tasks.ts.
 import { z } from 'zod';
-import { parseVisibleForm } from '../../../lib/visible-id';
+import { readTypedEscapes } from '../../../lib/visible-id';
 import type { Actor } from '../../auth/actor';
 import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { MAX_EXTERNAL_ID_BYTES } from '../identity/normalize';
+import type { TTasksInput } from './list-inputs';
 import { withLookalikes } from './lookalikes';
 import { requireRead, type BrowseCursor, type BrowseQuery } from './rows';
 
@@ -15,7 +16,7 @@ export const COUNT_CAP = 10_000;
 const DAY = 86_400_000;
 
 export interface BrowseInput extends Omit<BrowseQuery, 'prefix' | 'createdFrom' | 'createdBefore'> {
-  /** As typed: leading white space is dropped (no stored id starts with it); the visible form (⟨U+XXXX⟩) is read. */
+  /** As typed: leading white space is dropped (no stored id starts with it); typed escapes (`⟦U+XXXX⟧`, `\u…`) are read. */
   prefix: string | null;
   /** UTC days, YYYY-MM-DD, both inclusive. */
   createdFrom: string | null;
@@ -24,6 +25,24 @@ export interface BrowseInput extends Omit<BrowseQuery, 'prefix' | 'createdFrom' 
   /** `after`: the page after the cursor; `before`: the page before it (Previous). */
   direction: 'after' | 'before';
   limit: number;
+}
+
+/** The browser's tRPC (and export) input as the read model takes it. */
+export function browseInput(input: TTasksInput): BrowseInput {
+  return {
+    workspaceId: input.workspace_id,
+    prefix: input.prefix ?? null,
+    settlement: input.settlement,
+    archived: input.archived,
+    stepId: input.step_id ?? null,
+    createdFrom: input.created_from ?? null,
+    createdTo: input.created_to ?? null,
+    sort: input.sort,
+    dir: input.dir,
+    cursor: input.cursor ?? null,
+    direction: input.direction,
+    limit: input.limit,
+  };
 }
 
 const ZCursor = z.tuple([z.enum(['held', 'none', 'all']), z.union([z.string(), z.number(), z.null()]), z.number().int(), z.string(), z.enum(['asc', 'desc'])]);
@@ -46,15 +65,16 @@ function decodeCursor(text: string, q: BrowseQuery): BrowseCursor {
   return { segment, key, number };
 }
 
-function normalizePrefix(raw: string | null): string | null {
+export function normalizePrefix(raw: string | null): string | null {
   if (raw === null) return null;
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw new DomainError('validation_failed', 'prefix: control characters are not allowed');
   if (!raw.isWellFormed()) throw new DomainError('validation_failed', 'prefix: must be well-formed Unicode');
   const prefix = raw.replace(/^\p{White_Space}+/u, '');
   if (Buffer.byteLength(prefix, 'utf8') > MAX_EXTERNAL_ID_BYTES) throw new DomainError('validation_failed', `prefix: must be ${MAX_EXTERNAL_ID_BYTES} UTF-8 bytes or fewer`);
   if (prefix === '') return null;
-  // SPEC §13: what the console shows is accepted — a prefix typed as shown (`rtl:⟨U+202E⟩`) means the real characters.
-  return parseVisibleForm(prefix) ?? prefix;
+  // SPEC §13: what the console shows is accepted — a prefix typed as shown (`rtl:⟦U+202E⟧`, or `<U+202E>`, `\u202E`)
+  // means the real characters.
+  return readTypedEscapes(prefix) ?? prefix;
 }
 
 function dayStart(day: string | null, field: string, plusDays = 0): string | null {

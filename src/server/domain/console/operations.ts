@@ -1,11 +1,11 @@
-// Creation operations for the console (SPEC §4.2, §5, §13): unsettled identities, the list with a state
-// filter, and one operation's step timeline (state, attempts, durations, evidence, compensation, errors).
+// Creation operations for the console (SPEC §4.2, §5, §13): unsettled identities, and one operation's step timeline
+// (state, attempts, durations, evidence, compensation, errors) and history. The list itself is in lists.ts.
 import type { Actor } from '../../auth/actor';
 import type { Repositories } from '../../db/store';
 import { CLEANUP_FAILING_AFTER } from '../creation/cleanup';
 import { DomainError } from '../errors/domain-error';
 import { withLookalikes } from './lookalikes';
-import { requireRead, type OperationStateFilter } from './rows';
+import { requireRead } from './rows';
 
 export { OPERATION_STATES, type OperationStateFilter } from './rows';
 
@@ -21,11 +21,6 @@ export async function readUnsettled(store: Pick<Repositories, 'console' | 'ident
     tasks.map((t) => t.id),
   );
   return tasks.map((task) => ({ task, operation: byTask.get(task.id) ?? null }));
-}
-
-export async function readOperations(store: ConsoleStore, actor: Actor, workspaceId: string, state: OperationStateFilter | null) {
-  requireRead(actor, workspaceId);
-  return store.console.operations(workspaceId, state, 200);
 }
 
 /**

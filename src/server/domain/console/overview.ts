@@ -34,3 +34,27 @@ export async function readOverview(store: Pick<Repositories, 'console'>, actor: 
 
   return { counts, creates_by_hour: hours, recent_events: await store.console.recentEvents(workspaceId, 10) };
 }
+
+/** At most this many namespaces are listed by name; the rest are summed into one row (`other: true`). */
+export const NAMESPACES_LISTED = 12;
+
+/**
+ * Counts per id namespace — the part of an external id before its first `:` (`jira`, `gh`, `gmail`) — so an operator
+ * sees which integration creates unsettled or released work: tasks holding an id in it, how many are unsettled, and
+ * the creates (aborted among them) and releases of the last 24 hours. Busiest first; ids without a `:` form one row.
+ */
+export async function readNamespaces(store: Pick<Repositories, 'console'>, actor: Actor, workspaceId: string, now = new Date()) {
+  requireRead(actor, workspaceId);
+  const dayAgo = new Date(now.getTime() - 24 * HOUR).toISOString();
+  const rows = (await store.console.namespaces(workspaceId, dayAgo)).sort(
+    (a, b) => b.unsettled - a.unsettled || b.held + b.creates + b.releases - (a.held + a.creates + a.releases) || String(a.namespace).localeCompare(String(b.namespace)),
+  );
+  const listed = rows.slice(0, NAMESPACES_LISTED).map((r) => ({ ...r, other: false }));
+  const rest = rows.slice(NAMESPACES_LISTED);
+  if (rest.length === 0) return listed;
+  const sum = (k: 'held' | 'unsettled' | 'creates' | 'aborted' | 'releases' | 'released') => rest.reduce((n, r) => n + r[k], 0);
+  return [
+    ...listed,
+    { namespace: null, other: true, held: sum('held'), unsettled: sum('unsettled'), creates: sum('creates'), aborted: sum('aborted'), releases: sum('releases'), released: sum('released') },
+  ];
+}

@@ -52,6 +52,68 @@ export const OPERATION_STATES = ['preparing', 'completing', 'completed', 'aborti
 /** `open`: still running or being undone (preparing, completing, aborting). */
 export type OperationStateFilter = (typeof OPERATION_STATES)[number] | 'open';
 
+// ---- the operations and releases lists (SPEC §13: paged with a total, filterable, nothing silently cut off) ----
+
+/** A position in a newest-first list: the row's creation time, then its id (ties in time are ordered by id). */
+export interface ListCursor {
+  at: string;
+  id: string;
+}
+
+export interface ListPage {
+  cursor: ListCursor | null;
+  /** `true`: the page before the cursor (newer rows), read towards the start. */
+  backwards: boolean;
+  limit: number;
+}
+
+/** What the operations list shows: every filter is in the console's URL. */
+export interface OperationsQuery {
+  workspaceId: string;
+  state: OperationStateFilter | null;
+  /** Operations whose external id starts with this, byte for byte. */
+  prefix: string | null;
+  /** ISO 8601: begun at or after / strictly before. */
+  from: string | null;
+  before: string | null;
+  /** An operation id, or its first characters (at least 4: the console shows 8); lower-cased. */
+  idPrefix: string | null;
+  /** A request id: of the request that began the operation, or of a takeover or attempt in its history. */
+  requestId: string | null;
+}
+
+export const RELEASE_RESULTS = ['released', 'nothing_held_it'] as const;
+
+export interface ReleasesQuery {
+  workspaceId: string;
+  result: (typeof RELEASE_RESULTS)[number] | null;
+  actorId: string | null;
+  /** `with`/`without` a reason, or reasons containing this text (ASCII letters in any case). */
+  reason: { kind: 'with' | 'without' } | { kind: 'containing'; text: string } | null;
+  prefix: string | null;
+  from: string | null;
+  before: string | null;
+  /** A release's id, Idempotency-Key or request id, exactly (keys compare lower-cased). */
+  search: string | null;
+}
+
+/** Who acted, for people (SPEC §13: "who did it" — never "unknown" when the id is known). */
+export interface ConsoleActor {
+  id: string;
+  kind: 'user' | 'token' | 'system' | 'unknown';
+  /** A user's email (and name), `token “name”`, `recovery`, `CLI (name)`; for an id nothing names: its first characters. */
+  label: string;
+}
+
+/** The step an open operation is on: the first in plan order that has not succeeded. */
+export interface CurrentStep {
+  index: number;
+  kind: string;
+  state: string;
+  attempts: number;
+  started_at: string | null;
+}
+
 export interface ConsoleTask {
   id: string;
   workspace_id: string;
@@ -90,6 +152,11 @@ export interface ConsoleOperation {
   finished_at: string | null;
   steps_total: number;
   steps_succeeded: number;
+  /** While it is open: the step it is on (null for a zero-step plan, or once every step succeeded). */
+  current_step: CurrentStep | null;
+  /** The X-Request-Id of the request that began it (SPEC §13); null before request ids were kept, or in process. */
+  request_id: string | null;
+  actor: ConsoleActor;
 }
 
 /** One step of an operation's timeline; JSON columns pretty-printed for people. */
@@ -116,16 +183,18 @@ export interface ConsoleStep {
  * reconciled, or the start of an Abort. `generation` and `lease_owner` are the operation's when it happened (for a
  * takeover: the new holder's).
  */
-export type ConsoleHistoryEntry = { at: string; generation: number; lease_owner: string | null } & (
+export type ConsoleHistoryEntry = { at: string; generation: number; lease_owner: string | null; request_id: string | null } & (
   | { kind: 'takeover'; previous_owner: string | null; lease_expired_at: string | null; lease_until: string | null }
   | { kind: 'step_reconciled'; step_index: number; step_kind: string; decision: 'succeeded' | 'rerun' | 'failed'; attempts: number }
   | { kind: 'aborting'; error: string; resumed: boolean }
+  | { kind: 'attempt_failed'; error: string; step_index: number | null; step_kind: string | null }
 );
 
 export interface ConsoleRevision {
   revision: number;
   change: string;
   actor_id: string | null;
+  actor: ConsoleActor | null;
   snapshot: string | null;
   created_at: string;
 }

@@ -26,6 +26,7 @@ export async function abortOperation(services: Services, handle: CreationHandle,
       at: new Date().toISOString(),
       generation: handle.generation,
       leaseOwner: services.instanceId,
+      requestId: handle.requestId ?? null,
       event: { kind: 'aborting', error: message, resumed: s === 'aborting' },
     });
     return s;

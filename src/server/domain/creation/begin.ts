@@ -20,6 +20,8 @@ export interface BeginInput {
   plan: CreationPlan;
   /** Test seam for the "a primary-key collision is never Found" guard. */
   taskId?: string;
+  /** The X-Request-Id of the request that begins it (SPEC §13), stored with the operation; null in process. */
+  requestId?: string | null;
 }
 
 export function hashToken(token: string): string {
@@ -45,6 +47,7 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
     wipLimited: input.wipLimited ?? true,
     tokenHash: hashToken(token),
     actorId: actor.id,
+    requestId: input.requestId ?? null,
     leaseOwner: services.instanceId,
     leaseExpiresAt: new Date(now.getTime() + services.leaseMs).toISOString(),
     at: now.toISOString(),
@@ -63,6 +66,7 @@ export async function begin(services: Services, actor: Actor, input: BeginInput)
     token,
     generation: 0,
     begun: task,
+    requestId: input.requestId ?? null,
   };
   // The `after_begin` failpoint is hit by createTask once the lease renewal is running.
   return { handle, task };

@@ -23,6 +23,7 @@ export interface CreateRequest {
   externalId: string | null;
   fields: TCreateTaskFields;
   taskId?: string;
+  requestId?: string | null;
 }
 
 /** A zero-step create whose target was validated (SPEC §4.1 step 6): the task, or the error Begin would give. */
@@ -60,6 +61,7 @@ async function commit(services: Services, actor: Actor, input: SettledInput, val
     // SPEC §4.2: the operation row keeps a hashed token like every other; no handle is ever made from it.
     tokenHash: hashToken(randomBytes(32).toString('base64url')),
     actorId: actor.id,
+    requestId: input.requestId ?? null,
     at: new Date().toISOString(),
     eventId: randomUUID(),
     deferred: deferredIntent(input.plan, { operationId, workspaceId: input.workspaceId, taskId }),

@@ -23,6 +23,11 @@ export interface CreationHandle {
   readonly recovered?: boolean;
   /** The task row exactly as Begin wrote it — only on the creating request's handle (one-statement Complete). */
   readonly begun?: Task;
+  /**
+   * SPEC §13: the request this holder works in — the creating request's X-Request-Id, or the id a recovery takeover
+   * made for itself. What it records in the operation's history carries it. Null in process (CLI, tests).
+   */
+  readonly requestId?: string | null;
 }
 
 /**

@@ -101,6 +101,7 @@ async function releaseLegacy(tx: TxRepositories, actor: Actor, task: Task, sourc
     resultBody: null,
     createdAt: at,
     reason: null,
+    requestId: null,
   });
   return released;
 }

@@ -29,6 +29,8 @@ export interface ReleaseInput {
   source: string;
   /** Why (issue 15), optional: stored with the release record, never part of the request hash. */
   rawReason?: unknown;
+  /** SPEC §13: the X-Request-Id of the request, kept with the release (or with the attempt a replay or conflict is). */
+  requestId?: string;
 }
 
 export const MAX_REASON_CHARS = 500;
@@ -80,12 +82,41 @@ async function decideRelease(services: Services, actor: Actor, input: ReleaseInp
 
   for (let attempt = 0; ; attempt++) {
     try {
-      return await services.store.transaction((tx) => releaseOnce(tx, actor, input, key.toLowerCase(), externalId, hash, reason));
+      const result = await services.store.transaction((tx) => releaseOnce(tx, actor, input, key.toLowerCase(), externalId, hash, reason));
+      if (result.replayed) await noteAttempt(services, actor, input, externalId, 'replay', result.releaseId);
+      return result;
     } catch (err) {
       // Two requests with one key racing: the loser's insert hits the key's unique index; run again to replay.
       if (attempt === 0 && dbErrorInfo(err)?.uniqueViolation && !isExternalIdViolation(err)) continue;
+      if (err instanceof DomainError && err.code === 'idempotency_key_conflict') {
+        const prior = await services.store.releases.findByKey(input.workspaceId, key.toLowerCase());
+        if (prior) await noteAttempt(services, actor, input, externalId, 'conflict', prior.id);
+      }
       throw err;
     }
+  }
+}
+
+/**
+ * SPEC §13: a replay or a key conflict made no release of its own, so the release it met keeps a note of it (who,
+ * when, which channel and request id; for a conflict, the external id the other request named). Written after the
+ * answer is decided, best effort: a note that cannot be written never changes the answer.
+ */
+async function noteAttempt(services: Services, actor: Actor, input: ReleaseInput, externalId: string, kind: 'replay' | 'conflict', releaseId: string) {
+  try {
+    await services.store.releases.insertAttempt({
+      id: randomUUID(),
+      releaseId,
+      workspaceId: input.workspaceId,
+      kind,
+      actorId: actor.id,
+      source: input.source,
+      externalId,
+      requestId: input.requestId ?? null,
+      createdAt: new Date().toISOString(),
+    });
+  } catch (err) {
+    services.log.warn({ release_id: releaseId, err: (err as Error).message }, 'could not record a release attempt');
   }
 }
 
@@ -151,6 +182,7 @@ async function releaseOnce(
     resultBody: body ?? null,
     createdAt: at,
     reason,
+    requestId: input.requestId ?? null,
   });
   return { status, body, replayed: false, releaseId, holderTaskId: holder?.id ?? null };
 }

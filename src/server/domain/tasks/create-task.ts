@@ -6,6 +6,7 @@ import type { Services } from '../../services';
 import { begin } from '../creation/begin';
 import { createPlain, createSettled } from '../creation/create-settled';
 import { complete, type CompleteResult } from '../creation/complete';
+import { recordFailedAttempt } from '../creation/attempts';
 import { awaitRecoveredOutcome } from '../creation/await-recovered';
 import { LeaseLostError } from '../creation/errors';
 import { withLease } from '../creation/fence';
@@ -30,6 +31,8 @@ export interface CreateTaskOptions {
   lostRaces?: number;
   /** The surface the create came in on, for the creates counter (issue 17); `none` in process (tests, bench). */
   surface?: Surface;
+  /** SPEC §13: the X-Request-Id of the request, stored with the operation a Created begins (and its failed attempt). */
+  requestId?: string;
 }
 
 export async function createTask(
@@ -72,7 +75,7 @@ async function decideCreate(services: Services, actor: Actor, body: unknown, opt
     await services.failpoints.hit('before_begin', externalId ?? fields.title);
     // SPEC §4.3: a zero-step plan is Begin and Complete in one transaction. A request that needs no read to plan
     // tries that first, validated inside the transaction; undefined sends it through validation and planning here.
-    const request = { workspaceId, parentId: envelope.parentId ?? null, externalId: externalId ?? null, taskId: options.taskId };
+    const request = { workspaceId, parentId: envelope.parentId ?? null, externalId: externalId ?? null, taskId: options.taskId, requestId: options.requestId ?? null };
     const plain = await createPlain(services, actor, { ...request, fields });
     if (plain) return { kind: 'created', task: plain };
     const target = await validateCreate(store, workspaceId, envelope.parentId ?? null, fields);
@@ -111,8 +114,10 @@ async function decideCreate(services: Services, actor: Actor, body: unknown, opt
     });
   } catch (err) {
     // Lost the lease (this process stalled past it): recovery owns the operation now. Report what it decides.
-    if (!(err instanceof LeaseLostError)) throw err;
-    return awaitRecoveredOutcome(services, handle);
+    if (err instanceof LeaseLostError) return awaitRecoveredOutcome(services, handle);
+    // SPEC §13: an error that leaves the operation to recovery stays visible on it, with this request's id.
+    await recordFailedAttempt(services, handle, err);
+    throw err;
   }
   if (result.kind === 'gone') throw new DomainError('task_not_created');
   // Only now may asynchronous work start (CreatedIdentityLost included): the agent launch (issue 5).

@@ -101,7 +101,7 @@ export function registerCreateTask(server: McpServer, services: Services, actor:
     },
     (args) =>
       guarded(async () => {
-        const outcome = await createTask(services, actor, args, { singleWorkspaceFallback: true, surface: 'mcp' });
+        const outcome = await createTask(services, actor, args, { singleWorkspaceFallback: true, surface: 'mcp', requestId: request?.id });
         return toolResult(toCreateResponse(outcome), summarize(outcome));
       }, request),
   );

@@ -1,26 +1,27 @@
 'use client';
-// One creation operation (SPEC §4, §5, §13): its state, lease and fence, its history (holders, takeovers, aborts),
-// then the step timeline — each planned step's state, attempts, duration, evidence, compensation and error.
+// One creation operation (SPEC §4, §5, §13): its state, who began it and in which request, lease and fence, its
+// history (failed attempts, takeovers, aborts — each with its request id and the time since the entry before), then
+// the step timeline — each planned step's state, attempts, duration, evidence, compensation and error.
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useParams } from 'next/navigation';
+import { ConsoleLink, useNameWorkspace } from '../../../../components/console-link';
 import { useLivePoll } from '../../../../components/live';
-import { OperationHistory } from '../../../../components/operation-history';
-import { Badge, ExternalId, OperationState, PageHeader, QueryState, Time, type BadgeTone } from '../../../../components/ui';
+import { STEP_TONE } from '../../../../components/operation-parts';
+import { OperationHistory, RequestId } from '../../../../components/operation-history';
+import { Badge, ExternalId, formatDuration, OperationState, PageHeader, QueryState, Since, Time } from '../../../../components/ui';
 import { useTRPC } from '../../../../trpc/client';
-
-const STEP_TONE: Record<string, BadgeTone> = { succeeded: 'ok', failed: 'bad', unknown: 'bad', running: 'warn', planned: 'muted' };
 
 function duration(start: string | null, end: string | null): string {
   if (!start || !end) return start ? 'running' : 'not started';
-  const ms = Date.parse(end) - Date.parse(start);
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+  return formatDuration(Date.parse(end) - Date.parse(start));
 }
 
 export default function OperationPage() {
   const { id } = useParams<{ id: string }>();
   const trpc = useTRPC();
   const q = useQuery(trpc.console.operation.queryOptions({ id }, { refetchInterval: useLivePoll(3_000) }));
+  // SPEC §13: the address names the operation's workspace, whatever link it was opened from.
+  useNameWorkspace(q.data?.operation.workspace_id);
   return (
     <QueryState query={q} minHeight="20rem">
       {({ operation: o, task, steps, history }) => (
@@ -36,7 +37,19 @@ export default function OperationPage() {
                 <code>{o.id}</code>
               </dd>
               <dt>Task</dt>
-              <dd>{task ? <Link href={`/tasks/${task.id}`}>{task.identifier}</Link> : <span className="muted">removed (the create was aborted or the task deleted)</span>}</dd>
+              <dd>
+                {task ? (
+                  <ConsoleLink href={`/tasks/${task.id}`} className="ident">
+                    {task.identifier}
+                  </ConsoleLink>
+                ) : (
+                  <span className="muted">removed (the create was aborted or the task deleted)</span>
+                )}
+              </dd>
+              <dt>Begun by</dt>
+              <dd data-testid="begun-by">{o.actor.label}</dd>
+              <dt>Request id</dt>
+              <dd>{o.request_id ? <RequestId id={o.request_id} /> : <span className="muted">not recorded (begun in process, or before request ids were kept)</span>}</dd>
               <dt>External id</dt>
               <dd>
                 <ExternalId value={o.external_id} />
@@ -44,10 +57,18 @@ export default function OperationPage() {
               </dd>
               <dt>Started</dt>
               <dd>
-                <Time iso={o.created_at} />
+                <Time iso={o.created_at} ms />
               </dd>
               <dt>Finished</dt>
-              <dd>{o.finished_at ? <Time iso={o.finished_at} /> : 'not yet'}</dd>
+              <dd>
+                {o.finished_at ? (
+                  <>
+                    <Time iso={o.finished_at} ms /> <span className="muted">(took {formatDuration(Date.parse(o.finished_at) - Date.parse(o.created_at))})</span>
+                  </>
+                ) : (
+                  'not yet'
+                )}
+              </dd>
               <dt>Lease</dt>
               <dd>
                 {o.lease_owner ? (
@@ -90,7 +111,7 @@ export default function OperationPage() {
                       {s.started_at && (
                         <>
                           {' '}
-                          · started <Time iso={s.started_at} />
+                          · last started <Time iso={s.started_at} ms /> <Since from={o.created_at} to={s.started_at} /> after the operation began
                         </>
                       )}
                     </p>

@@ -3,12 +3,14 @@
 // task's revisions and events (SPEC §9). Only people who may release see the release button; the server refuses
 // everyone else regardless (SPEC §11).
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useState, type ComponentProps } from 'react';
+import { ConsoleLink, useNameWorkspace } from '../../../../components/console-link';
 import { EventsList } from '../../../../components/events-list';
 import { useLivePoll } from '../../../../components/live';
 import { historyHref } from '../../../../components/find-external-id';
+import { StepProgress } from '../../../../components/operation-parts';
+import { RequestId } from '../../../../components/operation-history';
 import { ReleaseDialog } from '../../../../components/release-dialog';
 import { ExternalId, OperationState, PageHeader, QueryState, TaskBadges, Time } from '../../../../components/ui';
 import { useTRPC } from '../../../../trpc/client';
@@ -44,6 +46,8 @@ export default function TaskDetailPage() {
   // "task not found") must not take the dialog and its answer away (issue 15).
   const [releasing, setReleasing] = useState(false);
   const q = releasing && live.data ? { ...live, isError: false } : live;
+  // SPEC §13: the address names the task's workspace, whatever link it was opened from.
+  useNameWorkspace(live.data?.task.workspace_id);
   return (
     <QueryState query={q} minHeight="20rem">
       {({ task, operation, can_release, revisions, events }) => (
@@ -60,7 +64,7 @@ export default function TaskDetailPage() {
                 {task.external_id && (
                   <>
                     {' '}
-                    <Link href={historyHref(task.external_id)}>History of this id</Link>
+                    <ConsoleLink href={historyHref(task.external_id)}>History of this id</ConsoleLink>
                   </>
                 )}
               </dd>
@@ -78,9 +82,14 @@ export default function TaskDetailPage() {
               <dd>
                 {operation ? (
                   <>
-                    <OperationState state={operation.state} /> <Link href={`/operations/${operation.id}`}>operation {operation.id.slice(0, 8)}</Link>{' '}
-                    <span className="muted">
-                      ({operation.steps_succeeded}/{operation.steps_total} steps succeeded)
+                    <OperationState state={operation.state} />{' '}
+                    <ConsoleLink href={`/operations/${operation.id}`} className="ident">
+                      operation {operation.id.slice(0, 8)}
+                    </ConsoleLink>{' '}
+                    <StepProgress operation={operation} />
+                    <br />
+                    <span className="small">
+                      begun by <strong>{operation.actor.label}</strong> <RequestId id={operation.request_id} />
                     </span>
                   </>
                 ) : (
@@ -104,6 +113,7 @@ export default function TaskDetailPage() {
                       workspaceId: task.workspace_id,
                       externalId: task.external_id,
                       holder: {
+                        id: task.id,
                         identifier: task.identifier,
                         title: task.title,
                         settlement: task.settlement,
@@ -129,7 +139,8 @@ export default function TaskDetailPage() {
                     <li key={r.revision}>
                       <details>
                         <summary>
-                          <strong>rev {r.revision}</strong> {r.change} <Time iso={r.created_at} />
+                          <strong>rev {r.revision}</strong> {r.change} <Time iso={r.created_at} ms />
+                          {r.actor && <span className="muted small"> by {r.actor.label}</span>}
                         </summary>
                         <pre className="json">{r.snapshot}</pre>
                       </details>

@@ -73,6 +73,7 @@ export async function runSettled(db: Db, items: SettledRecord[]): Promise<Array<
       plan: JSON.stringify(s.plan),
       token_hash: s.tokenHash,
       at: s.at,
+      request_id: s.requestId,
       event_id: s.eventId,
       outcome: JSON.stringify({ kind: 'created', event_id: s.eventId }),
       validate: s.validate,
@@ -85,7 +86,7 @@ export async function runSettled(db: Db, items: SettledRecord[]): Promise<Array<
     `WITH k AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
          description text, step_id text, parent_id text, external_id text, plan text, token_hash text, at timestamptz,
-         event_id text, outcome text, validate boolean, rev0 jsonb, rev1 jsonb, event jsonb)
+         request_id text, event_id text, outcome text, validate boolean, rev0 jsonb, rev1 jsonb, event jsonb)
      ), target AS (
        SELECT k.i, s.id AS step_id, s.wip_limit IS NOT NULL AS wip_limited,
               (NOT k.validate OR (w.root_path IS NULL AND (k.parent_id IS NULL
@@ -115,9 +116,10 @@ export async function runSettled(db: Db, items: SettledRecord[]): Promise<Array<
        FROM made CROSS JOIN LATERAL (VALUES (0, 'begin', made.rev0), (1, 'create', made.rev1)) AS v(revision, change, parts)
      ), op AS (
        INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
-         identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at)
+         identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at,
+         request_id)
        SELECT op_id, $1, task_id, actor_id, external_id, 'completed', plan, token_hash, false, 0, NULL, NULL, outcome, event_id,
-              NULL, at, at, at
+              NULL, at, at, at, request_id
        FROM made
      ), e AS (
        INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at)

@@ -187,6 +187,7 @@ async function runBegin(db: Db, items: BeginRecord[]): Promise<Array<Task | unde
       lease_owner: b.leaseOwner,
       lease_expires_at: b.leaseExpiresAt,
       at: b.at,
+      request_id: b.requestId,
       // [kind, params JSON] pairs: `->> 1` gives back the exact params text the transaction form stores.
       steps: b.plan.steps.map((s) => [s.kind, JSON.stringify(s.params)]),
       head: json.slice(0, cut),
@@ -197,7 +198,7 @@ async function runBegin(db: Db, items: BeginRecord[]): Promise<Array<Task | unde
     `WITH k AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
          description text, step_id text, parent_id text, external_id text, plan text, token_hash text, lease_owner text,
-         lease_expires_at timestamptz, at timestamptz, steps jsonb, head text, tail text)
+         lease_expires_at timestamptz, at timestamptz, request_id text, steps jsonb, head text, tail text)
      ), ws AS (
        UPDATE workspaces SET task_sequence = task_sequence + (SELECT count(*) FROM k) WHERE id = $1
        RETURNING task_sequence - (SELECT count(*) FROM k) AS before, prefix
@@ -208,9 +209,9 @@ async function runBegin(db: Db, items: BeginRecord[]): Promise<Array<Task | unde
        FROM ws, k RETURNING id, number, identifier
      ), op AS (
        INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
-         identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at)
+         identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at, request_id)
        SELECT k.op_id, $1, t.id, k.actor_id, k.external_id, 'preparing', k.plan, k.token_hash, false, 0, k.lease_owner,
-              k.lease_expires_at, k.at, k.at
+              k.lease_expires_at, k.at, k.at, k.request_id
        FROM t JOIN k ON k.task_id = t.id RETURNING id
      ), steps AS (
        INSERT INTO creation_steps (operation_id, step_index, kind, params, state, attempts)
