@@ -3,20 +3,36 @@
 // (PostgreSQL: pg_current_snapshot(), dialect/postgres/events.ts); the proof is domain/events/horizon.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb } from '../../../src/server/db/dialect';
+import { migrate } from '../../../src/server/db/migrate';
 import type { Db, Sql } from '../../../src/server/db/types';
 import { settledHighWater } from '../../../src/server/domain/events/horizon';
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
+import { createDatabase, startPostgres, type PgServer } from '../../support/postgres-server';
 import { testServices } from '../../support/fixtures';
 
 let db: Db;
 let services: Services;
+let server: PgServer | undefined;
 
 beforeAll(async () => {
-  db = await freshDb();
+  if (testDialect() === 'postgres') {
+    // A snapshot's xmin is cluster-wide: a transaction open in another test file's database (they share the run's
+    // server) holds the horizon back, which is right, but makes "nothing in flight" untrue. This file gets a server
+    // of its own, where the only transactions are its own.
+    server = await startPostgres();
+    db = openDb(await createDatabase(server.url, 'horizon'));
+    await migrate(db);
+  } else {
+    db = await freshDb();
+  }
   services = await testServices(db);
 });
-afterAll(async () => services?.store.close());
+afterAll(async () => {
+  await services?.store.close();
+  server?.stop();
+});
 
 /** An outbox row as a change writes it: after a write of the same transaction (so it holds an xid first). */
 async function writeEvent(sql: Sql): Promise<number> {

@@ -29,8 +29,11 @@ async function health(api: TestApi): Promise<Health> {
   return { ...((await res.json()) as Omit<Health, 'http'>), http: res.status };
 }
 
-function startApi(db: Db, attestIntervalMs: number): Promise<TestApi> {
-  return startTestApi(db, { config: { ...loadConfig(), failpointsEnabled: true, attestIntervalMs } });
+/** `quiet`: no relay or recovery loop, so the first thing to meet a missing table is the test's own request. */
+function startApi(db: Db, attestIntervalMs: number, quiet = false): Promise<TestApi> {
+  const config = loadConfig();
+  const loops = quiet ? { relay: { ...config.relay, enabled: false }, recovery: { ...config.recovery, enabled: false } } : {};
+  return startTestApi(db, { config: { ...config, failpointsEnabled: true, attestIntervalMs, ...loops } });
 }
 
 const createRest = (api: TestApi, ws: TestWorkspace, token: string) =>
@@ -52,7 +55,7 @@ describe('a table that disappears under a running server (both dialects)', () =>
   });
 
   it('the first request that meets it turns health not ready at once; calls answer 503; on-demand refresh restores', async () => {
-    const api = await startApi(db, 600_000); // no periodic check within the test: only the alarm can notice
+    const api = await startApi(db, 600_000, true); // no periodic check and no background loop: only the request's alarm can notice
     apis.push(api);
     const start = await health(api);
     expect(start).toMatchObject({ http: 200, ready: true });
