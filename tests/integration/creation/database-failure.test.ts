@@ -300,12 +300,51 @@ describe('recovery that loses its database while it drives an operation (SPEC §
       { first: undefined, told: told.task.id },
       true,
     );
-    // The step ran twice: the attempt that met the lost database, then the one that made it.
-    const step = await fault.admin.one<{ attempts: unknown }>(
-      'SELECT s.attempts FROM creation_steps s JOIN creation_operations o ON o.id = s.operation_id WHERE o.task_id = $1 AND s.step_index = 3',
-      [told.task.id],
-    );
-    expect(Number(step?.attempts)).toBe(2);
+    // The step ran twice, but the attempt that met the lost database is taken back: one attempt, the one that made it.
+    await until(async () => (await attemptsOf(told.task.id, 3)) === 1, 10_000, 'the cut-short attempt to be taken back');
+  });
+});
+
+/** How many attempts the task's operation counts for step `index`. */
+async function attemptsOf(taskId: string, index: number): Promise<number> {
+  const step = await fault.admin.one<{ attempts: unknown }>(
+    'SELECT s.attempts FROM creation_steps s JOIN creation_operations o ON o.id = s.operation_id WHERE o.task_id = $1 AND s.step_index = $2',
+    [taskId, index],
+  );
+  return Number(step?.attempts);
+}
+
+// A step's attempts bound how often recovery re-runs a step whose effect it cannot find; a database failure is not a
+// step failure, so outages landing again and again on the same step never use that bound up (SPEC §4.4).
+describe('outages that land on the same step again and again (SPEC §4.4)', () => {
+  it('are not counted as its attempts: recovery completes the create, never an abort', async () => {
+    const ext = uniq('again-');
+    const body = fullBody(w, ext, await upload(services, w));
+    const match = `${ext}#3`;
+    const waitPaused = (what: string) => until(() => (services.failpoints.paused.get('step_before_effect') ?? 0) > 0, 10_000, what);
+    const outage = async () => {
+      await fault.lose();
+      services.failpoints.release('step_before_effect');
+      await new Promise((r) => setTimeout(r, 300)); // the paused attempt meets the lost database
+      await fault.restore();
+    };
+    await fault.prepare();
+    // The creating request meets the first outage at the step...
+    services.failpoints.arm({ name: 'step_before_effect', action: 'pause', match, times: 1 });
+    const running = settle(createTask(services, w.actor, body));
+    await waitPaused('the create to reach the step');
+    await outage();
+    expect(expectOutcomeOr503(await running, 'the creating request')).toBeUndefined();
+    const told = await createTask(services, w.actor, body);
+    expect(told.kind).toBe('found_unsettled');
+    // ...and each of recovery's next three passes meets another one at the same step: four in all, past the bound of 3.
+    for (let pass = 1; pass <= 3; pass++) {
+      services.failpoints.arm({ name: 'step_before_effect', action: 'pause', match, times: 1 });
+      await waitPaused(`recovery pass ${pass} to reach the step`);
+      await outage();
+    }
+    await expectConverged({ failpoint: 'step_before_effect', match, body, actor: w.actor, workspaceId: w.ws.id, kind: 'lost', begun: true }, { first: undefined, told: told.task.id }, true);
+    await until(async () => (await attemptsOf(told.task.id, 3)) === 1, 10_000, 'every cut-short attempt to be taken back');
   });
 });
 

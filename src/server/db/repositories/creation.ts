@@ -424,6 +424,17 @@ export class CreationRepository {
     return this.sql.run(`UPDATE creation_steps SET ${sets.join(', ')} WHERE ${where}`, params);
   }
 
+  /**
+   * Takes back the attempt counted when a step started, for an attempt the database cut short (SPEC §4.4: a database
+   * failure is never a step failure, so it must not bring the step closer to its bound). Never below zero.
+   */
+  async refundAttempt(operationId: string, index: number): Promise<number> {
+    return this.sql.run(`UPDATE creation_steps SET attempts = attempts - 1 WHERE operation_id = $1 AND step_index = $2 AND attempts > 0`, [
+      operationId,
+      index,
+    ]);
+  }
+
   // ---- recovery claims (SPEC §6) ------------------------------------------------------------------------------
 
   /** Open operations whose lease ran out, oldest first; rows another claimer holds are skipped (PostgreSQL). */

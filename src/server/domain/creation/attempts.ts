@@ -4,6 +4,7 @@
 // step again and the client's 500 cannot be connected to what became of its create. So the attempt's error is kept in
 // the operation's history with the request id it happened in (the client's X-Request-Id, or the id of the recovery
 // takeover). A permanent step failure needs nothing here: it aborts, and the Abort's history entry holds its error.
+import { isDatabaseUnavailable } from '../../db/errors';
 import type { Services } from '../../services';
 import { toDomainError } from '../errors/domain-error';
 import type { CreationHandle } from './operation';
@@ -43,4 +44,34 @@ export async function recordFailedAttempt(services: Services, handle: CreationHa
   } catch (recordErr) {
     services.log.warn({ operation_id: handle.operationId, err: (recordErr as Error).message }, 'could not record a failed creation attempt');
   }
+}
+
+/** How long a refund keeps waiting for the database: first retry after 250 ms, doubling to 5 s, about ten minutes in all. */
+const REFUND_FIRST_DELAY_MS = 250;
+const REFUND_MAX_DELAY_MS = 5_000;
+const REFUND_TRIES = 125;
+
+/**
+ * Takes back the attempt a step's start counted, once the database answers again. A step's attempts bound how often
+ * recovery re-runs a step whose effect it cannot find (a step that kills its process every time must not run forever);
+ * an attempt the database cut short says nothing about the step, and counting it would let three outages landing on
+ * the same step abort the create (SPEC §4.4: a database failure is never a step failure). Runs in the background and
+ * never holds the caller's 503 back; recovery cannot claim the operation before the database is back either, so the
+ * refund normally lands first — and if recovery's re-run lands first, the count still ends right (+1 then -1).
+ */
+export function refundAttemptWhenBack(services: Services, handle: CreationHandle, stepIndex: number): void {
+  let tries = 0;
+  const attempt = async (): Promise<void> => {
+    try {
+      await services.store.creation.refundAttempt(handle.operationId, stepIndex);
+    } catch (err) {
+      tries += 1;
+      if (isDatabaseUnavailable(err) && tries < REFUND_TRIES) {
+        setTimeout(() => void attempt(), Math.min(REFUND_MAX_DELAY_MS, REFUND_FIRST_DELAY_MS * 2 ** (tries - 1))).unref();
+        return;
+      }
+      services.log.warn({ operation_id: handle.operationId, step_index: stepIndex, err: (err as Error).message }, 'could not take back an attempt the database cut short');
+    }
+  };
+  void attempt();
 }

@@ -9,6 +9,7 @@ import type { StepRecord } from '../../db/repositories/creation';
 import type { Services } from '../../services';
 import type { DomainError } from '../errors/domain-error';
 import { abortOperation } from './abort';
+import { refundAttemptWhenBack } from './attempts';
 import { LeaseLostError, UnknownStepError } from './errors';
 import { withLease } from './fence';
 import type { CreationHandle } from './operation';
@@ -42,7 +43,7 @@ async function failWith(services: Services, handle: CreationHandle, error: Domai
 }
 
 async function runStep(services: Services, handle: CreationHandle, step: StepRecord): Promise<DomainError | undefined> {
-  const { failpoints, leaseMs, store } = services;
+  const { leaseMs, store } = services;
   const key = `${handle.externalId ?? handle.taskId}#${step.index}`;
   const now = new Date();
   const started = await store.creation.recordStep(
@@ -52,7 +53,17 @@ async function runStep(services: Services, handle: CreationHandle, step: StepRec
     'planned',
   );
   if (started === 0) throw new UnknownStepError(handle.operationId);
+  try {
+    return await attemptStep(services, handle, step, key);
+  } catch (err) {
+    // The database cut this attempt short: it is not one of the step's attempts (SPEC §4.4), so it is taken back.
+    if (isDatabaseUnavailable(err)) refundAttemptWhenBack(services, handle, step.index);
+    throw err;
+  }
+}
 
+async function attemptStep(services: Services, handle: CreationHandle, step: StepRecord, key: string): Promise<DomainError | undefined> {
+  const { failpoints, store } = services;
   // Test hooks before/after the effect and before/after its record (crash and database-failure tests).
   await failpoints.hit('step_before_effect', key);
   let evidence;
