@@ -1,11 +1,11 @@
-// `npm run soak [-- --minutes 10] [-- --clients 16] [-- --outage-seconds 5]` (issue 9 item 4): a long mixed
-// workload — creates, duplicate creates, REST and tRPC lookups, releases followed by re-creates, console-style
-// tRPC reads over a session cookie — against the BUILT app (`next build`, NODE_ENV=production) on a dedicated
-// PostgreSQL with TWO server processes. It reports requests and errors by class, duplicates, each server's
-// memory (RSS start/end), and that the recovery runtime is idle at the end; `--outage-seconds N` also stops
-// PostgreSQL for N seconds half-way and measures how long the servers take to serve creates again.
-// Exit code 1 when any promise broke (a 5xx outside the outage, a duplicate, an operation left behind).
-// The workload itself (`soakWorkload`) is exported for the short version in tests/integration/hostile/soak.test.ts.
+// `npm run soak [-- --minutes 10] [-- --clients 16] [-- --outage-seconds 5]` : a long mixed workload — creates,
+// duplicate creates, REST and tRPC lookups, releases followed by re-creates, console-style tRPC reads over a session
+// cookie — against the BUILT app (`next build`, NODE_ENV=production) on a dedicated PostgreSQL with TWO server
+// processes. It reports requests and errors by class, duplicates, each server's memory (RSS start/end), and that the
+// recovery runtime is idle at the end; `--outage-seconds N` also stops PostgreSQL for N seconds half-way and measures
+// how long the servers take to serve creates again. Exit code 1 when any promise broke (a 5xx outside the outage, a
+// duplicate, an operation left behind). The workload itself (`soakWorkload`) is exported for the short version in
+// tests/integration/hostile/soak.test.ts.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -1,6 +1,6 @@
-// Issue 19 item 4: the REST API reference is reachable from the console's header, renders every operation of the
-// OpenAPI document the server serves (as static HTML from the server: no script of its own, nothing from the
-// internet), is axe-clean, and links each operation and named schema by anchor.
+// The REST API reference is reachable from the console's header, renders every operation of the OpenAPI document the
+// server serves (as static HTML from the server: no script of its own, nothing from the internet), is axe-clean, and
+// links each operation and named schema by anchor.
 import { expect, test } from '@playwright/test';
 import { BASE_URL, expectAccessible, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
 

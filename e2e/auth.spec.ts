@@ -1,4 +1,4 @@
-// Sign-in, sign-out and roles (issue 8; SPEC §11): a viewer sees no release button and the server refuses them.
+// Sign-in, sign-out and roles (SPEC §11): a viewer sees no release button and the server refuses them.
 import { expect, test } from '@playwright/test';
 import { BASE_URL, createTask, expectAccessible, PASSWORD, row, rows, screenshot, seedWorkspace, sessionDigest, signIn, type Seed } from './support/console';
 

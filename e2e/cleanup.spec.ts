@@ -1,7 +1,7 @@
-// SPEC §4.4 in the console (issue 17 item 4): a compensation an aborted create could not finish is retried by the
-// runtime, shown on the Operations page as "keeps failing" once tried three times, and gone from there once a retry
-// succeeds — then the stored step says so. The create fails for real (a contribution URL another task holds); the
-// `compensate` failpoint makes removing its folder fail until it is released.
+// SPEC §4.4 in the console: a compensation an aborted create could not finish is retried by the runtime, shown on the
+// Operations page as "keeps failing" once tried three times, and gone from there once a retry succeeds — then the
+// stored step says so. The create fails for real (a contribution URL another task holds); the `compensate` failpoint
+// makes removing its folder fail until it is released.
 import { expect, test } from '@playwright/test';
 import { api, armFailpoint, chooseWorkspace, expectAccessible, releaseFailpoint, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
 

@@ -1,8 +1,8 @@
-// Issue 15 (SPEC §13): "the console's lists of unsettled identities and creation operations follow the truth within
-// about two seconds — never 'nothing unsettled' while a create is in progress". The defect: with the event stream up
-// the pages polled every 30 s and a create's start sends no event, so a paused create took 22–28 s to appear. Now the
-// console polls a cheap pulse once a second (components/pulse.tsx). Measured here: a create paused after Begin shows
-// on Unsettled and in the Overview's count within 2 s, and leaves both within 2 s of finishing.
+// SPEC §13: "the console's lists of unsettled identities and creation operations follow the truth within about two
+// seconds — never 'nothing unsettled' while a create is in progress". The defect: with the event stream up the pages
+// polled every 30 s and a create's start sends no event, so a paused create took 22–28 s to appear. Now the console
+// polls a cheap pulse once a second (components/pulse.tsx). Measured here: a create paused after Begin shows on
+// Unsettled and in the Overview's count within 2 s, and leaves both within 2 s of finishing.
 import { expect, test } from '@playwright/test';
 import { api, armFailpoint, expectAccessible, releaseFailpoint, screenshot, seedWorkspace, signIn, waitForPause, type Seed } from './support/console';
 

@@ -1,6 +1,6 @@
-// The operator console's pages in real Chromium (issue 8; SPEC §13): find-by-external-id, unsettled identities
-// with their operation, the operation's step timeline, overview, releases and settings — each checked with axe
-// and kept as a screenshot under test-results/.
+// The operator console's pages in real Chromium (SPEC §13): find-by-external-id, unsettled identities with their
+// operation, the operation's step timeline, overview, releases and settings — each checked with axe and kept as a
+// screenshot under test-results/.
 import { expect, test } from '@playwright/test';
 import {
   api,
@@ -50,7 +50,7 @@ test('find by external id answers for a held, an archived and a free identity, s
   await find.getByLabel('External id (exact)').fill(held.external_id!.toUpperCase());
   await find.getByRole('button', { name: 'Find' }).click();
   await expect(result).toContainText('Nothing holds this external id');
-  // No holder to link to; only the id's history (issue 15).
+  // No holder to link to; only the id's history.
   await expect(result.getByRole('link')).toHaveText(['History of this id']);
 
   // The table lists both, with badges.

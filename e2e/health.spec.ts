@@ -1,5 +1,5 @@
-// The console shell loads in a real browser and shows this process's health (issue 2, "Done when").
-// The console sits behind sign-in (issue 8), so each page test signs in first as a seeded admin.
+// The console shell loads in a real browser and shows this process's health. The console sits behind sign-in, so each
+// page test signs in first as a seeded admin.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { seedWorkspace, signIn, type Seed } from './support/console';

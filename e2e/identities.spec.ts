@@ -1,7 +1,7 @@
-// Issue 15 (SPEC §13): browsing and trusting external ids in the console. Each defect the issue found has a test that
-// would have caught it — a U+202E id that garbled the page and could not be typed, a zero-width space that could not be
-// typed, NFC/NFD spellings with no hint, a double-click that released twice and said so confusingly, focus left on the
-// dialog container — and each capability: browse state in the URL (reload), release from Find and from Unsettled, an
+// SPEC §13: browsing and trusting external ids in the console. Each way this has gone wrong has a test that catches it
+// — a U+202E id that garbled the page and could not be typed, a zero-width space that could not be typed, NFC/NFD
+// spellings with no hint, a double-click that released twice and said so confusingly, focus left on the dialog
+// container — and each capability: browse state in the URL (reload), release from Find and from Unsettled, an
 // identity's history after release and re-create. Axe runs on every page touched; screenshots go to test-results/.
 import { expect, test, type Page } from '@playwright/test';
 import { api, armFailpoint, createTask, expectAccessible, releaseFailpoint, row, rows, makeSeed, screenshot, signIn, type Seed } from './support/console';

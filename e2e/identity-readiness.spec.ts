@@ -1,6 +1,6 @@
-// SPEC §12 in the console (issue 17 item 1): a workspace admin sees readiness on the settings page, re-attests on
-// demand, and resolves a legacy identity row — then the stored row and its audit record are checked. The row is made
-// the way an old build left it (straight in the database); the spec leaves nothing behind that blocks readiness.
+// SPEC §12 in the console: a workspace admin sees readiness on the settings page, re-attests on demand, and resolves a
+// legacy identity row — then the stored row and its audit record are checked. The row is made the way an old build left
+// it (straight in the database); the spec leaves nothing behind that blocks readiness.
 import { expect, test } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
-// Live updates in the console (issue 8; SPEC §9, §13): a page on screen learns of a change from the event
-// subscription (tRPC over SSE), not by polling — a task created elsewhere appears without reload, and the
-// task list was not refetched in between.
+// Live updates in the console (SPEC §9, §13): a page on screen learns of a change from the event subscription (tRPC
+// over SSE), not by polling — a task created elsewhere appears without reload, and the task list was not refetched in
+// between.
 import { expect, test, type Request } from '@playwright/test';
 import { createTask, seedWorkspace, signIn, type Seed } from './support/console';
 

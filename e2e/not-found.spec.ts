@@ -1,6 +1,6 @@
-// Issue 15: real not-found pages and a session check that fails gracefully. The defects: `/tasks/<unknown id>` showed
-// a bare error with a useless Try again, answered HTTP 200 and asked the API twice; unknown routes got Next's bare 404
-// outside the console; a failed session check replaced the page with one bare line.
+// Real not-found pages and a session check that fails gracefully. What this catches: `/tasks/<unknown id>` showing a
+// bare error with a useless Try again, answering HTTP 200 and asking the API twice; unknown routes getting Next's bare
+// 404 outside the console; a failed session check replacing the page with one bare line.
 import { expect, test, type Page } from '@playwright/test';
 import { armFailpoint, createTask, expectAccessible, releaseFailpoint, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
 

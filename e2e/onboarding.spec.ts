@@ -1,6 +1,6 @@
-// First-run onboarding (issue 8): a server started on an empty database prints a one-time setup URL; it creates
-// the first admin, and afterwards the same URL no longer works. Runs its own server (own port and database),
-// because the URL is only ever printed on that server's stdout.
+// First-run onboarding: a server started on an empty database prints a one-time setup URL; it creates the first admin,
+// and afterwards the same URL no longer works. Runs its own server (own port and database), because the URL is only
+// ever printed on that server's stdout.
 import { expect, test } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -95,7 +95,7 @@ test('the printed setup URL creates the first admin once, then stops working', a
   expect(res.status()).toBe(404);
 });
 
-// Issue 15: right after setup the only admin was told "You are not a member of any workspace yet. Ask an admin to add
+// Right after setup the only admin must not be told "You are not a member of any workspace yet. Ask an admin to add
 // you." — and the console could not create a workspace. Now they create it (and its first token, shown once) there.
 test('right after setup, the first admin creates a workspace and its first token in the console', async ({ page }, testInfo) => {
   const origin = new URL(setupUrl).origin;

@@ -1,7 +1,7 @@
-// SPEC §7 / §13 (issue 17 item 2): the release dialog says in plain words that the holder's create is being undone
-// (409 creation_aborting), changes nothing, and — once the abort has removed the task — a retry with the same key
-// finds nothing holding the identity. The create fails for real: its workspace's working-folder root lies under a
-// plain file, so the folder step cannot be made; a failpoint holds the abort after compensation.
+// SPEC §7 / §13: the release dialog says in plain words that the holder's create is being undone (409
+// creation_aborting), changes nothing, and — once the abort has removed the task — a retry with the same key finds
+// nothing holding the identity. The create fails for real: its workspace's working-folder root lies under a plain file,
+// so the folder step cannot be made; a failpoint holds the abort after compensation.
 import { expect, test } from '@playwright/test';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,7 @@
-// The release dialog, exactly per SPEC §13 / §7: refuses until the identity is typed exactly, releases, the
-// stored row and release operation match, and a retry after a lost answer re-uses the one Idempotency-Key. Issue 14:
-// "nothing holds it" now reaches the dialog as a NOT_FOUND error (SPEC §10), not as data; the dialog still says each
-// result in plain words — released, nothing holds it, creation completing, key conflict — each checked here against
-// what the server stored.
+// The release dialog, exactly per SPEC §13 / §7: refuses until the identity is typed exactly, releases, the stored row
+// and release operation match, and a retry after a lost answer re-uses the one Idempotency-Key. "Nothing holds it"
+// reaches the dialog as a NOT_FOUND error (SPEC §10), not as data; the dialog still says each result in plain words —
+// released, nothing holds it, creation completing, key conflict — each checked here against what the server stored.
 import { expect, test, type Page } from '@playwright/test';
 import {
   api,

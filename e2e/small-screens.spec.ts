@@ -1,6 +1,7 @@
-// Issue 15: small screens. At 390 px no console page may scroll sideways (the defects: the Overview scrolled 300 px —
-// the chart's screen-reader table was not constrained; the Operations state filter ran off-screen) and the header is
-// one compact line with a Menu (it took ~250 px). Every console page is visited: add new pages to PAGES.
+// Small screens. At 390 px no console page may scroll sideways (what this catches: the Overview scrolling 300 px when
+// the chart's screen-reader table is not constrained, the Operations state filter running off-screen) and the header is
+// one compact line with a Menu (the full bar would take ~250 px). Every console page is visited: add new pages to
+// PAGES.
 import { expect, test, type Page } from '@playwright/test';
 import { createTask, expectAccessible, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
 

@@ -1,6 +1,6 @@
-// Issue 19: writes the OpenAPI 3.1 document of /api/v1 to dist/openapi.json (`npm run build`; `--out FILE` writes
-// elsewhere). The document is computed from the REST route table and its zod schemas (src/server/rest/openapi.ts) —
-// the same value the server answers at /api/v1/openapi.json — so the file is never edited by hand and cannot drift;
+// Writes the OpenAPI 3.1 document of /api/v1 to dist/openapi.json (`npm run build`; `--out FILE` writes elsewhere). The
+// document is computed from the REST route table and its zod schemas (src/server/rest/openapi.ts) — the same value the
+// server answers at /api/v1/openapi.json — so the file is never edited by hand and cannot drift;
 // tests/integration/http/openapi.test.ts runs this script and compares.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

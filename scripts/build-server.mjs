@@ -2,9 +2,9 @@
 // clients included) as ONE ES module, dist/server/main.mjs, with a linked source map; packages stay in node_modules.
 // `npm run build` and `npm start` run it; so do the bench and the built-app tests, which serve what operators serve.
 //
-// Why a bundle rather than tsx at run time (docs/BENCHMARKS.md, "A built server"): tsx compiles through a module hook
-// that Node 20 runs on a thread of its own, with the source maps of every file kept in memory (~60 MB of a server's
-// peak memory), and with esbuild's `keepNames`, which renames every function the server creates per request.
+// Why a bundle rather than tsx at run time (docs/history/2026-12-benchmarks-history.md): tsx compiles through a module
+// hook that Node 20 runs on a thread of its own, with the source maps of every file kept in memory (~60 MB of a
+// server's peak memory), and with esbuild's `keepNames`, which renames every function the server creates per request.
 // Development (`npm run dev`), the CLI and the tests still run the sources through tsx.
 import { build } from 'esbuild';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';

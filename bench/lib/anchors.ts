@@ -1,8 +1,8 @@
-// Issue 16 item 4 — the physical anchors: what the database does with the simplest possible statements, measured in
-// the same run, so every series can be read against the machine's own limit and not only against a raw statement on
-// Tether's schema (the raw series in baseline.ts insert into `tasks`, with its five indexes). The anchors are
-// pgbench's: a single-row primary-key lookup in `pgbench_accounts` (100,000 rows, pgbench's scale 1) and a single-row
-// insert into `pgbench_history` (no index), with pgbench's own table definitions —
+// The physical anchors: what the database does with the simplest possible statements, measured in the same run, so
+// every series can be read against the machine's own limit and not only against a raw statement on Tether's schema (the
+// raw series in baseline.ts insert into `tasks`, with its five indexes). The anchors are pgbench's: a single-row
+// primary-key lookup in `pgbench_accounts` (100,000 rows, pgbench's scale 1) and a single-row insert into
+// `pgbench_history` (no index), with pgbench's own table definitions —
 //   - through the raw driver, with the same pool size and named (prepared) statements as Tether's dialect
 //     (PostgreSQL), or better-sqlite3's prepared statements (SQLite);
 //   - and, when Debian's `pgbench` binary is installed next to the server, pgbench itself running the same two

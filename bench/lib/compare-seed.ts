@@ -1,7 +1,7 @@
-// For bench/compare.ts: migrates and seeds a database through the code of ANOTHER checkout (its own migrations, its
-// own bench/lib/seed.ts), so each side of a comparison runs on the schema and data its server expects.
-// `tsx bench/lib/compare-seed.ts <checkout> <database url> <tasks>` prints `{"token","workspaceId"}` as its last line.
-// The checkout may predate issue 13: its services then live in src/server/services.ts and expose `db`, not a Store.
+// For bench/compare.ts: migrates and seeds a database through the code of ANOTHER checkout (its own migrations, its own
+// bench/lib/seed.ts), so each side of a comparison runs on the schema and data its server expects. `tsx
+// bench/lib/compare-seed.ts <checkout> <database url> <tasks>` prints `{"token","workspaceId"}` as its last line. An
+// older checkout may have no Store: its services then live in src/server/services.ts and expose `db`.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,7 +1,7 @@
-// CPU time per operation, split by process: the bench process (the raw driver loop, in-process Tether, or the
-// load generator for HTTP series), the Tether server processes, and PostgreSQL (postmaster and every backend).
-// Issue 4 asks where a missed target's time goes; on a 2-core machine these three share the cores, so CPU
-// microseconds per operation say more than wall time does. Read from /proc (Linux), in clock ticks.
+// CPU time per operation, split by process: the bench process (the raw driver loop, in-process Tether, or the load
+// generator for HTTP series), the Tether server processes, and PostgreSQL (postmaster and every backend). A missed
+// target needs to say where its time goes; on a 2-core machine these three share the cores, so CPU microseconds per
+// operation say more than wall time does. Read from /proc (Linux), in clock ticks.
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_US = 1_000_000 / 100; // USER_HZ is 100 on Linux

@@ -1,6 +1,6 @@
-// The race (issue 4): for each of N identities, 64 concurrent creates of that one identity split across two
-// server processes. Every response must be 200, every identity must map to exactly one task id, and the
-// workspace must end with exactly N tasks.
+// The race — correctness under contention, not speed: for each of N identities, 64 concurrent creates of that one
+// identity split across two server processes. Every response must be 200, every identity must map to exactly one task
+// id, and the workspace must end with exactly N tasks.
 import { Agent, request } from 'node:http';
 import type { Db } from '../../src/server/db/types';
 

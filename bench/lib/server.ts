@@ -82,8 +82,8 @@ export async function startApp(databaseUrl: string, opts: StartAppOptions = {}):
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
-  // Kept for start-up checks and error messages, up to MAX_OUTPUT: under load the server writes one line per request
-  // (issue 17), and the bench must not spend its CPU — which the HTTP series share with the server — holding them.
+  // Kept for start-up checks and error messages, up to MAX_OUTPUT: under load the server writes one line per request,
+  // and the bench must not spend its CPU — which the HTTP series share with the server — holding them.
   let output = '';
   const keep = (d: Buffer) => {
     if (output.length < MAX_OUTPUT) output += String(d);

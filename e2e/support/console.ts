@@ -151,7 +151,7 @@ export async function chooseWorkspace(page: Page, workspaceId: string): Promise<
   await page.getByLabel('Workspace').selectOption(workspaceId);
 }
 
-/** SPEC-independent quality bar (issue 8): no serious or critical axe violations on the page as it is now. */
+/** SPEC-independent quality bar: no serious or critical axe violations on the page as it is now. */
 export async function expectAccessible(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');

@@ -1,6 +1,6 @@
-// `tether`, the admin command (issue 2 item 6). One file per noun under ./commands; adding a noun is one
-// line in NOUNS below. Runs as `npm run tether -- …`, `npx tsx src/cli/main.ts …`, or the `tether` bin.
-// Errors are one line on stderr and a non-zero exit; the database is always closed before exiting.
+// `tether`, the admin command. One file per noun under ./commands; adding a noun is one line in NOUNS below. Runs as
+// `npm run tether -- …`, `npx tsx src/cli/main.ts …`, or the `tether` bin. Errors are one line on stderr and a non-zero
+// exit; the database is always closed before exiting.
 import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
-// The parts of an OpenAPI 3.1 document the reference page (/docs/api, issue 19) reads, and the walk over them. Types
-// of its own rather than the server's OpenApiDocument: the page reads the document as served (JSON over HTTP, see
+// The parts of an OpenAPI 3.1 document the reference page (/docs/api) reads, and the walk over them. Types of its own
+// rather than the server's OpenApiDocument: the page reads the document as served (JSON over HTTP, see
 // src/trpc/server-lookup.ts), and that type is deliberately loose.
 
 /** A JSON Schema (draft 2020-12, as zod 4 writes it): only the keywords the page shows are named. */

@@ -1,5 +1,5 @@
-// One operation of the OpenAPI document on the reference page (issue 19): method and path, summary, description,
-// who may call it, parameters, request body and every response by status — error answers with their exact bodies.
+// One operation of the OpenAPI document on the reference page: method and path, summary, description, who may call it,
+// parameters, request body and every response by status — error answers with their exact bodies.
 import { componentName, resolveSchema, type ApiDocument, type JsonSchema, type Located, type Response } from './api-document';
 import { BlockText, InlineText } from './api-text';
 import { Described, SchemaLink, SchemaView, TypeText } from './api-schema';

@@ -1,4 +1,4 @@
-// Issue 19: the REST API reference for people, rendered on the server from the OpenAPI document the server serves at
+// The REST API reference for people, rendered on the server from the OpenAPI document the server serves at
 // /api/v1/openapi.json — plain semantic HTML, no script, nothing from the internet. (It replaced Swagger UI, whose
 // markup was not axe-clean and which pulled in a telemetry dependency.) Every operation, grouped by tag, has its own
 // anchor (its operationId) listed in the contents; every named schema has one too (`schema-<Name>`).

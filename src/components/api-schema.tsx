@@ -1,6 +1,6 @@
-// A JSON Schema from the OpenAPI document, for people (issue 19): an object is a table of its fields — nested objects
-// and arrays of objects flattened into `parent.child` / `list[].child` rows — with type, whether it is required, and
-// the description; a `$ref` is the component's name, linked to its section on the page rather than repeated.
+// A JSON Schema from the OpenAPI document, for people: an object is a table of its fields — nested objects and arrays
+// of objects flattened into `parent.child` / `list[].child` rows — with type, whether it is required, and the
+// description; a `$ref` is the component's name, linked to its section on the page rather than repeated.
 import { Fragment, type ReactNode } from 'react';
 import { componentName, resolveSchema, schemaAnchor, withoutNull, type ApiDocument, type JsonSchema } from './api-document';
 import { InlineText } from './api-text';

@@ -1,5 +1,5 @@
-// The few Markdown forms the OpenAPI document's descriptions use (issue 19): `code`, **strong**, paragraphs and "- "
-// lists. Rendered as React elements, never as HTML: a description cannot inject markup into the page.
+// The few Markdown forms the OpenAPI document's descriptions use: `code`, **strong**, paragraphs and "- " lists.
+// Rendered as React elements, never as HTML: a description cannot inject markup into the page.
 import { Fragment, type ReactNode } from 'react';
 
 /** `code` and **strong** inside one line of text. */

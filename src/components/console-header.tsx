@@ -1,9 +1,9 @@
 'use client';
 // The console's top bar: brand, navigation, the API reference, live status, workspace picker and the signed-in person
-// with Sign out.
-// On a small screen (issue 15: at 390 px the full bar took ~250 px) it is one line — brand, live status and a Menu
-// button that opens navigation, workspace and account below it; the menu closes when the page changes. At 1440 px the
-// whole bar is one row: the address and the picker give way (ellipsis) before anything wraps. Links name the workspace.
+// with Sign out. On a small screen (at 390 px the full bar would take ~250 px) it is one line — brand, live status and
+// a Menu button that opens navigation, workspace and account below it; the menu closes when the page changes. At 1440
+// px the whole bar is one row: the address and the picker give way (ellipsis) before anything wraps. Links name the
+// workspace.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
@@ -15,8 +15,11 @@ import { LiveIndicator } from './live';
 import { useConsoleSession } from './session';
 import { TimeZoneToggle } from './time';
 
-/** Links beside the pages (documentation and the like), shown in the bar and in the compact menu alike. */
-const HEADER_LINKS: ReadonlyArray<{ href: string; label: string }> = [{ href: '/docs/api', label: 'API reference' }]; // issue 19
+/**
+ * Links beside the pages (documentation and the like), shown in the bar and in the compact menu alike: integrators
+ * find the REST reference from any page.
+ */
+const HEADER_LINKS: ReadonlyArray<{ href: string; label: string }> = [{ href: '/docs/api', label: 'API reference' }];
 
 export function ConsoleHeader() {
   const { me, workspace, selectWorkspace } = useConsoleSession();

@@ -54,7 +54,7 @@ export function CreatesChart({ hours }: { hours: Hour[] }) {
         ))}
         <span className="muted">· 24 h, hourly, {total} total</span>
       </figcaption>
-      {/* Issue 15: a table ignores `overflow` and grows to its content, so hiding it by its own class left a wide
+      {/* A table ignores `overflow` and grows to its content, so hiding it by its own class left a wide
           invisible box that scrolled small screens sideways; the wrapper is a block that does clip. */}
       <div className="visually-hidden">
         <table>

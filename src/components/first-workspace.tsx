@@ -1,6 +1,6 @@
 'use client';
-// First run (issue 15): right after setup the only admin has no workspace. Here they create one (name and task
-// prefix) and, if they like, its first API token — shown once (SPEC §11), until they choose to go on.
+// First run: right after setup the only admin has no workspace. Here they create one (name and task prefix) and, if
+// they like, its first API token — shown once (SPEC §11), until they choose to go on.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '../trpc/client';

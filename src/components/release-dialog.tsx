@@ -165,7 +165,10 @@ export function ReleaseDialog({
   workspaceId: string;
   externalId: string;
   holder: ReleaseHolder;
-  /** Lets the page keep this dialog mounted while open, though a live update clears the identity (issue 8). */
+  /**
+   * Lets the page keep this dialog mounted while open, though a live update clears the identity: the operator must
+   * still see the answer to the release they started.
+   */
   onOpenChange?: (open: boolean) => void;
   /** The trigger's text; where several holders are listed it names the holder (`Release OPS-3’s id…`). */
   triggerLabel?: string;
@@ -382,9 +385,9 @@ export function useCanRelease(): boolean {
 type ReleaseTarget = Omit<Parameters<typeof ReleaseDialog>[0], 'onOpenChange'>;
 
 /**
- * A release button where the operator already is (a Find result, an Unsettled row; issue 15). The release itself
- * changes what the page lists, so the open dialog keeps the identity and holder it was opened for instead of
- * vanishing with the row.
+ * A release button where the operator already is (a Find result, an Unsettled row), so releasing never means leaving
+ * the page that showed the problem. The release itself changes what the page lists, so the open dialog keeps the
+ * identity and holder it was opened for instead of vanishing with the row.
  */
 export function ReleaseAction({ target, onOpenChange }: { target: ReleaseTarget | null; onOpenChange?: (open: boolean) => void }) {
   const [pinned, setPinned] = useState<ReleaseTarget | null>(null);

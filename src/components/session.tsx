@@ -87,7 +87,8 @@ export function ConsoleGate({ children, initialMe }: { children: ReactNode; init
 
   // A failed background re-check keeps the page it had; only a session never learned stops here.
   if (me.isError && me.data === undefined) {
-    // Issue 15: the frame stays (brand and navigation) and the person can retry in place.
+    // A failed session check must not leave a blank page: the frame stays (brand and navigation) and the person can
+    // retry in place.
     return (
       <>
         <header className="console-header">
@@ -118,8 +119,8 @@ export function ConsoleGate({ children, initialMe }: { children: ReactNode; init
 }
 
 /**
- * The selected workspace. Without one: an instance admin creates the first (issue 15: right after setup there is
- * none); anyone else is told who can add them.
+ * The selected workspace. Without one: an instance admin creates the first (right after setup there is none); anyone
+ * else is told who can add them.
  */
 export function WithWorkspace({ children }: { children: (w: WorkspaceRef) => ReactNode }) {
   const { me, workspace, unknownWorkspace, selectWorkspace } = useConsoleSession();

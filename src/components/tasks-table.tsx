@@ -1,7 +1,7 @@
 'use client';
-// The task browser (SPEC §13, issue 15): external-id prefix, filters (settlement, archived, step, created range),
-// sort and keyset pages — every one of them in the URL, so a view survives reload and can be shared. Rendered with
-// TanStack Table (manual sorting); the previous page stays on screen while the next loads, so nothing jumps.
+// The task browser (SPEC §13): external-id prefix, filters (settlement, archived, step, created range), sort and keyset
+// pages — every one of them in the URL, so a view survives reload and can be shared. Rendered with TanStack Table
+// (manual sorting); the previous page stays on screen while the next loads, so nothing jumps.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type SortingState } from '@tanstack/react-table';
 import { usePathname, useSearchParams } from 'next/navigation';

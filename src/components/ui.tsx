@@ -36,7 +36,8 @@ export function OperationState({ state }: { state: string }) {
   return <Badge tone={tone}>{state}</Badge>;
 }
 
-// Issue 15: one component renders every external id (bidi isolation, visible escapes, look-alike hint, copy).
+// One component renders every external id, so no page can show one unsafely (bidi isolation, visible escapes,
+// look-alike hint, copy).
 export { CopyButton, ExternalId } from './external-id';
 
 export interface QueryLike<T> {

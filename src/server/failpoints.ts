@@ -1,7 +1,7 @@
-// Test hooks for the states that need a paused or crashed create (issue 3 item 7, issue 5 item 6).
-// Inert unless the server was started with TETHER_FAILPOINTS=1 and `--test-hooks` (never in production: config.ts).
-// A failpoint is armed by name, optionally only for one external id, to pause (until released),
-// throw, or kill the process on the spot (crash tests).
+// Test hooks for the states that need a paused or crashed create (recovery, Abort, unsettled identities in the
+// console). Inert unless the server was started with TETHER_FAILPOINTS=1 and `--test-hooks` (never in production:
+// config.ts). A failpoint is armed by name, optionally only for one external id, to pause (until released), throw, or
+// kill the process on the spot (crash tests).
 
 export type FailpointAction = 'pause' | 'error' | 'crash';
 

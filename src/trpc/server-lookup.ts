@@ -1,6 +1,6 @@
-// Server-side only (a page's server component): asks the API whether a console query answers "not found", so the
-// page can answer with a real 404 (issue 15) instead of rendering and then showing an error. The person's session
-// cookie goes along: "not found" includes "in a workspace you cannot see" (the API answers those alike, SPEC §11).
+// Server-side only (a page's server component): asks the API whether a console query answers "not found", so the page
+// can answer with a real 404 instead of rendering and then showing an error. The person's session cookie goes along:
+// "not found" includes "in a workspace you cannot see" (the API answers those alike, SPEC §11).
 import 'server-only'; // a page's server component only: it forwards the person's cookie (never a browser bundle)
 import { headers } from 'next/headers';
 import { API_ORIGIN_HEADER } from './api-origin';
@@ -29,7 +29,7 @@ export async function apiSaysNotFound(procedure: string, input: unknown): Promis
  * The signed-in person as `session.me` answers for this request's cookie, for the console frame's first render on the
  * server; `undefined` when the API could not say (the browser then asks itself and shows any failure with a retry).
  * Rendering the frame with the session already known is what lets a page's `notFound()` reach the server render and
- * answer a real 404 (issue 15): behind a gate still "Loading…" the page is never rendered there.
+ * answer a real 404: behind a gate still "Loading…" the page is never rendered there.
  */
 export async function readSessionForRender<T>(): Promise<T | null | undefined> {
   const h = await headers();
@@ -45,9 +45,9 @@ export async function readSessionForRender<T>(): Promise<T | null | undefined> {
 }
 
 /**
- * The OpenAPI document as this server serves it at /api/v1/openapi.json, for the reference page's server render
- * (issue 19); `undefined` when it could not be read. Fetched over HTTP like the session above: pages never import
- * server modules (they end up in Next's bundles), and the served document is the one integrators get.
+ * The OpenAPI document as this server serves it at /api/v1/openapi.json, for the reference page's server render;
+ * `undefined` when it could not be read. Fetched over HTTP like the session above: pages never import server modules
+ * (they end up in Next's bundles), and the served document is the one integrators get.
  */
 export async function readOpenApiDocumentForRender<T>(): Promise<T | undefined> {
   const origin = (await headers()).get(API_ORIGIN_HEADER);

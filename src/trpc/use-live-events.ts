@@ -1,7 +1,7 @@
 'use client';
-// Live updates for the console (issue 8): one `event.onEvent` subscription per workspace (SPEC §9, over SSE via
-// httpSubscriptionLink). An event does not patch the cache; it marks every console query stale so the pages on
-// screen refetch what they show — one code path for "what the page shows", whether it arrived live or by poll.
+// Live updates for the console: one `event.onEvent` subscription per workspace (SPEC §9, over SSE via
+// httpSubscriptionLink). An event does not patch the cache; it marks every console query stale so the pages on screen
+// refetch what they show — one code path for "what the page shows", whether it arrived live or by poll.
 import { skipToken, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';

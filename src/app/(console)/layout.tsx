@@ -1,6 +1,6 @@
 // The operator console's frame (SPEC §13): header, navigation, main content — behind sign-in. The session is read on
-// the server for the first render (trpc/server-lookup.ts), so the frame renders at once and a page's notFound()
-// answers a real HTTP 404 inside it (issue 15).
+// the server for the first render (trpc/server-lookup.ts), so the frame renders at once and a page's notFound() answers
+// a real HTTP 404 inside it.
 import type { ReactNode } from 'react';
 import { ConsoleHeader } from '../../components/console-header';
 import { LiveEvents } from '../../components/live';

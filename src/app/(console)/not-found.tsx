@@ -1,6 +1,6 @@
 'use client';
-// The console's not-found page (issue 15): HTTP 404, inside the console frame, with a way back. Shown for unknown
-// paths ([...missing]) and for a task or operation that does not exist or that the person may not see.
+// The console's not-found page: HTTP 404, inside the console frame, with a way back. Shown for unknown paths
+// ([...missing]) and for a task or operation that does not exist or that the person may not see.
 import { ConsoleLink } from '../../components/console-link';
 
 export default function ConsoleNotFound() {

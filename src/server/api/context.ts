@@ -17,7 +17,7 @@ export interface Context {
   session?: Session;
   /** Present over HTTP: the session router reads the presented cookie and sets or clears it. */
   http?: ContextHttp;
-  /** Present over HTTP: the request's entry, which its log line and error counter read (issue 17). */
+  /** Present over HTTP: the request's entry, which its log line and error counter read. */
   request?: RequestEntry;
 }
 

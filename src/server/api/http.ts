@@ -21,8 +21,8 @@ async function contextFor(services: Services, req: IncomingMessage, res: ServerR
   try {
     return await createContext(services, req, res);
   } catch (err) {
-    // Refusals decided before any procedure runs (401/403 CSRF/429) keep their status and words. So does a
-    // database that is away while authenticating: 503, not tRPC's default 500 (issue 9, outage test).
+    // Refusals decided before any procedure runs (401/403 CSRF/429) keep their status and words. So does a database
+    // that is away while authenticating: 503, not tRPC's default 500 (a database outage is never the caller's fault).
     const domain = isDomainError(err) ? err : toDomainError(err);
     if (domain.code === 'internal') throw err;
     // tRPC drops DomainError headers; a 429 must still say when to come back (Retry-After).
@@ -43,7 +43,8 @@ export function createTrpcHandler(services: Services): ApiHandler {
     basePath: BASE_PATH,
     maxBodySize,
     createContext: ({ req, res }) => contextFor(services, req, res),
-    // Issue 18: the adapter would decode the body like Fetch (bad bytes → U+FFFD); it gets it pre-read and strict.
+    // The adapter would decode the body like Fetch: bad bytes → U+FFFD, so two ids would become one task. It gets the
+    // body pre-read and strict.
     middleware: strictInputMiddleware(maxBodySize),
   });
   const native: NativeCallOptions | undefined = services.config.http.trpcNativeCalls
@@ -52,8 +53,8 @@ export function createTrpcHandler(services: Services): ApiHandler {
 
   return async (req, res) => {
     try {
-      // issue 4: the adapter's Request/Response conversion made a tRPC call 2–3x slower than the same REST call;
-      // the plain single query or mutation is answered on the Node objects, with the adapter's exact response.
+      // The adapter's Request/Response conversion made a tRPC call 2–3x slower than the same REST call; the plain
+      // single query or mutation is answered on the Node objects, with the adapter's exact response.
       if (native && (await tryNativeCall(req, res, native))) return;
       // Authentication failures (CSRF, rate limit) surface from createContext; tRPC reports them as errors.
       await new Promise<void>((resolve) => {

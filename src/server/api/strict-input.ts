@@ -1,7 +1,7 @@
 // How both tRPC paths (native-call.ts and the adapter in http.ts) read a call's raw input: the body up to the size
-// limit, and bytes that are not UTF-8 refused with REST's `invalid payload` (SPEC §2.1 keeps ids byte for byte,
-// §4.1 step 1). Issue 18: tRPC decoded like Fetch's `Request.json()`, which replaces bad bytes with U+FFFD, so
-// `"u8-\xFF"` and `"u8-\xFE"` became the same external id — and the same task — while REST and MCP refused both.
+// limit, and bytes that are not UTF-8 refused with REST's `invalid payload` (SPEC §2.1 keeps ids byte for byte, §4.1
+// step 1). Decoding like Fetch's `Request.json()` would replace bad bytes with U+FFFD, so `"u8-\xFF"` and `"u8-\xFE"`
+// would become the same external id — and the same task — while REST and MCP refuse both.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { DomainError, isDomainError } from '../domain/errors/domain-error';

@@ -31,7 +31,7 @@ const t = initTRPC.context<Context>().create({
       message = ERRORS.invalid_payload.message;
       domainCode = 'invalid_payload';
     } else if (error.code === 'PAYLOAD_TOO_LARGE') {
-      // tRPC's own body limit says only "PAYLOAD_TOO_LARGE"; say what REST says (issue 9: a clear 413).
+      // tRPC's own body limit says only "PAYLOAD_TOO_LARGE"; say what REST says, so every surface names the limit.
       message = ERRORS.payload_too_large.message;
       domainCode = 'payload_too_large';
     } else if (error.code === 'INTERNAL_SERVER_ERROR') {
@@ -39,7 +39,7 @@ const t = initTRPC.context<Context>().create({
       message = d.message;
       domainCode = d.code;
     }
-    // The request's log line and error counter get the code (issue 17); a bare 5xx from tRPC itself counts as internal.
+    // The request's log line and error counter get the code; a bare 5xx from tRPC itself counts as internal.
     const noted = domainCode ?? (shape.data.httpStatus >= 500 ? 'internal' : undefined);
     if (noted) noteError(ctx?.request, noted as ErrorCode, error.cause ?? error);
     // A 429 says when to come back in `data` too (as `Retry-After` does on the response): a batched call's
@@ -86,9 +86,8 @@ const mapErrors = t.middleware(async function mapErrors({ ctx, next }) {
 });
 
 /**
- * SPEC §11: unauthenticated → 401; narrows `ctx.actor` to non-null; and maps errors like `mapErrors`. One
- * middleware, not two: every tRPC middleware level copies the call's options and context (issue 4: measurable
- * on the hot path).
+ * SPEC §11: unauthenticated → 401; narrows `ctx.actor` to non-null; and maps errors like `mapErrors`. One middleware,
+ * not two: every tRPC middleware level copies the call's options and context, which is measurable on the hot path.
  */
 const requireActor = t.middleware(async function requireActor({ ctx, next }) {
   if (!ctx.actor) {

@@ -1,6 +1,6 @@
-// Password hashing for console sign-in (SPEC §11, issue 3 item 6): node's scrypt, no extra dependency.
-// Encoded as `scrypt$N$r$p$salt$hash` (salt and hash base64url) so parameters can be raised later
-// without invalidating stored hashes: verification always uses the parameters stored with the hash.
+// Password hashing for console sign-in (SPEC §11): node's scrypt, no extra dependency. Encoded as
+// `scrypt$N$r$p$salt$hash` (salt and hash base64url) so parameters can be raised later without invalidating stored
+// hashes: verification always uses the parameters stored with the hash.
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const N = 1 << 15;

@@ -1,7 +1,7 @@
-// Per-actor rate limiting (issue 9 item 5): a token bucket per actor id, in memory, per process (`services.rateLimiter`).
-// TETHER_RATE_LIMIT_PER_SEC sets the refill rate (default 1000/s; 0 disables), TETHER_RATE_LIMIT_BURST the
-// bucket size (default twice the rate). Edges answer 429 `rate_limited` with `Retry-After: retryAfterSeconds`.
-// Several server processes each keep their own buckets, so the effective limit is per process.
+// Per-actor rate limiting (SPEC §11), so one token cannot starve everyone else: a token bucket per actor id, in memory,
+// per process (`services.rateLimiter`). TETHER_RATE_LIMIT_PER_SEC sets the refill rate (default 1000/s; 0 disables),
+// TETHER_RATE_LIMIT_BURST the bucket size (default twice the rate). Edges answer 429 `rate_limited` with `Retry-After:
+// retryAfterSeconds`. Several server processes each keep their own buckets, so the effective limit is per process.
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number };
 

@@ -1,5 +1,6 @@
-// Small primitives shared by sessions and API tokens: random secrets, their stored digests, and
-// constant-time comparison (issue 9 item 5: tokens compared in constant time, stored hashed).
+// Small primitives shared by sessions and API tokens: random secrets, their stored digests, and constant-time
+// comparison (SPEC §11: a token is stored only as a digest, and a comparison takes the same time whatever it matches,
+// so timing tells an attacker nothing).
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** 32 random bytes, base64url (43 characters). */
@@ -9,7 +10,7 @@ export function randomSecret(): string {
 
 /** What we store instead of a secret: sha256, hex. A fast hash is right here because the secret is random, not a password. */
 export function digest(secret: string): string {
-  return hash('sha256', secret, 'hex'); // one-shot: no Hash object per request (issue 4, every API call digests)
+  return hash('sha256', secret, 'hex'); // one-shot: no Hash object per request (every API call digests its token)
 }
 
 /**

@@ -31,9 +31,9 @@ export function consumeBody(req: IncomingMessage, limitBytes: number, onChunk: (
 }
 
 /**
- * One body being read. Not `for await`: leaving that loop early destroys the request and with it the socket, before
- * the 413 is written (issue 18: clients sending a chunked body saw EPIPE instead of the answer). Its listeners are its
- * own methods, bound once per request.
+ * One body being read. Not `for await`: leaving that loop early destroys the request and with it the socket, before the
+ * 413 is written (a client sending a chunked body would see EPIPE instead of the answer). Its listeners are its own
+ * methods, bound once per request.
  */
 class BodyReader {
   private size = 0;
@@ -105,9 +105,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 const HIGH_ESCAPE = /%[89A-Fa-f]/;
 
 /**
- * SPEC §2.1 keeps ids byte for byte, so a query string is held to the same rule as a body: percent-encoded bytes
- * that are not UTF-8 (`%FF`, the overlong `%C0%80`, the surrogate `%ED%A0%80`) are 400 `invalid payload`, not
- * "repaired" to U+FFFD by URLSearchParams (issue 18: `?external_id=a-%FE` found the task created as `a-\uFFFD`).
+ * SPEC §2.1 keeps ids byte for byte, so a query string is held to the same rule as a body: percent-encoded bytes that
+ * are not UTF-8 (`%FF`, the overlong `%C0%80`, the surrogate `%ED%A0%80`) are 400 `invalid payload`, not "repaired" to
+ * U+FFFD by URLSearchParams (else `?external_id=a-%FE` would find the task created as `a-\uFFFD`).
  */
 export function refuseMalformedQuery(url: string | undefined): void {
   const q = url?.indexOf('?') ?? -1;

@@ -1,7 +1,7 @@
-// GET /api/metrics (issue 17 item 9): Prometheus text format. Protected like the rest of the admin surface: an API
-// token with the `admin` scope (`tether token create … --scope admin`; Prometheus sends it as a bearer token) or a
-// signed-in instance-wide admin. Without a credential → 401; with one that is not an admin → 403. The counters say
-// nothing about any one workspace, but their totals span all of them, so workspace members do not get them.
+// GET /api/metrics: Prometheus text format. Protected like the rest of the admin surface: an API token with the `admin`
+// scope (`tether token create … --scope admin`; Prometheus sends it as a bearer token) or a signed-in instance-wide
+// admin. Without a credential → 401; with one that is not an admin → 403. The counters say nothing about any one
+// workspace, but their totals span all of them, so workspace members do not get them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Actor } from '../auth/actor';
 import { DomainError } from '../domain/errors/domain-error';

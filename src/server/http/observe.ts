@@ -1,8 +1,8 @@
-// Every request the server answers is observed once (issue 17 items 9–10): a request id — the caller's
-// `X-Request-Id` when it is a sane token, else a new one — echoed on the response; the route it matched (a pattern,
-// never the raw path or query, which can carry external ids); and, when the response is done, one log line
-// (id, method, route, status, duration, actor) and the latency histogram and error counter. Bodies, headers and
-// query strings are never logged.
+// Every request the server answers is observed once, so every answer has its log line and its metrics: a request id —
+// the caller's `X-Request-Id` when it is a sane token, else a new one — echoed on the response; the route it matched (a
+// pattern, never the raw path or query, which can carry external ids); and, when the response is done, one log line
+// (id, method, route, status, duration, actor) and the latency histogram and error counter. Bodies, headers and query
+// strings are never logged.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REQUEST_ID_HEADER, type TetherResponse } from './response';

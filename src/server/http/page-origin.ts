@@ -1,8 +1,8 @@
-// Issue 15: a console page that must answer 404 for a task or operation that does not exist (or that the person may
-// not see) asks the API — over HTTP, as pages always do (they never import server code) — before it renders. It needs
-// this server's own address for that, and must not take it from the request's Host header (anyone can set that, and
-// the page forwards the session cookie). So every request handed to Next carries the address of the socket it
-// arrived on, set here; whatever a client sent in that header is overwritten.
+// A console page that must answer a real 404 for a task or operation that does not exist (or that the person may not
+// see) asks the API — over HTTP, as pages always do (they never import server code) — before it renders. It needs this
+// server's own address for that, and must not take it from the request's Host header (anyone can set that, and the page
+// forwards the session cookie). So every request handed to Next carries the address of the socket it arrived on, set
+// here; whatever a client sent in that header is overwritten.
 import type { IncomingMessage } from 'node:http';
 import { API_ORIGIN_HEADER } from '../../trpc/api-origin';
 

@@ -2,9 +2,9 @@
 // gives — API or console page — is one of these, so what every answer needs is done here, once, by the class rather
 // than by each request:
 // - the two headers every response carries (`X-Content-Type-Options: nosniff`, and the request's `X-Request-Id`,
-//   issue 17) are added where the status line is written. Setting them ahead with `setHeader` would send every
-//   `writeHead` with a header object down Node's slower path (each header validated and stored twice; ~5 µs of a
-//   REST Found, docs/BENCHMARKS.md);
+//   which ties an answer to its log line) are added where the status line is written. Setting them ahead with
+//   `setHeader` would send every `writeHead` with a header object down Node's slower path (each header validated
+//   and stored twice; ~5 µs of a REST Found, docs/history/2026-12-benchmarks-history.md);
 // - an answer given before its request body has arrived (a 413, a 401 in front of an upload) is sent whole at once;
 //   if the body is still arriving, the connection then closes, lingering while the client still sends (`end`) —
 //   rather than waiting out the request timeout for a body nobody will read (a slow one held it 30 s);

@@ -1,7 +1,6 @@
-// The route a request is counted and logged under (issue 17 items 9–10): a small, fixed set of names, so an attacker
-// cannot grow the metrics by inventing paths, and never the raw path or query (they carry ids and external ids).
-// REST refines its label to the pattern it matched (rest/router.ts); tRPC is labelled by procedure when the
-// procedure exists.
+// The route a request is counted and logged under: a small, fixed set of names, so an attacker cannot grow the metrics
+// by inventing paths, and never the raw path or query (they carry ids and external ids). REST refines its label to the
+// pattern it matched (rest/router.ts); tRPC is labelled by procedure when the procedure exists.
 import { appRouter } from '../api/root';
 import type { Surface } from '../observability/request-scope';
 

@@ -1,8 +1,8 @@
-// The process's structured log (issue 17 item 10): pino, one JSON object per line on stdout — or, when stdout is a
-// terminal, one readable line per entry (a small formatter below; pino-pretty would pull in a dozen packages for
-// what fits in a screen). It hangs on Services (`services.log`); nothing here is module state.
-// Never log secrets or bodies: callers log fields they chose (route, status, ids); the redaction list is a second
-// line of defence for anything that slips through under a name that says "secret".
+// The process's structured log: pino, one JSON object per line on stdout — or, when stdout is a terminal, one readable
+// line per entry (a small formatter below; pino-pretty would pull in a dozen packages for what fits in a screen). It
+// hangs on Services (`services.log`); nothing here is module state. Never log secrets or bodies: callers log fields
+// they chose (route, status, ids); the redaction list is a second line of defence for anything that slips through under
+// a name that says "secret".
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
@@ -44,10 +44,10 @@ export function createLogger(settings: LogSettings, out: Output = process.stdout
 /**
  * The logger for the one line every request writes (http/observe.ts), built once per Services. Its fields are fixed
  * (ids, method, route, status, duration, error code) and none is named like a secret, so it skips the redaction pass
- * (pino's wildcard paths ran on every field of it, ~6 µs a request; issue 16 item 3); a failed request's line, which
- * carries the error, goes through the redacting logger instead. As JSON its lines are batched (BatchedOutput): one
- * write per 20 ms instead of one per request, which took ~40 µs of server CPU off every REST Found
- * (docs/BENCHMARKS.md, "Issue 13's share"). Readable lines at a terminal are written at once.
+ * (pino's wildcard paths ran on every field of it, ~6 µs a request); a failed request's line, which carries the error,
+ * goes through the redacting logger instead. As JSON its lines are batched (BatchedOutput): one write per 20 ms instead
+ * of one per request, which took ~40 µs of server CPU off every REST Found
+ * (docs/history/2026-12-benchmarks-history.md). Readable lines at a terminal are written at once.
  */
 export function createRequestLogger(settings: LogSettings, out: Output = process.stdout): Logger {
   return build(settings, out, { redact: false, batched: true });

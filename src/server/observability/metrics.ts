@@ -1,7 +1,8 @@
-// Prometheus metrics (issue 17 item 9), with prom-client. One Registry per Services — never prom-client's global
-// one — so two Services in one process (tests, the bench) count apart. Counters live in memory: counting a Found
-// create writes nothing anywhere (SPEC §4.1). Gauges that describe the database are read when Prometheus scrapes.
-// docs/METRICS.md lists every metric; tests/integration/observability/metrics.test.ts holds them to it.
+// Prometheus metrics (SPEC §13: what an operator watches), with prom-client. One Registry per Services — never
+// prom-client's global one — so two Services in one process (tests, the bench) count apart. Counters live in memory:
+// counting a Found create writes nothing anywhere (SPEC §4.1). Gauges that describe the database are read when
+// Prometheus scrapes. docs/METRICS.md lists every metric; tests/integration/observability/metrics.test.ts holds them to
+// it.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../db/types';
 

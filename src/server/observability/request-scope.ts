@@ -1,11 +1,10 @@
-// What the server knows about the request it is answering (issue 17 items 9–10): its id, route, surface, who is
-// acting and the error code it ends with. The HTTP server opens the entry (http/observe.ts) and binds it to the
-// request (a response finds it through `res.req`); the code that adds to it — the REST router, authentication, the
-// error mappers of each surface — holds the request or its response, or an entry handed down by its surface (tRPC's
-// context, the MCP server of the request). Explicit, not an AsyncLocalStorage: on Node 20 a storage turns on promise
-// hooks for the whole process, which cost every promise of every request (~8 µs of server CPU per REST Found,
-// docs/BENCHMARKS.md).
-// One RequestScope per Services, never module state.
+// What the server knows about the request it is answering: its id, route, surface, who is acting and the error code it
+// ends with. The HTTP server opens the entry (http/observe.ts) and binds it to the request (a response finds it through
+// `res.req`); the code that adds to it — the REST router, authentication, the error mappers of each surface — holds the
+// request or its response, or an entry handed down by its surface (tRPC's context, the MCP server of the request).
+// Explicit, not an AsyncLocalStorage: on Node 20 a storage turns on promise hooks for the whole process, which cost
+// every promise of every request (~8 µs of server CPU per REST Found, docs/history/2026-12-benchmarks-history.md). One
+// RequestScope per Services, never module state.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode } from '../domain/errors/domain-error';
 

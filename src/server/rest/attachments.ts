@@ -1,6 +1,6 @@
-// REST `POST /api/v1/attachments` (issue 5): a multipart upload (`workspace_id` field + one `file`), stored under
-// the data folder and unclaimed until a create names it in `attachments`. Answers 201 with the attachment. The form's
-// fields are read through ZAttachmentForm, the schema the OpenAPI document shows (issue 19).
+// REST `POST /api/v1/attachments`: a multipart upload (`workspace_id` field + one `file`), stored under the data folder
+// and unclaimed until a create names it in `attachments`. Answers 201 with the attachment. The form's fields are read
+// through ZAttachmentForm, the schema the OpenAPI document shows, so the document and the check cannot disagree.
 import type { IncomingMessage } from 'node:http';
 import type { Actor } from '../auth/actor';
 import { ZAttachmentBody, ZAttachmentForm } from '../domain/attachments/schemas';
@@ -17,7 +17,7 @@ const FRAMING_BYTES = 64 * 1024;
 function limited(req: IncomingMessage, limit: number): ReadableStream<Uint8Array> {
   return new ReadableStream({
     start(controller) {
-      // consumeBody leaves the connection up on a 413 so the client can read it (issue 18).
+      // consumeBody leaves the connection up on a 413 so the client can read it rather than meet a reset (EPIPE).
       consumeBody(req, limit, (chunk) => controller.enqueue(new Uint8Array(chunk))).then(
         () => controller.close(),
         (err: unknown) => controller.error(err),

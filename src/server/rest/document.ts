@@ -1,7 +1,7 @@
-// `GET /api/v1/openapi.json` (issue 19): the OpenAPI document of the routes the server really has, computed from
-// their schemas when the router loads (./router.ts; ~40 ms, too much to spend per request on a public route).
-// Public on purpose: it describes the contract, never data, and tools (code generators, the reference page at
-// /docs/api) fetch it without a token.
+// `GET /api/v1/openapi.json`: the OpenAPI document of the routes the server really has, computed from their schemas
+// when the router loads (./router.ts; ~40 ms, too much to spend per request on a public route). Public on purpose: it
+// describes the contract, never data, and tools (code generators, the reference page at /docs/api) fetch it without a
+// token.
 import { z } from 'zod';
 import { sendJson } from '../http/body';
 import type { OpenApiDocument } from './openapi';

@@ -1,4 +1,4 @@
-// The error answers of the REST edge as schemas (issue 19), straight from the one error table
+// The error answers of the REST edge as schemas, straight from the one error table
 // (src/server/domain/errors/domain-error.ts): each code's exact body, `{"error": …}` plus `code` where SPEC §7 says so.
 import { z } from 'zod';
 import { DomainError, ERRORS, type ErrorCode } from '../domain/errors/domain-error';

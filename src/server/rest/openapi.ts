@@ -1,7 +1,7 @@
-// Issue 19: the OpenAPI 3.1 document of /api/v1, computed from the REST route table (./router.ts) and the zod schemas
-// its handlers and the domain parse with — never written by hand. zod 4's own JSON Schema output (`z.toJSONSchema`,
-// draft 2020-12: OpenAPI 3.1's dialect) turns each schema into the document's, so there is no second reading of zod.
-// Served at /api/v1/openapi.json and written to dist/openapi.json by `npm run build` (scripts/build-openapi.ts).
+// The OpenAPI 3.1 document of /api/v1, computed from the REST route table (./router.ts) and the zod schemas its
+// handlers and the domain parse with — never written by hand. zod 4's own JSON Schema output (`z.toJSONSchema`, draft
+// 2020-12: OpenAPI 3.1's dialect) turns each schema into the document's, so there is no second reading of zod. Served
+// at /api/v1/openapi.json and written to dist/openapi.json by `npm run build` (scripts/build-openapi.ts).
 import { z } from 'zod';
 import { ERRORS, retryAfterOf, type ErrorCode } from '../domain/errors/domain-error';
 import { ZAttachmentBody, ZAttachmentForm } from '../domain/attachments/schemas';

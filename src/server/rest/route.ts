@@ -1,6 +1,6 @@
-// A REST route: method + path → handler, and what the OpenAPI document says about it (issue 19). Paths use `:name`
-// segments. Every route carries its contract, so the document lists exactly the routes the router answers, with the
-// schemas the handlers parse through (./openapi.ts).
+// A REST route: method + path → handler, and what the OpenAPI document says about it, so the document cannot describe a
+// route that is not there. Paths use `:name` segments. Every route carries its contract, so the document lists exactly
+// the routes the router answers, with the schemas the handlers parse through (./openapi.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { Authenticated } from '../auth/authenticate';
@@ -57,9 +57,9 @@ export function path(pattern: string): RegExp {
 }
 
 /**
- * The query string read through the same zod schema tRPC and MCP use (issue 18), so every surface accepts the same
- * values with the same words. Each name at most once; empty is absent; for `numeric` names plain digits become a
- * number and anything else (`0x10`, `1e3`, ` 5`, `-1`) stays text for the schema to refuse.
+ * The query string read through the same zod schema tRPC and MCP use, so every surface accepts the same values with the
+ * same words. Each name at most once; empty is absent; for `numeric` names plain digits become a number and anything
+ * else (`0x10`, `1e3`, ` 5`, `-1`) stays text for the schema to refuse.
  */
 export function parseQuery<T extends z.ZodObject>(schema: T, query: URLSearchParams, numeric: readonly string[] = []): z.infer<T> {
   const raw: Record<string, unknown> = {};

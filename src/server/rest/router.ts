@@ -44,7 +44,7 @@ export const handleRest: ApiHandler = async (req, res, services) => {
       const m = pattern.exec(url.pathname);
       if (!m) continue;
       const entry = services.requests.of(req);
-      if (entry) entry.route = template; // the pattern, never the path (issue 17: metrics, logs)
+      if (entry) entry.route = template; // the pattern, never the path: ids in metric labels would grow without bound
       const params: Record<string, string> = {};
       for (const name in m.groups) params[name] = safeDecode(m.groups[name]!);
       if (route.public) {
@@ -53,7 +53,7 @@ export const handleRest: ApiHandler = async (req, res, services) => {
         return;
       }
       const auth = await requireAuthenticated(services, req);
-      refuseMalformedQuery(req.url); // issue 18: `%FE` must not be read as U+FFFD (SPEC §2.1)
+      refuseMalformedQuery(req.url); // `%FE` must not be read as U+FFFD: two ids would become one (SPEC §2.1)
       await route.handle({ req, res, services, params, query: url.searchParams, auth });
       return;
     }

@@ -23,7 +23,10 @@ const ZExternalIdQuery = ZLookupRequest.pick({ external_id: true });
 const ZExternalIdEnvelope = ZExternalIdQuery.partial();
 /** SPEC §7: the release's key travels as a header. Checked by the domain after authorization, with ZIdempotencyKey. */
 const ZReleaseHeaders = z.object({ 'Idempotency-Key': ZIdempotencyKey });
-/** The release's query: the identity, and (issue 15) an optional reason, checked by the domain after authorization. */
+/**
+ * The release's query: the identity, and an optional reason (shown in the identity's history), checked by the domain
+ * after authorization.
+ */
 const ZReleaseQuery = ZExternalIdQuery.extend({ reason: ZReleaseReason.optional() });
 const ZReleaseEnvelope = ZReleaseQuery.partial();
 
@@ -195,7 +198,7 @@ export const taskRoutes: RestRoute[] = [
         workspace_id: r.params.workspace_id,
         external_id,
         idempotency_key: Array.isArray(key) ? key[0] : key,
-        // Issue 15: `?reason=` — why, kept with the release record (not part of the request hash, SPEC §7).
+        // `?reason=` — why, kept with the release record (not part of the request hash, SPEC §7).
         reason,
       });
       const result = await releaseExternalId(r.services, r.auth.actor, {

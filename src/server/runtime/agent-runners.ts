@@ -1,14 +1,14 @@
-// Pluggable agent runners (issue 5): what "launching a prepared session" means. The dispatcher records the launch
-// and marks the session running once the runner accepts it; a runner only has to hand the session over. The
-// registry hangs on Services (`services.agentRunners`): each process (and each test) has its own.
+// Pluggable agent runners: what "launching a prepared session" means. The dispatcher records the launch and marks the
+// session running once the runner accepts it; a runner only has to hand the session over. The registry hangs on
+// Services (`services.agentRunners`): each process (and each test) has its own.
 //
-// Issue 17 item 8: the built-in runner used to record a launch and start nothing. It now runs a real command —
-// the one the operator configured for this server (TETHER_AGENT_COMMAND, an argv, never a shell line) — once per
-// launch, with the task as JSON on stdin, a timeout, and its exit status and the tail of its output recorded. The
-// command comes from the server's configuration only, never from data (profiles, requests): whoever can write the
-// database must not be able to run programs on the server. Without a command, launches through it fail, and the
-// failure is recorded on the intent. The webhook runner hands sessions to a remote service instead, through the same
-// destination policy as webhooks (a profile's URL is a workspace's configuration).
+// A launch must start something: the built-in runner runs a real command — the one the operator configured for this
+// server (TETHER_AGENT_COMMAND, an argv, never a shell line) — once per launch, with the task as JSON on stdin, a
+// timeout, and its exit status and the tail of its output recorded. The command comes from the server's configuration
+// only, never from data (profiles, requests): whoever can write the database must not be able to run programs on the
+// server. Without a command, launches through it fail, and the failure is recorded on the intent. The webhook runner
+// hands sessions to a remote service instead, through the same destination policy as webhooks (a profile's URL is a
+// workspace's configuration).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { agentCommandEnv, type Config } from '../config';
 import type { LaunchProfile } from '../db/repositories/launches';

@@ -1,4 +1,4 @@
-// Any path no console page answers (issue 15): a real 404 inside the console frame, not Next's bare page outside it.
+// Any path no console page answers: a real 404 inside the console frame, not Next's bare page outside it.
 import { notFound } from 'next/navigation';
 
 export default function MissingPage(): never {

@@ -1,7 +1,7 @@
 'use client';
 // Settings (SPEC §11): only workspace admins manage members, tokens and steps, and resolve legacy identities and
-// re-attest readiness (SPEC §12); the server checks it again.
-// Webhooks are managed through the events router (event.*, issue 6). An instance admin can create another workspace.
+// re-attest readiness (SPEC §12); the server checks it again. Webhooks are managed through the events router (event.*).
+// An instance admin can create another workspace.
 import { FirstWorkspace } from '../../../components/first-workspace';
 import { IdentityReadiness } from '../../../components/identity-readiness';
 import { Members, Registered, Steps, Tokens, Webhooks } from '../../../components/settings-sections';
@@ -25,7 +25,7 @@ export default function SettingsPage() {
               <Webhooks workspaceId={w.id} />
               <Registered workspaceId={w.id} />
               <IdentityReadiness workspaceId={w.id} />
-              {/* Issue 15: an instance admin makes workspaces here too (the first one is offered on every page). */}
+              {/* An instance admin makes workspaces here too (the first one is offered on every page). */}
               {me.is_admin && <FirstWorkspace another onStarted={() => undefined} onFinished={selectWorkspace} />}
             </div>
           )

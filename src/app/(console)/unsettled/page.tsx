@@ -34,7 +34,8 @@ function Explanation() {
 function Unsettled({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
   const live = useQuery(trpc.console.unsettled.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(2_000) }));
-  // Issue 15: a row whose release dialog is open stays listed until it closes (the release takes it off this list).
+  // A row whose release dialog is open stays listed, so the operator sees the answer, until it closes (the release
+  // takes it off this list).
   const canRelease = useCanRelease();
   const [held, setHeld] = useState<NonNullable<typeof live.data>[number] | null>(null);
   const q = { ...live, data: held && live.data && !live.data.some((r) => r.task.id === held.task.id) ? [...live.data, held] : live.data };

@@ -1,9 +1,9 @@
-// /docs/api (issue 19): the REST API reference, public like the document it shows (integrators read it with a token,
-// not a console account); linked from the console's header. Rendered on the server as static HTML from the OpenAPI
-// document this server serves at /api/v1/openapi.json — fetched from the server's own origin (the custom server's
-// `x-tether-api-origin`, src/trpc/server-lookup.ts) rather than imported: pages never import server modules (the
-// route table would drag the domain and the database into Next's bundles), and dist/openapi.json exists only after
-// `npm run build`. So the page shows exactly what integrators get, and cannot drift from it.
+// /docs/api: the REST API reference, public like the document it shows (integrators read it with a token, not a console
+// account); linked from the console's header. Rendered on the server as static HTML from the OpenAPI document this
+// server serves at /api/v1/openapi.json — fetched from the server's own origin (the custom server's
+// `x-tether-api-origin`, src/trpc/server-lookup.ts) rather than imported: pages never import server modules (the route
+// table would drag the domain and the database into Next's bundles), and dist/openapi.json exists only after `npm run
+// build`. So the page shows exactly what integrators get, and cannot drift from it.
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import type { ApiDocument } from '../../../components/api-document';

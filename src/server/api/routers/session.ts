@@ -22,7 +22,7 @@ async function signIn(ctx: Context, userId: string) {
 export const sessionRouter = router({
   /** Null when not signed in with the cookie (a bearer token is not a console session). */
   me: publicProcedure.query(async ({ ctx }) => {
-    // Test hook (issue 15): a session check that fails, to show the console keeps its frame and offers a retry.
+    // Test hook: a session check that fails, to show the console keeps its frame and offers a retry.
     await ctx.services.failpoints.hit('session_me');
     if (!ctx.actor || !ctx.session) return null;
     const s = ctx.session;

@@ -10,7 +10,7 @@ import { storedText } from '../../domain/text';
 import { protectedProcedure, router } from '../trpc';
 
 export const workspaceRouter = router({
-  /** Issue 15: an instance admin creates a workspace from the console (first run: there is none yet). */
+  /** An instance admin creates a workspace from the console (first run: there is none yet, and no CLI at hand). */
   create: protectedProcedure
     .input(z.object({ name: storedText(200).min(1), prefix: storedText(10).min(1) }))
     .mutation(async ({ ctx, input }) => {

@@ -1,6 +1,6 @@
 // Attachments as the REST edge accepts and answers them (SPEC §1, §5), for the upload handler and the OpenAPI document
-// (issue 19). Plain zod, no server imports. `AttachmentBody` (./upload.ts) is held equal to ZAttachmentBody by
-// tests/unit/openapi-bodies.test.ts.
+// (so the document shows what is checked). Plain zod, no server imports. `AttachmentBody` (./upload.ts) is held equal
+// to ZAttachmentBody by tests/unit/openapi-bodies.test.ts.
 import { z } from 'zod';
 
 /**

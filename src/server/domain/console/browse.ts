@@ -1,6 +1,6 @@
-// The console's task browser (SPEC §13, issue 15): browse by external-id prefix, filter (settlement, archived, step,
-// created range), sort, and page by keyset — a page costs the same on the millionth row as on the first, and the
-// cursors are opaque strings the page keeps in its URL. Exact find stays in tasks.ts.
+// The console's task browser (SPEC §13): browse by external-id prefix, filter (settlement, archived, step, created
+// range), sort, and page by keyset — a page costs the same on the millionth row as on the first, and the cursors are
+// opaque strings the page keeps in its URL. Exact find stays in tasks.ts.
 import { z } from 'zod';
 import { readTypedEscapes } from '../../../lib/visible-id';
 import type { Actor } from '../../auth/actor';

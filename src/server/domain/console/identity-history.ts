@@ -1,7 +1,7 @@
-// An identity's history (SPEC §13, issue 15): for one external id, every task that held it — from the creation
-// operations that made them (kept forever) and the releases that freed them (SPEC §7: kept forever) — how each hold
-// ended, every release (who, when, which channel, why), and which task holds it now. Deleted tasks are named from
-// the revisions they left (SPEC §9).
+// An identity's history (SPEC §13): for one external id, every task that held it — from the creation operations that
+// made them (kept forever) and the releases that freed them (SPEC §7: kept forever) — how each hold ended, every
+// release (who, when, which channel, why), and which task holds it now. Deleted tasks are named from the revisions they
+// left (SPEC §9).
 import { readTypedEscapes } from '../../../lib/visible-id';
 import { visibleWorkspaces, type Actor } from '../../auth/actor';
 import type { Repositories } from '../../db/store';

@@ -1,7 +1,7 @@
-// SPEC §2.1 keeps the NFC and NFD spellings of a word apart, so two tasks can hold ids that render identically.
-// SPEC §13 (issue 15): wherever the console shows such an id it says that another task holds an equivalent spelling.
-// Only the NFC and NFD forms are looked up (one indexed read for a whole page); other mixed spellings of the same
-// text are not — they are rare, and finding them would need a normalized column.
+// SPEC §2.1 keeps the NFC and NFD spellings of a word apart, so two tasks can hold ids that render identically. SPEC
+// §13: wherever the console shows such an id it says that another task holds an equivalent spelling. Only the NFC and
+// NFD forms are looked up (one indexed read for a whole page); other mixed spellings of the same text are not — they
+// are rare, and finding them would need a normalized column.
 import { equivalentSpellings } from '../../../lib/visible-id';
 import type { Repositories } from '../../db/store';
 import type { ConsoleTask } from './rows';

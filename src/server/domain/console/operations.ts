@@ -14,7 +14,7 @@ type ConsoleStore = Pick<Repositories, 'console'>;
 /** Tasks holding an identity that is not settled, each with the operation that is (or was) creating it. */
 export async function readUnsettled(store: Pick<Repositories, 'console' | 'identities'>, actor: Actor, workspaceId: string) {
   requireRead(actor, workspaceId);
-  // Issue 15: each id says when another task holds an NFC/NFD spelling of it (SPEC §13).
+  // Each id says when another task holds an NFC/NFD spelling of it (SPEC §13).
   const tasks = await withLookalikes(store, workspaceId, await store.console.unsettledTasks(workspaceId, 500));
   const byTask = await store.console.operationsByTask(
     workspaceId,

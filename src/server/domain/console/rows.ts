@@ -1,7 +1,7 @@
-// Console read model (issue 8, SPEC §13): the snake_case rows the operator console shows. These are operator
-// views, not the public task body: they carry settlement and creation state, which ordinary task reads never do
-// (SPEC §3). Every reader checks `read` on the workspace first; a workspace the actor cannot see is a 404.
-// The rows are read by db/repositories/console.ts; this module is their contract (a leaf: types and rules only).
+// Console read model (SPEC §13): the snake_case rows the operator console shows. These are operator views, not the
+// public task body: they carry settlement and creation state, which ordinary task reads never do (SPEC §3). Every
+// reader checks `read` on the workspace first; a workspace the actor cannot see is a 404. The rows are read by
+// db/repositories/console.ts; this module is their contract (a leaf: types and rules only).
 import { can, type Actor } from '../../auth/actor';
 import { DomainError } from '../errors/domain-error';
 
@@ -17,7 +17,7 @@ export function settlementOf(externalId: string | null, settledAt: string | null
   return settledAt === null ? 'unsettled' : 'settled';
 }
 
-// ---- the task browser (issue 15) ----
+// ---- the task browser ----
 
 export const BROWSE_SORTS = ['external_id', 'identifier', 'created_at', 'title', 'step'] as const;
 export const SETTLEMENT_FILTERS = ['any', 'settled', 'unsettled', 'none'] as const;

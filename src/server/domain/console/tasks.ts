@@ -11,11 +11,12 @@ import { withLookalikes } from './lookalikes';
 import { requireRead } from './rows';
 
 /**
- * Exact find (SPEC §7 lookup semantics, §2.1 normalization): the normalized value is shown back so the operator
- * sees what was searched for. Nothing holding it is an answer (`task: null`), not an error. It is an identity read:
- * until attestation passes it answers 503 with the reason, like every other (SPEC §12; issue 17: it skipped the gate).
- * The id typed with escapes — as the console shows it (`rtl:⟦U+202E⟧evil`), or `<U+202E>`, `\u202E` (SPEC §13) — finds the real one when nothing holds the
- * typed text itself; the answer says when the id was last released and by whom, or since when it is free.
+ * Exact find (SPEC §7 lookup semantics, §2.1 normalization): the normalized value is shown back so the operator sees
+ * what was searched for. Nothing holding it is an answer (`task: null`), not an error. It is an identity read: until
+ * attestation passes it answers 503 with the reason, like every other (SPEC §12: a console find is no way around the
+ * gate). The id typed with escapes — as the console shows it (`rtl:⟦U+202E⟧evil`), or `<U+202E>`, `\u202E` (SPEC §13) —
+ * finds the real one when nothing holds the typed text itself; the answer says when the id was last released and by
+ * whom, or since when it is free.
  */
 export async function findByExternalId(services: Pick<Services, 'store' | 'readiness'>, actor: Actor, workspaceId: string, raw: string) {
   const { store } = services;

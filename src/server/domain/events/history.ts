@@ -43,8 +43,8 @@ export async function listEvents(
   input: { workspaceId: string; after?: number; limit?: number },
 ): Promise<EventPage> {
   if (!can(actor, input.workspaceId, 'read')) throw new DomainError('not_found');
-  // The surfaces parse with this schema already; a direct caller is held to the same rule (issue 18: `limit=0`
-  // reached the page arithmetic below and failed on an empty page).
+  // The surfaces parse with this schema already; a direct caller is held to the same rule (`limit=0` would reach the
+  // page arithmetic below and fail on an empty page).
   const parsed = ZEventPageParams.safeParse({ after: input.after, limit: input.limit });
   if (!parsed.success) throw validationError(parsed.error);
   const after = parsed.data.after ?? 0;

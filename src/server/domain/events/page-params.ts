@@ -1,6 +1,6 @@
 // SPEC §9: one page request for event history (`GET /workspaces/:id/events`, `event.list`) and for a webhook's
-// deliveries (`…/deliveries`, `event.deliveries`), shared by REST and tRPC. Issue 18: REST accepted `limit=0`
-// (then failed with a 500 on an empty page) where tRPC required 1 or more.
+// deliveries (`…/deliveries`, `event.deliveries`), shared by REST and tRPC, so both accept the same values: one lenient
+// surface would take `limit=0` and fail with a 500 on an empty page.
 import { z } from 'zod';
 import { DomainError } from '../errors/domain-error';
 import { wholeNumber } from '../paging';

@@ -1,6 +1,6 @@
-// The event, revision and webhook bodies as schemas (SPEC §9), for the OpenAPI document (issue 19) and the webhook
-// create request every surface parses. Plain zod, no server imports. The TypeScript bodies the domain builds
-// (./outbox.ts, ./webhook-bodies.ts) are held equal to these by tests/unit/openapi-bodies.test.ts.
+// The event, revision and webhook bodies as schemas (SPEC §9), for the OpenAPI document and the webhook create request
+// every surface parses. Plain zod, no server imports. The TypeScript bodies the domain builds (./outbox.ts,
+// ./webhook-bodies.ts) are held equal to these by tests/unit/openapi-bodies.test.ts.
 import { z } from 'zod';
 import { storedText } from '../text';
 import { ZTaskBody } from '../tasks/schemas';

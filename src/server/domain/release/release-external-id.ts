@@ -27,7 +27,9 @@ export interface ReleaseInput {
   idempotencyKey: unknown;
   /** Where the request came from, for the audit record (`rest`, `trpc`, `console`, `cli`). */
   source: string;
-  /** Why (issue 15), optional: stored with the release record, never part of the request hash. */
+  /**
+   * Why, optional (shown in the identity's history): stored with the release record, never part of the request hash.
+   */
   rawReason?: unknown;
   /** SPEC §13: the X-Request-Id of the request, kept with the release (or with the attempt a replay or conflict is). */
   requestId?: string;
@@ -58,7 +60,8 @@ export function requestHash(method: string, workspaceId: string, externalId: str
 }
 
 export async function releaseExternalId(services: Services, actor: Actor, input: ReleaseInput): Promise<ReleaseResult> {
-  // Counted in memory by result (issue 17 metrics): released, not_found, or the refusal's code.
+  // Counted in memory by result (never a write, so a refused release stays free): released, not_found, or the refusal's
+  // code.
   try {
     const result = await decideRelease(services, actor, input);
     services.metrics.releases.inc({ result: result.status === 204 ? 'released' : 'not_found', replayed: String(result.replayed) });

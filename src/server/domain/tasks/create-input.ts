@@ -22,7 +22,8 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * An envelope's type errors, all `invalid payload` (SPEC §4.1 step 1) and decided before authorization. A non-string
- * `external_id` is exactly `invalid payload` on every surface (issue 17); a wrong id says which field it was.
+ * `external_id` is exactly `invalid payload` on every surface, so no surface says more about it than another; a wrong
+ * id says which field it was.
  */
 function envelopeError(error: z.ZodError): DomainError {
   const field = error.issues[0]?.path[0];

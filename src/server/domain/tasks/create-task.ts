@@ -29,7 +29,7 @@ export interface CreateTaskOptions {
   taskId?: string;
   /** Internal: lost identity races already retried by this request (retryLostRace). */
   lostRaces?: number;
-  /** The surface the create came in on, for the creates counter (issue 17); `none` in process (tests, bench). */
+  /** The surface the create came in on, for the creates counter; `none` in process (tests, bench). */
   surface?: Surface;
   /** SPEC §13: the X-Request-Id of the request, stored with the operation a Created begins (and its failed attempt). */
   requestId?: string;
@@ -42,7 +42,7 @@ export async function createTask(
   options: CreateTaskOptions = {},
 ): Promise<CreateOutcome> {
   const outcome = await decideCreate(services, actor, body, options);
-  // Counted in memory only: a Found stays write-free (issue 17 metrics; the surface is the request's).
+  // Counted in memory only: a Found stays write-free (the surface is the request's).
   services.metrics.recordCreate(options.surface ?? 'none', outcome.kind);
   return outcome;
 }
@@ -120,7 +120,7 @@ async function decideCreate(services: Services, actor: Actor, body: unknown, opt
     throw err;
   }
   if (result.kind === 'gone') throw new DomainError('task_not_created');
-  // Only now may asynchronous work start (CreatedIdentityLost included): the agent launch (issue 5).
+  // Only now may asynchronous work start (CreatedIdentityLost included): the agent launch (SPEC §4.1 step 10).
   services.dispatcher.afterComplete(handle.plan);
   return { kind: result.kind, task: result.task };
 }
@@ -149,7 +149,7 @@ async function resolveWorkspace(
   if (explicit) return explicit;
   if (parentId) {
     // A parent with no retained history resolves to no workspace: the same 404 a workspace the caller cannot access
-    // gets at step 3 (SPEC §11), so a parent id cannot be probed across workspaces (issue 17). No fallback either.
+    // gets at step 3 (SPEC §11), so a parent id cannot be probed across workspaces. No fallback either.
     const workspaceId = await services.store.events.workspaceOfTask(parentId);
     if (!workspaceId) throw new DomainError('task_not_created');
     return workspaceId;

@@ -36,7 +36,8 @@ export interface TaskPage {
 /** Newest first. `archived` defaults to include (operators browse everything); `limit` to 50. */
 export async function listTasks(services: Services, actor: Actor, input: ListTasksInput): Promise<TaskPage> {
   if (!can(actor, input.workspaceId, 'read')) throw new DomainError('not_found');
-  // The surfaces parse with this schema already; a direct caller is held to the same rule (issue 18).
+  // The surfaces parse with this schema already; a direct caller is held to the same rule, so no caller reaches the
+  // page arithmetic with a value it cannot handle.
   const parsed = ZTaskListParams.safeParse({ archived: input.archived, limit: input.limit, cursor: input.cursor });
   if (!parsed.success) throw validationError(parsed.error);
   const { archived, cursor } = parsed.data;

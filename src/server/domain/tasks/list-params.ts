@@ -1,6 +1,6 @@
 // SPEC §10: one task-list page request for REST (`GET /workspaces/:id/tasks`), tRPC (`task.list`) and MCP
-// (`list_tasks`). Issue 18: a cursor above 2^31-1 reached PostgreSQL's `integer` column (a 500), and `0x10`, `1e3`
-// or `" 5"` were read as numbers; now a cursor is exactly what `next_cursor` hands out, or nothing.
+// (`list_tasks`). A cursor is exactly what `next_cursor` hands out, or nothing: a cursor above 2^31-1 would reach
+// PostgreSQL's `integer` column (a 500), and a lenient parser would read `0x10`, `1e3` or `" 5"` as numbers.
 import { z } from 'zod';
 import { wholeNumber } from '../paging';
 

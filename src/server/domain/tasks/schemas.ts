@@ -88,7 +88,7 @@ export type TIdentityEnvelope = z.output<typeof ZIdentityEnvelope>;
 export const ZLookupRequest = z.object({ workspace_id: ZId, external_id: ZRawExternalId });
 export type TLookupRequest = z.input<typeof ZLookupRequest>;
 
-/** SPEC §7, §13 (issue 15): why the operator released it, kept with the release record. Checked after authorization. */
+/** SPEC §7, §13: why the operator released it, kept with the release record. Checked after authorization. */
 export const ZReleaseReason = z
   .string()
   .describe('Optional: why you release it (at most 500 characters), shown in the identity history. Not part of the request: a retry with the same key and another reason replays the first.');

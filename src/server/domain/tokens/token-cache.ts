@@ -1,6 +1,5 @@
 // A tiny in-process cache of verified API tokens, so the hot path usually costs no SQL at all. One per Services
-// (`services.tokenCache`). Why it is safe (SPEC §11, issue 9 item 5 "a revoked token stops working on the next
-// request"):
+// (`services.tokenCache`). Why it is safe (SPEC §11: a revoked token stops working on the next request):
 // - it only remembers a token's stored digest, never "this secret was fine": every request still hashes
 //   the presented secret and compares it in constant time, so a wrong secret is never admitted;
 // - revoking through this process deletes the entry before the revoke returns;

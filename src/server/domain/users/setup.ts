@@ -1,5 +1,5 @@
-// First-run onboarding (issue 8, SPEC §11): while no user exists, the server prints a one-time setup URL on
-// start; that URL creates the first admin and then stops working. Only sha256 of the token is stored.
+// First-run onboarding (SPEC §11): while no user exists, the server prints a one-time setup URL on start; that URL
+// creates the first admin and then stops working. Only sha256 of the token is stored.
 import { digest, randomSecret } from '../../auth/secrets';
 import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';

@@ -53,8 +53,8 @@ export async function createWorkspace(store: Store, input: CreateWorkspaceInput)
 }
 
 /**
- * The console's "create a workspace" (issue 15: right after setup the only admin has no workspace and must be able to
- * make one there). Only an instance-wide admin may: a workspace has no admin before it exists (SPEC §11).
+ * The console's "create a workspace" (right after setup the only admin has no workspace and must be able to make one
+ * there). Only an instance-wide admin may: a workspace has no admin before it exists (SPEC §11).
  */
 export async function createWorkspaceAs(store: Store, actor: Actor, input: CreateWorkspaceInput): Promise<Workspace> {
   if (!actor.global || actor.kind !== 'user') throw new DomainError('forbidden', 'only an instance admin can create a workspace');

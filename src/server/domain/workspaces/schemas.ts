@@ -1,4 +1,4 @@
-// Workspace deletion's answer (SPEC §8) as a schema, for the OpenAPI document (issue 19). `WorkspaceDeletion`
+// Workspace deletion's answer (SPEC §8) as a schema, for the OpenAPI document. `WorkspaceDeletion`
 // (./delete-workspace.ts) is held equal to it by tests/unit/openapi-bodies.test.ts.
 import { z } from 'zod';
 

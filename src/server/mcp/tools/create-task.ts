@@ -6,12 +6,12 @@ import { z } from 'zod';
 import type { Actor } from '../../auth/actor';
 import type { CreateOutcome } from '../../domain/creation/operation';
 import { createTask } from '../../domain/tasks/create-task';
-import { MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS } from '../../domain/tasks/schemas';
+import { ZCreateEnvelope, ZCreateTaskFields } from '../../domain/tasks/schemas';
 import { toCreateResponse } from '../../domain/tasks/responses';
 import type { RequestEntry } from '../../observability/request-scope';
 import type { Services } from '../../services';
 import { guarded, toolResult } from '../results';
-import { described, idParam, taskBodyShape } from '../schemas';
+import { described, taskBodyShape } from '../schemas';
 
 // SPEC §10 (1), (2), (3) and §3's narrow meaning of creation_complete, in plain words.
 export const CREATE_IF_ABSENT =
@@ -33,35 +33,26 @@ export const CREATE_TASK_DESCRIPTION = [
   'Deleting a task or releasing its identity frees the `external_id`; sending it again afterwards creates a new task.',
 ].join('\n');
 
-const idArray = (description: string) => described({ type: 'array', items: idParam, maxItems: 100 }, description);
+// What each parameter is checked with, in SPEC §4.1's order: the envelope first, the rest only after a lookup miss.
+const envelope = ZCreateEnvelope.shape;
+const fields = ZCreateTaskFields.shape;
 
 const inputSchema = {
-  workspace_id: described(idParam, 'Workspace to create in. Optional when `parent_id` is given or you can access exactly one workspace.'),
-  parent_id: described(idParam, 'Parent task id. Without `workspace_id`, the task is created in the parent\'s workspace.'),
+  workspace_id: described(envelope.workspace_id, 'Workspace to create in. Optional when `parent_id` is given or you can access exactly one workspace.'),
+  parent_id: described(envelope.parent_id, 'Parent task id. Without `workspace_id`, the task is created in the parent\'s workspace.'),
   external_id: described(
-    { type: ['string', 'null'], maxLength: 255 },
+    envelope.external_id,
     `Your stable identity for the external thing (at most 255 UTF-8 bytes, no control characters, compared exactly). ${CREATE_IF_ABSENT} ${DEDUPLICATED_MEANS} ${UNSETTLED_MEANS}`,
   ),
-  title: described({ type: 'string', minLength: 1, maxLength: MAX_TITLE_CHARS }, 'Task title. Required when a new task is created; ignored when an existing task is returned.'),
-  description: described({ type: ['string', 'null'], maxLength: MAX_DESCRIPTION_CHARS }, 'Task description.'),
-  step_id: described(idParam, 'Workflow step; defaults to the workspace\'s first step.'),
-  attachments: idArray('Ids of uploaded, unclaimed attachments to bind to the new task.'),
-  repositories: described(
-    {
-      type: 'array',
-      maxItems: 50,
-      items: {
-        type: 'object',
-        properties: { repository_id: idParam, fresh_branch: { type: 'boolean' } },
-        required: ['repository_id'],
-      },
-    },
-    'Repositories for the task; `fresh_branch: true` creates branch `tether/<identifier>`.',
-  ),
-  remote_contributions: described({ type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 2000 } }, 'Pull/merge-request URLs to associate with the new task.'),
-  start_agent: described({ type: 'boolean' }, 'Prepare and start an agent for the new task once its creation completes (ignored when an existing task is returned).'),
-  agent_profile_id: described(idParam, 'Agent profile to use when `start_agent` is true.'),
-  blocked_by: idArray('Task ids this task waits for; an agent start is deferred until they complete.'),
+  title: described(fields.title, 'Task title. Required when a new task is created; ignored when an existing task is returned.'),
+  description: described(fields.description, 'Task description.'),
+  step_id: described(fields.step_id, 'Workflow step; defaults to the workspace\'s first step.'),
+  attachments: described(fields.attachments, 'Ids of uploaded, unclaimed attachments to bind to the new task.'),
+  repositories: described(fields.repositories, 'Repositories for the task; `fresh_branch: true` creates branch `tether/<identifier>`.'),
+  remote_contributions: described(fields.remote_contributions, 'Pull/merge-request URLs to associate with the new task.'),
+  start_agent: described(fields.start_agent, 'Prepare and start an agent for the new task once its creation completes (ignored when an existing task is returned).'),
+  agent_profile_id: described(fields.agent_profile_id, 'Agent profile to use when `start_agent` is true.'),
+  blocked_by: described(fields.blocked_by, 'Task ids this task waits for; an agent start is deferred until they complete.'),
 };
 
 const outputSchema = {

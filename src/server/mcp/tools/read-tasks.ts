@@ -11,7 +11,7 @@ import { toTaskBody } from '../../domain/tasks/task';
 import type { RequestEntry } from '../../observability/request-scope';
 import type { Services } from '../../services';
 import { guarded, toolResult } from '../results';
-import { described, idParam, ZTaskBody, taskBodyShape } from '../schemas';
+import { described, ZTaskBody, taskBodyShape } from '../schemas';
 
 const id = z.string().min(1).max(200);
 const ZGetTaskArgs = z.object({ task_id: id });
@@ -39,7 +39,7 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
     {
       title: 'Get a task by id',
       description: 'Read one task by its id. A task that does not exist and one you may not access give the same "task not found" error.',
-      inputSchema: { task_id: described(idParam, 'The task id (a UUID, as returned by create_task or list_tasks).') },
+      inputSchema: { task_id: described(ZGetTaskArgs.shape.task_id, 'The task id (a UUID, as returned by create_task or list_tasks).') },
       outputSchema: taskBodyShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -57,10 +57,10 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
       description:
         'List tasks in a workspace, newest first, one page at a time (pass `next_cursor` back as `cursor`). This is a listing, not a lookup by external_id.',
       inputSchema: {
-        workspace_id: described(idParam, 'Workspace to list. Optional when you can access exactly one workspace.'),
-        archived: described({ type: 'string', enum: ['include', 'exclude', 'only'] }, 'Archived tasks: include (default), exclude, or only.'),
-        limit: described({ type: 'integer', minimum: 1, maximum: 200 }, 'Page size, 1-200 (default 50).'),
-        cursor: described({ type: ['string', 'null'] }, '`next_cursor` from the previous page, exactly as returned (omit it for the first page).'),
+        workspace_id: described(ZListTasksArgs.shape.workspace_id, 'Workspace to list. Optional when you can access exactly one workspace.'),
+        archived: described(ZListTasksArgs.shape.archived, 'Archived tasks: include (default), exclude, or only.'),
+        limit: described(ZListTasksArgs.shape.limit, 'Page size, 1-200 (default 50).'),
+        cursor: described(ZListTasksArgs.shape.cursor, '`next_cursor` from the previous page, exactly as returned (omit it for the first page).'),
       },
       outputSchema: {
         tasks: z.array(ZTaskBody),

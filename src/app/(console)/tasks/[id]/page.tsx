@@ -43,7 +43,7 @@ export default function TaskDetailPage() {
   const trpc = useTRPC();
   const live = useQuery(trpc.console.task.queryOptions({ id }, { refetchInterval: useLivePoll(5_000) }));
   // While the release dialog is open the page keeps what it showed: the task deleted meanwhile (a refetch answering
-  // "task not found") must not take the dialog and its answer away (issue 15).
+  // "task not found") must not take the dialog and its answer away.
   const [releasing, setReleasing] = useState(false);
   const q = releasing && live.data ? { ...live, isError: false } : live;
   // SPEC §13: the address names the task's workspace, whatever link it was opened from.
