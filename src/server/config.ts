@@ -117,7 +117,6 @@ const ZEnv = z.object({
   TETHER_PG_POOL_SIZE: int(1),
   TETHER_PG_CONNECT_TIMEOUT_MS: int(1),
   TETHER_PG_QUERY_TIMEOUT_MS: int(1),
-  TETHER_PG_ONE_STATEMENT: flag,
   TETHER_TOKEN_CACHE_MS: int(0),
   TETHER_RATE_LIMIT_PER_SEC: int(0),
   TETHER_RATE_LIMIT_BURST: int(1),
@@ -135,7 +134,6 @@ const ZEnv = z.object({
   TETHER_MAX_CONNECTIONS: int(0),
   TETHER_MAX_CONNECTIONS_PER_CLIENT: int(0),
   TETHER_ATTEST_INTERVAL_MS: int(100),
-  TETHER_TRPC_NATIVE: flag,
   TETHER_CLEANUP_BACKOFF_MS: int(1),
   TETHER_LOG_LEVEL: z.preprocess(unset, z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
   TETHER_AGENT_COMMAND: z.preprocess(
@@ -197,16 +195,11 @@ export interface Config {
     maxConnections: number;
     /** Open connections at once from one client address (0: no cap). */
     maxConnectionsPerClient: number;
-    /** A plain single tRPC call is answered on the Node request (api/native-call.ts); off: tRPC's adapter answers all. */
-    trpcNativeCalls: boolean;
   };
   postgres: {
     poolSize: number;
     connectTimeoutMs: number;
     queryTimeoutMs: number;
-    /** A zero-step create's one transaction, and the creating request's Begin and Complete phases, as one statement
-     *  each (db/dialect/postgres/creation.ts). */
-    oneStatementCreate: boolean;
   };
   auth: {
     tokenCacheMs: number;
@@ -302,15 +295,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveTimeoutMs: e.TETHER_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
       maxConnections: e.TETHER_MAX_CONNECTIONS ?? 4096,
       maxConnectionsPerClient: e.TETHER_MAX_CONNECTIONS_PER_CLIENT ?? 256,
-      trpcNativeCalls: e.TETHER_TRPC_NATIVE ?? true,
     },
     postgres: {
       poolSize: e.TETHER_PG_POOL_SIZE ?? Math.max(4, availableParallelism() * 4),
       // Fail fast when the database is away (issue 9): no request hangs past these bounds.
       connectTimeoutMs: e.TETHER_PG_CONNECT_TIMEOUT_MS ?? 5_000,
       queryTimeoutMs: e.TETHER_PG_QUERY_TIMEOUT_MS ?? 30_000,
-      // Measured (docs/BENCHMARKS.md): off only to measure what it is worth.
-      oneStatementCreate: e.TETHER_PG_ONE_STATEMENT ?? true,
     },
     auth: {
       tokenCacheMs: Math.min(e.TETHER_TOKEN_CACHE_MS ?? MAX_TOKEN_CACHE_MS, MAX_TOKEN_CACHE_MS),

@@ -36,7 +36,6 @@ export function createServices(options: ServiceOptions = {}): Services {
           queryTimeoutMs: config.postgres.queryTimeoutMs,
           directUrl: config.directDatabaseUrl ?? undefined,
         }),
-      { oneStatementCreate: config.postgres.oneStatementCreate },
     );
   const log = options.log ?? createLogger(config.log);
   const destinations = options.destinations ?? new DestinationPolicy(config.webhooks.allowedNetworks);

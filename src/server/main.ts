@@ -9,7 +9,7 @@ import { migrate, MigrationError } from './db/migrate';
 import { describePostgresUrl, isPostgresUrl } from './db/dialect/postgres/url';
 import { startRelay } from './runtime/relay';
 import { startRecoveryRuntime } from './runtime';
-import { createHttpServer, type PageHandler } from './http/server';
+import { createHttpServer, type PageHandler, type Route } from './http/server';
 import { createServices } from './create-services';
 import type { Services } from './services';
 import { ConfigError, loadConfig, prepareNextEnvironment } from './config';
@@ -25,6 +25,8 @@ export interface StartOptions {
   port?: number;
   host?: string;
   services?: Services;
+  /** The API routes to mount (default: every API of `apiRoutes`); tests replace one handler to compare it. */
+  routes?: Route[];
   /** Where status lines go (default: the structured log, `services.log`); tests pass a no-op. */
   log?: (line: string) => void;
 }
@@ -121,7 +123,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw err;
   }
 
-  const server = createHttpServer(services, { next: pages?.handle });
+  const server = createHttpServer(services, { next: pages?.handle, routes: opts.routes });
   const host = opts.host ?? config.host;
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);

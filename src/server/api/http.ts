@@ -22,7 +22,7 @@ async function contextFor(services: Services, req: IncomingMessage, res: ServerR
     return await createContext(services, req, res);
   } catch (err) {
     // Refusals decided before any procedure runs (401/403 CSRF/429) keep their status and words. So does a
-    // database that is away while authenticating: 503, not tRPC's default 500 (issue 9, outage test).
+    // database that is away while authenticating: 503, not tRPC's default 500 (clients retry a 503, not a 500).
     const domain = isDomainError(err) ? err : toDomainError(err);
     if (domain.code === 'internal') throw err;
     // tRPC drops DomainError headers; a 429 must still say when to come back (Retry-After).
@@ -32,29 +32,21 @@ async function contextFor(services: Services, req: IncomingMessage, res: ServerR
 }
 
 /**
- * The tRPC endpoint of one server, built once (the adapter, and the native path when `config.http.trpcNativeCalls`
- * is on). It hangs on the server's routes, not in module scope, so two servers in one process never share it.
+ * tRPC's own Node adapter for one server: what answers batches, subscriptions and anything else the native path
+ * declines. Tests also mount it alone, to hold the native path's answers to it byte for byte.
  */
-export function createTrpcHandler(services: Services): ApiHandler {
-  // One limit for both paths, read once, as the adapter always did.
+export function createTrpcAdapter(services: Services): ApiHandler {
   const maxBodySize = services.config.http.maxBodyBytes;
   const adapter = createHTTPHandler({
     router: appRouter,
     basePath: BASE_PATH,
     maxBodySize,
     createContext: ({ req, res }) => contextFor(services, req, res),
-    // Issue 18: the adapter would decode the body like Fetch (bad bytes → U+FFFD); it gets it pre-read and strict.
+    // The adapter would decode the body like Fetch (bad bytes → U+FFFD); it gets it pre-read and strict.
     middleware: strictInputMiddleware(maxBodySize),
   });
-  const native: NativeCallOptions | undefined = services.config.http.trpcNativeCalls
-    ? { router: appRouter, basePath: BASE_PATH, maxBodySize, createContext: (req, res) => contextFor(services, req, res) }
-    : undefined;
-
   return async (req, res) => {
     try {
-      // issue 4: the adapter's Request/Response conversion made a tRPC call 2–3x slower than the same REST call;
-      // the plain single query or mutation is answered on the Node objects, with the adapter's exact response.
-      if (native && (await tryNativeCall(req, res, native))) return;
       // Authentication failures (CSRF, rate limit) surface from createContext; tRPC reports them as errors.
       await new Promise<void>((resolve) => {
         res.once('finish', resolve);
@@ -64,5 +56,31 @@ export function createTrpcHandler(services: Services): ApiHandler {
     } catch (err) {
       sendError(res, err, services);
     }
+  };
+}
+
+/**
+ * The tRPC endpoint of one server, built once. It hangs on the server's routes, not in module scope, so two servers
+ * in one process never share it.
+ */
+export function createTrpcHandler(services: Services): ApiHandler {
+  const adapter = createTrpcAdapter(services);
+  // One limit for both paths, read once, as the adapter reads it.
+  const native: NativeCallOptions = {
+    router: appRouter,
+    basePath: BASE_PATH,
+    maxBodySize: services.config.http.maxBodyBytes,
+    createContext: (req, res) => contextFor(services, req, res),
+  };
+  return async (req, res) => {
+    try {
+      // The adapter's Request/Response conversion made a tRPC call 2–3x slower than the same REST call; the plain
+      // single query or mutation is answered on the Node objects, with the adapter's exact response.
+      if (await tryNativeCall(req, res, native)) return;
+    } catch (err) {
+      sendError(res, err, services);
+      return;
+    }
+    await adapter(req, res, services);
   };
 }

@@ -1,4 +1,4 @@
-// The data layer's front door (issue 13): every read and write the domain makes goes through a repository here.
+// The data layer's front door: every read and write the domain makes goes through a repository here.
 // Repositories are the only home of SQL text and Prisma calls. The hot paths (create, lookup, release, outbox,
 // recovery claims) run on the driver; cold paths on Prisma Client over the same connections (db/prisma.ts).
 // Dialect differences are chosen once, here, when the store is built: a dialect may supply a faster form of a
@@ -40,18 +40,12 @@ import { txRepositories, type Repositories, type TxRepositories } from './reposi
 
 export type { Repositories, TxRepositories };
 
-export interface StoreOptions {
-  /** PostgreSQL: send the creating request's Begin and Complete phases as one statement each (default true; the
-   *  transaction form otherwise — tests compare the two, the bench measures the difference). */
-  oneStatementCreate?: boolean;
-}
-
 export class Store implements Repositories {
   readonly dialect: Dialect;
   readonly tasks: TaskRepository;
   readonly events: EventRepository;
   readonly releases: ReleaseRepository;
-  /** The create protocol's transactions (SPEC §4, §6): PostgreSQL's one-statement form or the transaction form. */
+  /** The create protocol's transactions (SPEC §4, §6): on PostgreSQL in one statement each, elsewhere as transactions. */
   readonly creation: CreationStore;
   readonly workspaces: WorkspaceRepository;
   readonly launches: LaunchRepository;
@@ -65,7 +59,7 @@ export class Store implements Repositories {
   readonly tokens: TokenRepository;
   readonly setupTokens: SetupTokenRepository;
   readonly console: ConsoleRepository;
-  /** The console's task browser and identity history (issue 15). */
+  /** The console's task browser and identity history. */
   readonly identities: IdentityRepository;
   readonly legacy: LegacyRepository;
   readonly cleanup: CleanupRepository;
@@ -80,10 +74,7 @@ export class Store implements Repositories {
   private prismaClient?: Promise<Prisma>;
 
   /** `driver` is the connection pool (PostgreSQL) or the one connection (SQLite) this store owns. */
-  constructor(
-    readonly driver: Db,
-    options: StoreOptions = {},
-  ) {
+  constructor(readonly driver: Db) {
     this.dialect = driver.dialect;
     this.sqlDialect = sqlDialect(driver.dialect);
     const prisma = () => this.prisma();
@@ -94,7 +85,7 @@ export class Store implements Repositories {
     this.releases = base.releases;
     const transaction = <T>(fn: (tx: TxRepositories) => Promise<T>) => this.transaction(fn);
     this.creation =
-      pg && options.oneStatementCreate !== false
+      pg
         ? new PostgresCreationStore(driver, transaction)
         : new CreationStore(driver, this.sqlDialect, transaction);
     this.workspaces = pg ? new PostgresWorkspaceRepository(driver, prisma) : base.workspaces;

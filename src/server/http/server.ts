@@ -23,7 +23,7 @@ import type { ApiHandler } from './types';
 /** Next's request handler (`app.getRequestHandler()`), or absent when a test runs the API alone. */
 export type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-interface Route {
+export interface Route {
   /** Matches the path itself and everything below it (`/api/v1` matches `/api/v1/tasks/1`). */
   prefix: string;
   handler: ApiHandler;
@@ -127,8 +127,9 @@ function answerHalfClosedClients(server: Server): void {
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 }
 
-export function createHttpServer(services: Services, opts: { next?: PageHandler } = {}): Server {
-  const routes = apiRoutes(services);
+/** `routes`: the API this server mounts (default `apiRoutes(services)`; tests swap one handler). */
+export function createHttpServer(services: Services, opts: { next?: PageHandler; routes?: Route[] } = {}): Server {
+  const routes = opts.routes ?? apiRoutes(services);
   const pages = opts.next;
   const limits = services.config.http;
   const observe = createRequestObserver(services);
