@@ -20,7 +20,7 @@ import { ContributionRepository } from './repositories/contributions';
 import { ConsoleRepository } from './repositories/console';
 import { CreationStore } from './repositories/creation-store';
 import { EventRepository } from './repositories/events';
-import { GitRepositoryRepository } from './repositories/git-repositories';
+import { GitRepoRepository } from './repositories/git-repos';
 import { IdentityRepository } from './repositories/identities';
 import { LaunchRepository } from './repositories/launches';
 import { LegacyRepository } from './repositories/legacy';
@@ -52,7 +52,7 @@ export class Store implements Repositories {
   readonly attachments: AttachmentRepository;
   readonly contributions: ContributionRepository;
   readonly agentProfiles: AgentProfileRepository;
-  readonly gitRepositories: GitRepositoryRepository;
+  readonly gitRepos: GitRepoRepository;
   readonly webhooks: WebhookRepository;
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
@@ -93,7 +93,7 @@ export class Store implements Repositories {
     this.attachments = base.attachments;
     this.contributions = base.contributions;
     this.agentProfiles = base.agentProfiles;
-    this.gitRepositories = base.gitRepositories;
+    this.gitRepos = base.gitRepos;
     this.webhooks = base.webhooks;
     this.users = new UserRepository(driver, prisma);
     this.sessions = new SessionRepository(driver, prisma);

@@ -8,7 +8,7 @@ import type { Actor } from '../../../src/server/auth/actor';
 import type { Db } from '../../../src/server/db/types';
 import { createAgentProfile } from '../../../src/server/domain/agents/profiles';
 import { uploadAttachment } from '../../../src/server/domain/attachments/upload';
-import { addRepository } from '../../../src/server/domain/repositories/registry';
+import { addRepository } from '../../../src/server/domain/git-repos/registry';
 import type { Services } from '../../../src/server/services';
 import { expect } from 'vitest';
 import { count, makeWorkspace, tokenActor, uniq, until, type TestWorkspace } from '../../support/fixtures';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { can, ROLES, SCOPES, type Actor } from '../../auth/actor';
 import { listAgentProfiles } from '../../domain/agents/profiles';
 import { DomainError } from '../../domain/errors/domain-error';
-import { listRepositories } from '../../domain/repositories/registry';
+import { listRepositories } from '../../domain/git-repos/registry';
 import { storedText } from '../../domain/text';
 import { createApiToken, findApiToken, listApiTokens, revokeApiToken } from '../../domain/tokens/api-tokens';
 import { addMember, listMembers, setMembership } from '../../domain/users/memberships';

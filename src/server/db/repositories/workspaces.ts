@@ -141,12 +141,6 @@ export class WorkspaceRepository {
     });
   }
 
-  /** A step's WIP limit (null: unlimited); false when the step is not the workspace's. */
-  async setWipLimit(workspaceId: string, stepId: string, wipLimit: number | null): Promise<boolean> {
-    const prisma = await this.prisma();
-    return (await prisma.workflowStep.updateMany({ where: { id: stepId, workspaceId }, data: { wipLimit } })).count > 0;
-  }
-
   // ---- deletion (driver; inside the deletion's transaction, SPEC §8) ---------------------------------------------
 
   /** Locks the workspace row until commit (a concurrent Begin, which bumps task_sequence, waits and then finds no
