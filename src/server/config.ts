@@ -348,10 +348,3 @@ export function childProcessEnv(extra: Record<string, string>): NodeJS.ProcessEn
   return { ...process.env, ...extra };
 }
 
-/** React and Next pick their production builds from NODE_ENV; Next's telemetry stays off (nothing leaves the
- *  machine unasked; also set in next.config). Called once, before Next loads. */
-export function prepareNextEnvironment(dev: boolean): void {
-  const env = process.env as Record<string, string | undefined>;
-  env.NODE_ENV ??= dev ? 'development' : 'production';
-  env.NEXT_TELEMETRY_DISABLED ??= '1';
-}

@@ -9,12 +9,12 @@ import { migrate, MigrationError } from './db/migrate';
 import { describePostgresUrl, isPostgresUrl } from './db/dialect/postgres/url';
 import { startRelay } from './runtime/relay';
 import { startRecoveryRuntime } from './runtime';
-import { createHttpServer, type PageHandler, type Route } from './http/server';
-import { createServices } from './create-services';
+import type { Route } from './http/server';
+import { createHttpServer, createServices } from './app';
 import type { Services } from './services';
-import { ConfigError, loadConfig, prepareNextEnvironment } from './config';
+import { ConfigError, loadConfig } from './config';
 import { issueSetupToken } from './domain/users/setup';
-import { PROJECT_ROOT } from './project-root';
+import { startNext } from './pages';
 
 
 export interface StartOptions {
@@ -43,16 +43,6 @@ export interface RunningServer {
  *  query parameters); SQLite → the file path. */
 export function describeDatabase(url: string): string {
   return isPostgresUrl(url) ? describePostgresUrl(url) : url.replace(/^(file|sqlite):(\/\/)?/i, '');
-}
-
-async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): Promise<void> }> {
-  // Only after createServices() has read the config, so an unset NODE_ENV still lets tests enable failpoints.
-  prepareNextEnvironment(dev);
-  const { default: next } = await import('next');
-  const app = next({ dev, dir: PROJECT_ROOT });
-  await app.prepare();
-  const handle = app.getRequestHandler();
-  return { handle: (req, res) => handle(req, res), close: () => app.close() };
 }
 
 /** Migrations, then attestation (SPEC §12): what the server needs from its database before it is ready. */

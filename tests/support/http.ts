@@ -5,7 +5,7 @@ import type { Repositories } from '../../src/server/db/store';
 import type { Db } from '../../src/server/db/types';
 import { createApiToken } from '../../src/server/domain/tokens/api-tokens';
 import { createTrpcAdapter } from '../../src/server/api/http';
-import { apiRoutes } from '../../src/server/http/server';
+import { apiRoutes } from '../../src/server/app';
 import { startServer, type RunningServer } from '../../src/server/main';
 import type { Services } from '../../src/server/services';
 import { freshDb, storeFor } from './db';

@@ -3,7 +3,7 @@
 // Complete, or Abort with compensation. Several processes may run this at once: they coordinate through the
 // database (the creation store's claim: PostgreSQL skips rows another claimer holds; SQLite runs one immediate
 // transaction at a time).
-import type { Actor } from '../auth/actor';
+import type { Actor } from '../domain/access';
 import { isDatabaseUnavailable } from '../db/errors';
 import type { StepChange, StepRecord } from '../db/repositories/creation';
 import { abortOperation } from '../domain/creation/abort';

@@ -3,7 +3,7 @@
 // Repositories and agent profiles are listed read-only (they are registered with the CLI). Webhooks live in the
 // events router (event.webhooks / createWebhook / disableWebhook), which checks `admin` the same way.
 import { z } from 'zod';
-import { can, ROLES, SCOPES, type Actor } from '../../auth/actor';
+import { can, ROLES, SCOPES, type Actor } from '../../domain/access';
 import { listAgentProfiles } from '../../domain/agents/profiles';
 import { DomainError } from '../../domain/errors/domain-error';
 import { listRepositories } from '../../domain/git-repos/registry';

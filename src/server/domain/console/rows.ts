@@ -2,7 +2,7 @@
 // views, not the public task body: they carry settlement and creation state, which ordinary task reads never do
 // (SPEC §3). Every reader checks `read` on the workspace first; a workspace the actor cannot see is a 404.
 // The rows are read by db/repositories/console.ts; this module is their contract (a leaf: types and rules only).
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import { DomainError } from '../errors/domain-error';
 
 export function requireRead(actor: Actor, workspaceId: string): void {

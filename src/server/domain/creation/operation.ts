@@ -1,5 +1,5 @@
 // The creation operation and its in-process handle (SPEC §4.2).
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { CreationPlan } from './plan';
 import type { Task } from '../tasks/task';
 

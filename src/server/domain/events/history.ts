@@ -1,5 +1,5 @@
 // SPEC §9: event history (cursor pagination over the outbox `seq`) and each task's revision history.
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { validationError } from '../tasks/create-input';

@@ -4,7 +4,7 @@
 // who, when and through which channel (legacy_resolutions; a release also goes into the release history), and asks
 // every process to re-attest, so readiness returns without a restart.
 import { randomUUID } from 'node:crypto';
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { AttestationResult } from '../../db/attest';
 import type { LegacyIdentity } from '../../db/repositories/legacy';
 import type { TxRepositories } from '../../db/store';

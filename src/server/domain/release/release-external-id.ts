@@ -1,7 +1,7 @@
 // SPEC §7 Release: an operator action that unbinds an identity and keeps the task. Guarded by a caller-generated
 // Idempotency-Key; the release operation is replay evidence only — it never owns or reserves an identity.
 import { createHash, randomUUID } from 'node:crypto';
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import { dbErrorInfo, isExternalIdViolation } from '../../db/errors';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';

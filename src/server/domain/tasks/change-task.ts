@@ -1,7 +1,7 @@
 // Lifecycle changes of a completed task (SPEC §2.3, §8, §9): update, archive/unarchive, delete. Each writes the next
 // revision and one outbox event in the same transaction as the change.
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { TaskChanges } from '../../db/repositories/tasks';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';

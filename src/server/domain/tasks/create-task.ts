@@ -1,6 +1,6 @@
 // THE place where "create with an external id" is decided (STYLE: every surface calls this).
 // It follows SPEC §4.1 step by step; each step is cited where it happens.
-import { can, visibleWorkspaces, type Actor } from '../../auth/actor';
+import { can, visibleWorkspaces, type Actor } from '../access';
 import type { Surface } from '../../observability/request-scope';
 import type { Services } from '../../services';
 import { begin } from '../creation/begin';

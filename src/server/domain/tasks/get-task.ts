@@ -1,5 +1,5 @@
 // Task reads. A task in a workspace the caller cannot see is indistinguishable from no task (SPEC §11).
-import { can, visibleWorkspaces, type Actor, type Permission } from '../../auth/actor';
+import { can, visibleWorkspaces, type Actor, type Permission } from '../access';
 import type { TxRepositories } from '../../db/repositories';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';

@@ -1,5 +1,5 @@
 // SPEC §7 Lookup: read-only. The task holding (workspace, external_id), archived and unsettled included.
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { requireExternalId } from '../identity/normalize';
