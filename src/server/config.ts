@@ -1,4 +1,4 @@
-// The one reader of the environment (issue 13): every setting Tether takes is declared here, validated once at
+// The one reader of the environment: every setting Tether takes is declared here, validated once at
 // start-up, and passed down through the services object. Nothing else in src/ reads `process.env`.
 // An invalid value stops start-up with one line naming the variable (`ConfigError`). Every setting has a
 // default that works on a fresh machine (README "Configuration" lists them).
@@ -233,7 +233,7 @@ export interface Config {
    */
   cleanup: { backoffMs: number; maxBackoffMs: number };
   /**
-   * Failpoints are test hooks (issue 3 item 7) that can pause, fail or kill a create. Issue 18: on only with
+   * Failpoints are test hooks that can pause, fail or kill a create. So nobody serves with them by accident: on only with
    * TETHER_FAILPOINTS=1 *and* the `--test-hooks` flag on the server's command line, which no start script
    * passes (`npm start`, `npm run serve`, `npm run dev`), and never with NODE_ENV=production.
    */
@@ -298,7 +298,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     postgres: {
       poolSize: e.TETHER_PG_POOL_SIZE ?? Math.max(4, availableParallelism() * 4),
-      // Fail fast when the database is away (issue 9): no request hangs past these bounds.
+      // Fail fast when the database is away: no request hangs past these bounds.
       connectTimeoutMs: e.TETHER_PG_CONNECT_TIMEOUT_MS ?? 5_000,
       queryTimeoutMs: e.TETHER_PG_QUERY_TIMEOUT_MS ?? 30_000,
     },

@@ -1,4 +1,4 @@
-// Prisma Client for the cold paths (issue 13: console reads, settings and admin, CLI, tokens, users, webhook
+// Prisma Client for the cold paths (console reads, settings and admin, CLI, tokens, users, webhook
 // configuration, release history), one per process and dialect (STYLE habit 7), over the SAME connections the
 // driver uses: PostgreSQL shares the pg Pool (PrismaPg accepts it); SQLite shares the one connection and its mutex
 // (dialect/sqlite/prisma.ts). The two generated clients come from one model (prisma/postgres/schema.prisma; the

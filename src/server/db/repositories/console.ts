@@ -17,7 +17,7 @@ import type {
   OverviewCounts,
   ReleasesQuery,
 } from '../../domain/console/rows';
-import { settlementOf } from '../../domain/console/rows';
+import { settlementOf } from '../../model/task';
 import type { SqlDialect } from '../dialect';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';

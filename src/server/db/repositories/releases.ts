@@ -18,7 +18,7 @@ export interface ReleaseRecord {
   resultStatus: 204 | 404;
   resultBody: { error: string } | null;
   createdAt: string;
-  /** The operator's reason (issue 15), if one was given. */
+  /** The operator's reason, if one was given. */
   reason: string | null;
   /** SPEC §13: the X-Request-Id of the request that made it; null in process and before request ids were kept. */
   requestId: string | null;

@@ -4,18 +4,12 @@
 // The rows are read by db/repositories/console.ts; this module is their contract (a leaf: types and rules only).
 import { can, type Actor } from '../access';
 import { DomainError } from '../errors/domain-error';
+import type { Settlement } from '../../model/task';
 
 export function requireRead(actor: Actor, workspaceId: string): void {
   if (!can(actor, workspaceId, 'read')) throw new DomainError('not_found');
 }
 
-/** Whether the task's identity is settled (SPEC §4.3), unsettled (a create may still be running), or absent. */
-export type Settlement = 'settled' | 'unsettled' | 'none';
-
-export function settlementOf(externalId: string | null, settledAt: string | null): Settlement {
-  if (externalId === null) return 'none';
-  return settledAt === null ? 'unsettled' : 'settled';
-}
 
 // ---- the task browser (issue 15) ----
 

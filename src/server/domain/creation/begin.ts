@@ -4,7 +4,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import type { Task } from '../tasks/task';
+import type { Task } from '../../model/task';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
 

@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../../db/errors';
 import type { CleanupClaim } from '../../db/repositories/cleanup';
 import type { StepRecord } from '../../db/repositories/creation';
 import type { Services } from '../../services';
-import { LeaseLostError } from './errors';
+import { LeaseLostError } from '../../model/creation';
 import type { CreationHandle } from './operation';
 import { STEP_KINDS } from './steps';
 import { stepContext } from './steps/records';

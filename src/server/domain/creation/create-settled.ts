@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Actor } from '../access';
 import type { Services } from '../../services';
 import type { TCreateTaskFields } from '../tasks/create-input';
-import type { Task } from '../tasks/task';
+import type { Task } from '../../model/task';
 import { hashToken, refusal, type BeginInput } from './begin';
 import { buildPlan } from './build-plan';
 import { deferredIntent } from './complete';

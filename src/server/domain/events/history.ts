@@ -6,7 +6,7 @@ import { validationError } from '../tasks/create-input';
 import { MAX_EVENT_PAGE, ZEventPageParams } from './page-params';
 import { settledHighWater } from './horizon';
 import { runningHub } from './hub';
-import type { EventRecord, RevisionBody } from './outbox';
+import type { EventRecord, RevisionBody } from '../../model/events';
 
 export type { RevisionBody };
 

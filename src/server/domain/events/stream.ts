@@ -6,7 +6,7 @@ import { can, type Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { readEvents, MAX_PAGE } from './history';
-import type { EventRecord } from './outbox';
+import type { EventRecord } from '../../model/events';
 
 /** Authorizes first (so a REST caller gets its 404 or 503 before the stream starts), then returns the stream. */
 export function openEventStream(

@@ -10,9 +10,9 @@ import type { LegacyIdentity } from '../../db/repositories/legacy';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import { eventPayload } from '../events/outbox';
+import { eventPayload } from '../../model/events';
 import { requestHash } from '../release/release-external-id';
-import { toTaskBody, type Task } from '../tasks/task';
+import { toTaskBody, type Task } from '../../model/task';
 
 export type { LegacyIdentity };
 export type LegacyAction = 'settle' | 'release';

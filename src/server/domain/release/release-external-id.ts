@@ -6,10 +6,10 @@ import { dbErrorInfo, isExternalIdViolation } from '../../db/errors';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import { eventPayload } from '../events/outbox';
+import { eventPayload } from '../../model/events';
 import { requireExternalId } from '../identity/normalize';
 import { ZIdempotencyKey } from '../tasks/schemas';
-import { toTaskBody } from '../tasks/task';
+import { toTaskBody } from '../../model/task';
 import { characterCount, tooLongMessage } from '../text';
 
 export interface ReleaseResult {

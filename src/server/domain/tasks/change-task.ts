@@ -6,11 +6,11 @@ import type { TaskChanges } from '../../db/repositories/tasks';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import { eventPayload } from '../events/outbox';
+import { eventPayload } from '../../model/events';
 import { isPlainObject, validationError } from './create-input';
 import { ZUpdateTaskInput } from './schemas';
 import { getTaskOrThrow } from './get-task';
-import { toTaskBody, type Task } from './task';
+import { toTaskBody, type Task } from '../../model/task';
 
 /** The task, locked for the rest of the transaction, if the actor may change it and its creation has finished. */
 async function lockedForChange(tx: TxRepositories, actor: Actor, taskId: string): Promise<Task> {

@@ -3,7 +3,7 @@ import { can, type Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { requireExternalId } from '../identity/normalize';
-import type { Task } from './task';
+import type { Task } from '../../model/task';
 
 export interface LookupResult {
   task: Task;

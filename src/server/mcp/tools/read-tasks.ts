@@ -7,7 +7,7 @@ import { DomainError } from '../../domain/errors/domain-error';
 import { validationError } from '../../domain/tasks/create-input';
 import { getTask, listTasks, listVisibleWorkspaces } from '../../domain/tasks/get-task';
 import { ZTaskListParams } from '../../domain/tasks/list-params';
-import { toTaskBody } from '../../domain/tasks/task';
+import { toTaskBody } from '../../model/task';
 import type { RequestEntry } from '../../observability/request-scope';
 import type { Services } from '../../services';
 import { guarded, toolResult } from '../results';

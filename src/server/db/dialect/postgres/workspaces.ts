@@ -1,5 +1,5 @@
 // PostgreSQL's form of the create path's workspace read: creates validated in the same turn of the event loop share
-// one statement (issue 4, statement-batch.ts); each gets exactly what its single-row read would return.
+// one statement (statement-batch.ts); each gets exactly what its single-row read would return.
 import { StatementBatch } from '../../statement-batch';
 import type { Prisma } from '../../prisma';
 import { toTarget, WorkspaceRepository, type CreateTarget, type TargetRow } from '../../repositories/workspaces';

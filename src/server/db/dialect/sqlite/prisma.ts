@@ -1,5 +1,5 @@
-// Prisma Client on SQLite, sharing the driver's ONE connection and its mutex (issue 13: "Prisma and the driver
-// must not fight over the file"). Two connections to one file in one process would mean two writers: a Prisma
+// Prisma Client on SQLite, sharing the driver's ONE connection and its mutex (Prisma and the driver
+// must not fight over the file). Two connections to one file in one process would mean two writers: a Prisma
 // write while the driver holds BEGIN IMMEDIATE across awaits waits on SQLite's lock (busy_timeout), and a Prisma
 // interactive transaction started with a deferred BEGIN can fail outright when it upgrades to a write
 // (SQLITE_BUSY_SNAPSHOT). Sharing the connection and serialising every statement through the same mutex makes
