@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { RateLimiter } from './auth/rate-limit';
 import { loadConfig } from './config';
-import { openDb } from './db/dialect';
+import { openDb } from './db/drivers';
 import { Store } from './db/store';
 import { CreationPulse } from './domain/console/pulse';
 import { DestinationPolicy } from './domain/outbound/destinations';

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { isPostgresUrl, parsePostgresUrl } from './db/dialect/postgres/url';
+import { isPostgresUrl, parsePostgresUrl } from './db/drivers/postgres-url';
 import { LOG_LEVELS, type LogSettings } from './observability/logger';
 
 export class ConfigError extends Error {
@@ -43,7 +43,7 @@ const flag = z.preprocess(
 
 const text = z.preprocess(unset, z.string().optional());
 
-/** A PostgreSQL URL in libpq's form (several hosts, target_session_attrs, pgbouncer: db/dialect/postgres/url.ts):
+/** A PostgreSQL URL in libpq's form (several hosts, target_session_attrs, pgbouncer: db/drivers/postgres-url.ts):
  *  a URL node-postgres would misread is refused at start with the reason, never half-used. */
 const libpqForm = (url: string, ctx: z.RefinementCtx) => {
   if (!isPostgresUrl(url)) return;

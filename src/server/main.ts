@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { isDatabaseUnavailable } from './db/errors';
 import { migrate, MigrationError } from './db/migrate';
-import { describePostgresUrl, isPostgresUrl } from './db/dialect/postgres/url';
+import { describePostgresUrl, isPostgresUrl } from './db/drivers/postgres-url';
 import { startRelay } from './runtime/relay';
 import { startRecoveryRuntime } from './runtime';
 import type { Route } from './http/server';

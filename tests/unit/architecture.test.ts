@@ -75,6 +75,12 @@ describe('layering', () => {
     expect(valueImports).toEqual([]);
   });
 
+  it("the drivers are the data layer's ground floor: they import no repository, dialect form or store", () => {
+    const drivers = files.filter((f) => f.rel.startsWith('src/server/db/drivers/'));
+    expect(drivers.length).toBeGreaterThan(0);
+    expect(hits(drivers, /from '\.\.\/(repositories|dialect|store|prisma)\b/)).toEqual([]);
+  });
+
   it('the model imports nothing above it', () => {
     const model = files.filter((f) => f.rel.startsWith('src/server/model/'));
     expect(model.length).toBeGreaterThan(0);

@@ -5,7 +5,7 @@
 // SQLite schema is generated from it), so code is written once against one type. Built on first use: a process
 // that never takes a cold path never loads it.
 import type { PrismaClient } from '../../generated/prisma-postgres/client';
-import { PostgresDb, SqliteDb } from './dialect';
+import { PostgresDb, SqliteDb } from './drivers';
 import type { Db } from './types';
 
 export type Prisma = PrismaClient;

@@ -6,7 +6,7 @@
 //
 //   store.tasks.findByExternalId(ws, id)              one autocommit statement
 //   store.transaction(async (tx) => { … tx.tasks … }) one transaction; `tx` holds the transactional repositories
-import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { PostgresDb, sqlDialect, type SqlDialect } from './drivers';
 import { PostgresCreationStore } from './dialect/postgres/creation';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';

@@ -6,7 +6,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import type { Db } from '../../../src/server/db/types';
 import { createAgentProfile } from '../../../src/server/domain/agents/profiles';
 import { begin } from '../../../src/server/domain/creation/begin';

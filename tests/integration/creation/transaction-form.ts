@@ -1,7 +1,7 @@
 // The transaction form of the create protocol (the creation store SQLite runs), built over a PostgreSQL database:
 // the product runs only the one-statement form there, so tests that hold the two to the same rows build this one
 // themselves instead of asking the configuration for it.
-import { sqlDialect } from '../../../src/server/db/dialect';
+import { sqlDialect } from '../../../src/server/db/drivers';
 import { CreationStore } from '../../../src/server/db/repositories/creation-store';
 import { Store } from '../../../src/server/db/store';
 import type { Db } from '../../../src/server/db/types';

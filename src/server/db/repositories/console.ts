@@ -18,7 +18,7 @@ import type {
   ReleasesQuery,
 } from '../../domain/console/rows';
 import { settlementOf } from '../../model/task';
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { bool, num, numOrNull, str, strOrNull } from '../values';

@@ -11,7 +11,7 @@ import { LeaseLostError, TASK_GONE } from '../../model/creation';
 import type { CreationPlan } from '../../domain/creation/plan';
 import { eventPayload } from '../../model/events';
 import { toTaskBody, type Task } from '../../model/task';
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { TxRepositories } from './index';
 import type { Sql } from '../types';
 import { CreationRepository, type ClaimedOperation, type Fence, type SettledDraw, type StepChange, type StepState, type StoredOutcome } from './creation';

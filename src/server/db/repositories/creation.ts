@@ -6,7 +6,7 @@ import { LeaseLostError } from '../../model/creation';
 import type { OperationState } from '../../domain/creation/operation';
 import type { CreationPlan, PlannedStep, StepKind } from '../../domain/creation/plan';
 import type { Task } from '../../model/task';
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { json, num, numOrNull, str, strOrNull } from '../values';
 import { TASK_COLUMNS, toTask, type TaskRow } from './tasks';

@@ -3,7 +3,7 @@
 import type { HorizonSample } from '../../domain/events/horizon';
 import type { EventPayload, EventRecord, RevisionBody } from '../../model/events';
 import type { Task, TaskBody } from '../../model/task';
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { json, num, placeholders, str, strOrNull } from '../values';
 

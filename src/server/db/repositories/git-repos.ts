@@ -1,6 +1,6 @@
 // The repository registry (SPEC §1): git repositories registered to a workspace, targets of `fresh_branch` steps.
 // Registering and listing are cold paths (Prisma Client); the create path's read runs on the driver.
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { str } from '../values';

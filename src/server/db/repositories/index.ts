@@ -1,5 +1,5 @@
 // The repositories of one store, and the set that takes part in a driver transaction (db/store.ts builds them).
-import { POSTGRES, type SqlDialect } from '../dialect';
+import { POSTGRES, type SqlDialect } from '../drivers';
 import { PostgresEventRepository } from '../dialect/postgres/events';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';

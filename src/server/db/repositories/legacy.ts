@@ -4,7 +4,7 @@
 // same statement (db/attest.ts), and a resolution takes the task row inside the transaction that writes its
 // revision, event and audit record.
 import type { CreationState, Task } from '../../model/task';
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { str } from '../values';
 import { TASK_COLUMNS, toTask, type TaskRow } from './tasks';

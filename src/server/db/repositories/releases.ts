@@ -1,6 +1,6 @@
 // Release operations (SPEC §7): replay evidence, keyed by (workspace, Idempotency-Key), retained forever. The
 // release itself runs on the driver inside its transaction; the history the console shows is a cold read on Prisma.
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { json, num, str, strOrNull } from '../values';

@@ -2,7 +2,7 @@
 // SQL is written once for both dialects (STYLE habit 10); PostgreSQL batches lookups issued together
 // (dialect/postgres/tasks.ts) behind the same method.
 import type { CreationState, Task } from '../../model/task';
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { num, placeholders, str, strOrNull } from '../values';
 

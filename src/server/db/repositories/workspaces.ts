@@ -3,7 +3,7 @@
 // transaction with the task aggregate's deletes (SPEC §8); creating, listing and step admin are cold paths on
 // Prisma Client.
 import type { WorkflowStep, Workspace } from '../../domain/workspaces/workspace';
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { num, numOrNull, str, strOrNull } from '../values';

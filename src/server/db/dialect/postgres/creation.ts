@@ -33,7 +33,7 @@ import { TASK_COLUMNS } from '../../repositories/tasks';
 import { StatementBatch } from '../../statement-batch';
 import type { Db } from '../../types';
 import { jsonParam, num, str } from '../../values';
-import { POSTGRES } from '../index';
+import { POSTGRES } from '../../drivers/index';
 import { runSettled, type SettledOutcome } from './create-settled';
 
 /**

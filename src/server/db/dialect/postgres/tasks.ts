@@ -8,7 +8,7 @@ import { StatementBatch } from '../../statement-batch';
 import { BY_EXTERNAL_ID, TASK_COLUMNS, TaskRepository, toTask, type TaskRow } from '../../repositories/tasks';
 import type { Db } from '../../types';
 import { jsonParam } from '../../values';
-import { POSTGRES } from '../index';
+import { POSTGRES } from '../../drivers/index';
 
 /**
  * One JSON parameter keeps a single prepared statement for every batch size; `k_i` says whose row it is. The

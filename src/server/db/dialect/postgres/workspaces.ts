@@ -5,7 +5,7 @@ import type { Prisma } from '../../prisma';
 import { toTarget, WorkspaceRepository, type CreateTarget, type TargetRow } from '../../repositories/workspaces';
 import type { Db } from '../../types';
 import { jsonParam } from '../../values';
-import { POSTGRES } from '../index';
+import { POSTGRES } from '../../drivers/index';
 
 interface Item {
   workspaceId: string;

@@ -10,7 +10,7 @@
 import type { Task } from '../../../model/task';
 import { TASK_COLUMNS, TaskRepository, toTask, type TaskRow } from '../../repositories/tasks';
 import type { Sql } from '../../types';
-import { SQLITE } from '../index';
+import { SQLITE } from '../../drivers/index';
 
 export const SQLITE_BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = +$1 AND external_id = +$2`;
 

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { InvalidTextError, type Db, type DbStats, type PoolStats, type Sql } from '../../types';
-import { asDatabaseError } from '../../errors';
-import { Mutex } from '../../mutex';
-import { SchemaAlarm } from '../../schema-alarm';
+import { InvalidTextError, type Db, type DbStats, type PoolStats, type Sql } from '../types';
+import { asDatabaseError } from '../errors';
+import { Mutex } from './mutex';
+import { SchemaAlarm } from './schema-alarm';
 
 // SQLite is one writer at a time. better-sqlite3 is synchronous, but our transactions span awaits, so every
 // statement of this process goes through one mutex: nothing ever runs inside another caller's open transaction.

@@ -1,10 +1,10 @@
 import pg from 'pg';
-import type { Db, DbStats, PoolStats, Sql } from '../../types';
-import { asDatabaseError, DatabaseUnavailable, dbErrorInfo } from '../../errors';
-import { SchemaAlarm } from '../../schema-alarm';
-import { isoFromTimestamptz } from './timestamps';
-import { isRetired, Topology } from './topology';
-import { parsePostgresUrl } from './url';
+import type { Db, DbStats, PoolStats, Sql } from '../types';
+import { asDatabaseError, DatabaseUnavailable, dbErrorInfo } from '../errors';
+import { SchemaAlarm } from './schema-alarm';
+import { isoFromTimestamptz } from './postgres-timestamps';
+import { isRetired, Topology } from './postgres-topology';
+import { parsePostgresUrl } from './postgres-url';
 
 // timestamptz and bigint come back as ISO strings / numbers so rows look the same as on SQLite.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, isoFromTimestamptz);
