@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../src/server/config';
 import { migrate } from '../src/server/db/migrate';
-import { createServices } from '../src/server/create-services';
+import { createServices } from '../src/server/app';
 import type { Services } from '../src/server/services';
 import { startPgBouncer, type PgBouncer } from '../tests/support/postgres-cluster';
 import { createDatabase, startPostgres } from '../tests/support/postgres-server';
@@ -17,7 +17,7 @@ import { closedLoop, randomInt, sequentialLatency, type LoadResult } from './lib
 import { parseOptions } from './lib/options';
 import { race } from './lib/race';
 import { browseTasks } from '../src/server/domain/console/browse';
-import { ANCHOR_INSERT, ANCHOR_LOOKUP, toMarkdown, TRANSACTION_FORM, TRPC_ADAPTER, VIA_PGBOUNCER, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
+import { ANCHOR_INSERT, ANCHOR_LOOKUP, toMarkdown, VIA_PGBOUNCER, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
 import { bulkLoad, seed, type Seeded } from './lib/seed';
 import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
 import { countStatements, inProcess } from './lib/tether';
@@ -79,8 +79,6 @@ async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuPro
   }
 }
 
-/** `transactionForm`: a server whose creation store is the transaction form (TETHER_PG_ONE_STATEMENT=0), so the
- *  one-statement create's own share of Created is measured in the same run (issue 13). */
 function plansFor(
   services: Services,
   seeded: Seeded,
@@ -89,8 +87,6 @@ function plansFor(
   app: AppProcess,
   surfaces: Array<'rest' | 'trpc'>,
   more: {
-    transactionForm?: AppProcess;
-    trpcAdapterOnly?: AppProcess;
     /** A server on `?pgbouncer=true`: REST Found and Created through PgBouncer, against the same series direct. */
     pooled?: AppProcess;
     pgbench?: (kind: 'lookup' | 'insert', seconds: number) => Promise<LoadResult>;
@@ -103,12 +99,10 @@ function plansFor(
   const target: HttpTarget = { url: app.url, token: seeded.token, workspaceId: seeded.main.id, held };
   const reads = { baseline: 'raw lookup', anchor: ANCHOR_LOOKUP };
   const writes = { baseline: 'raw insert', anchor: ANCHOR_INSERT };
-  const plans: Plan[] = opts.pre16Series
-    ? []
-    : [
-        { name: ANCHOR_LOOKUP, run: loop(anchor.lookup) },
-        { name: ANCHOR_INSERT, run: loop(anchor.insert) },
-      ];
+  const plans: Plan[] = [
+    { name: ANCHOR_LOOKUP, run: loop(anchor.lookup) },
+    { name: ANCHOR_INSERT, run: loop(anchor.insert) },
+  ];
   const { pgbench } = more;
   if (pgbench) {
     plans.push(
@@ -148,17 +142,6 @@ function plansFor(
       ...viaPooler('created'),
       { name: `${label} lookup`, ...reads, server: app, run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
     );
-    if (surface === 'trpc' && more.trpcAdapterOnly) {
-      const other: HttpTarget = { ...target, url: more.trpcAdapterOnly.url };
-      plans.push(
-        { name: `${label} Found ${TRPC_ADAPTER}`, ...reads, server: more.trpcAdapterOnly, run: (s) => httpLoad(other, surface, 'found', { connections: c, seconds: s }) },
-        { name: `${label} lookup ${TRPC_ADAPTER}`, ...reads, server: more.trpcAdapterOnly, run: (s) => httpLoad(other, surface, 'lookup', { connections: c, seconds: s }) },
-      );
-    }
-    if (more.transactionForm) {
-      const other: HttpTarget = { ...target, url: more.transactionForm.url };
-      plans.push({ name: `${label} ${TRANSACTION_FORM}`, ...writes, server: more.transactionForm, run: (s) => httpLoad(other, surface, 'created', { connections: c, seconds: s }) });
-    }
   }
   const measuredAgainst = (name: string) => /^(raw|anchor|pgbench) /.test(name);
   return plans.filter((p) => measuredAgainst(p.name) || !opts.series || opts.series.some((x) => p.name.includes(x)));
@@ -247,7 +230,7 @@ async function postgresPhase(): Promise<void> {
   const stopServer = () => server.stop();
   cleanups.add(stopServer);
   const apps: AppProcess[] = [];
-  /** Two more server processes, through PgBouncer (none with --pre16-series). */
+  /** Two more server processes, through PgBouncer. */
   const pooledApps: AppProcess[] = [];
   let bouncer: PgBouncer | undefined;
   let services: Services | undefined;
@@ -264,18 +247,16 @@ async function postgresPhase(): Promise<void> {
     apps.push(...(await Promise.all([startApp(url, { profileDir }), startApp(url)])));
     for (const a of apps) cleanups.add(a.kill);
     const app = apps[0]!;
-    if (!opts.pre16Series) {
-      // PgBouncer in transaction pooling mode in front of the same server, with as many server connections as one
-      // server process has pool connections, and two server processes through it (SPEC §12 "Production PostgreSQL"):
-      // the race runs through it too, and REST Found and Created through it are set against the direct ones.
-      log('starting PgBouncer (transaction pooling) and two server processes through it');
-      bouncer = await startPgBouncer(Number(new URL(server.url).port), { poolSize: loadConfig().postgres.poolSize });
-      const stopBouncer = bouncer.stop;
-      cleanups.add(stopBouncer);
-      const viaPooler = { env: { DIRECT_DATABASE_URL: url } };
-      pooledApps.push(...(await Promise.all([startApp(bouncer.url(name), viaPooler), startApp(bouncer.url(name), viaPooler)])));
-      for (const a of pooledApps) cleanups.add(a.kill);
-    }
+    // PgBouncer in transaction pooling mode in front of the same server, with as many server connections as one
+    // server process has pool connections, and two server processes through it (SPEC §12 "Production PostgreSQL"):
+    // the race runs through it too, and REST Found and Created through it are set against the direct ones.
+    log('starting PgBouncer (transaction pooling) and two server processes through it');
+    bouncer = await startPgBouncer(Number(new URL(server.url).port), { poolSize: loadConfig().postgres.poolSize });
+    const stopBouncer = bouncer.stop;
+    cleanups.add(stopBouncer);
+    const viaPooler = { env: { DIRECT_DATABASE_URL: url } };
+    pooledApps.push(...(await Promise.all([startApp(bouncer.url(name), viaPooler), startApp(bouncer.url(name), viaPooler)])));
+    for (const a of pooledApps) cleanups.add(a.kill);
     raw = pgBaseline(url);
     anchor = pgAnchor(url);
 
@@ -286,30 +267,11 @@ async function postgresPhase(): Promise<void> {
       const pooler = bouncer;
       const probe = (more: AppProcess[]) =>
         cpuProbe(() => [...apps, ...pooledApps, ...more].map((a) => a.pid), Number(new URL(url).port), walLsn, pooler && (() => pooler.pid()));
-      if (opts.pre16Series) {
-        await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc']), probe([]));
-      } else {
-        log('starting a third server with the transaction-form creation store (TETHER_PG_ONE_STATEMENT=0)');
-        // The two comparison servers answer their own series only: no relay or recovery loops idling beside the
-        // others' rounds (each loop costs an idle server ~1 % of a core).
-        const quiet = { TETHER_RELAY: '0', TETHER_RECOVERY: '0' };
-        const transactionForm = await startApp(url, { env: { ...quiet, TETHER_PG_ONE_STATEMENT: '0' } });
-        cleanups.add(transactionForm.kill);
-        // Issue 14 item 6: tRPC's own adapter for every call (TETHER_TRPC_NATIVE=0), to weigh the native path in this run.
-        const adapterOnly = await startApp(url, { env: { ...quiet, TETHER_TRPC_NATIVE: '0' } });
-        cleanups.add(adapterOnly.kill);
-        try {
-          const bin = findPgbench();
-          if (!bin) report.notes.push('pgbench is not installed next to the PostgreSQL server: its series were skipped.');
-          const pgbench = bin ? (kind: 'lookup' | 'insert', s: number) => runPgbench(bin, url, kind, opts.concurrency, opts.cores, s) : undefined;
-          const more = { transactionForm, trpcAdapterOnly: adapterOnly, pooled: pooledApps[0], pgbench };
-          await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc'], more), probe([transactionForm, adapterOnly]));
-        } finally {
-          await Promise.all([transactionForm.stop(), adapterOnly.stop()]);
-          cleanups.delete(transactionForm.kill);
-          cleanups.delete(adapterOnly.kill);
-        }
-      }
+      const bin = findPgbench();
+      if (!bin) report.notes.push('pgbench is not installed next to the PostgreSQL server: its series were skipped.');
+      const pgbench = bin ? (kind: 'lookup' | 'insert', s: number) => runPgbench(bin, url, kind, opts.concurrency, opts.cores, s) : undefined;
+      const more = { pooled: pooledApps[0], pgbench };
+      await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc'], more), probe([]));
       report.peakRssMb = app.peakRssMb();
     }
     if (opts.phases.has('race')) await racePhase(services, seeded, apps, pooledApps);
@@ -364,7 +326,7 @@ async function sqlitePhase(): Promise<void> {
     const { seeded } = prepared;
     app = await startApp(`file:${file}`, { profileDir: opts.profile ? resolve(RESULTS, 'profiles') : undefined });
     cleanups.add(app.kill);
-    raw = sqliteBaseline(file, opts.pre16Series);
+    raw = sqliteBaseline(file);
     anchor = sqliteAnchor(file);
     report.counts.sqlite = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
     const live = app;
@@ -384,7 +346,6 @@ ensureBuilt(log);
 await postgresPhase();
 if (opts.phases.has('sqlite')) await sqlitePhase();
 if (opts.mode === 'quick') report.notes.push('quick mode: fewer and shorter runs and a smaller scale comparison; use the full mode for reference figures.');
-if (opts.pre16Series) report.notes.push('--pre16-series: only the series the bench had before issue 16 (no anchor, pgbench, transaction-form or adapter-only series), and the SQLite raw lookup as the plain statement — for comparing with a checkout from before then.');
 if (opts.profile) report.notes.push('the first PostgreSQL server and the SQLite server ran under --cpu-prof (slower); profiles are in bench/results/profiles — summarize with `tsx bench/profile-summary.ts <file>`.');
 report.notes.push(`wall time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 const files = writeReport(report, RESULTS);

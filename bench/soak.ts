@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createSession, SESSION_COOKIE } from '../src/server/auth/session';
-import { openDb } from '../src/server/db/dialect';
+import { openDb } from '../src/server/db/drivers';
 import { migrate } from '../src/server/db/migrate';
 import { Store } from '../src/server/db/store';
 import type { Db } from '../src/server/db/types';

@@ -50,15 +50,12 @@ export function openSqlite(file: string): { db: Database.Database; prepare(sql: 
   return { db, prepare: (sql) => db.prepare(sql.replace(/\$\d+/g, '?')) };
 }
 
-/**
- * better-sqlite3 directly: synchronous, so "concurrency" is one; the loop still yields between calls. `plainLookup`:
- * the lookup as the bench ran it before issue 16 (`--pre16-series`), re-planned by SQLite on every call.
- */
-export function sqliteBaseline(file: string, plainLookup = false): Baseline {
+/** better-sqlite3 directly: synchronous, so "concurrency" is one; the loop still yields between calls. */
+export function sqliteBaseline(file: string): Baseline {
   const { db, prepare } = openSqlite(file);
   // The statement Tether's SQLite dialect runs (`= +$n`, planned once: db/dialect/sqlite/tasks.ts), so the raw series
   // does not pay the re-planning Tether no longer pays.
-  const lookup = prepare(plainLookup ? LOOKUP : SQLITE_BY_EXTERNAL_ID);
+  const lookup = prepare(SQLITE_BY_EXTERNAL_ID);
   const insert = prepare(INSERT);
   return {
     async lookup(workspaceId, held) {

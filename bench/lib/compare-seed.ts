@@ -10,7 +10,9 @@ const [root, databaseUrl, tasks] = process.argv.slice(2) as [string, string, str
 const load = (file: string) => import(pathToFileURL(resolve(root, file)).href);
 
 const { loadConfig } = await load('src/server/config.ts');
-const { createServices } = await load(existsSync(resolve(root, 'src/server/create-services.ts')) ? 'src/server/create-services.ts' : 'src/server/services.ts');
+// Where createServices lives moved over time: app.ts now, create-services.ts or services.ts in older checkouts.
+const servicesModule = ['src/server/app.ts', 'src/server/create-services.ts'].find((f) => existsSync(resolve(root, f))) ?? 'src/server/services.ts';
+const { createServices } = await load(servicesModule);
 const { migrate } = await load('src/server/db/migrate.ts');
 const { seed, bulkLoad } = await load('bench/lib/seed.ts');
 

@@ -27,13 +27,6 @@ export interface BenchOptions {
   series?: string[];
   /** Start the server with `node --cpu-prof` and summarize the profile (bench/profile-summary.ts). */
   profile: boolean;
-  /**
-   * `--pre16-series`: only what the bench measured before issue 16, measured as it was then — no anchor, pgbench,
-   * transaction-form or adapter-only series (their servers are not started) and the SQLite raw lookup as the plain
-   * statement, which SQLite re-plans on every call. For comparing ratios with a checkout from before issue 16, whose
-   * own bench has none of these (docs/BENCHMARKS.md, "Issue 13's gate").
-   */
-  pre16Series: boolean;
   cores: number;
 }
 
@@ -58,7 +51,6 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     countSamples: quick ? 50 : 200,
     phases: phasesFrom(argv.find((a) => a.startsWith('--only='))?.slice(7)),
     profile: argv.includes('--profile'),
-    pre16Series: argv.includes('--pre16-series'),
     series: argv.find((a) => a.startsWith('--series='))?.slice(9).split(','),
     cores: availableParallelism(),
   };

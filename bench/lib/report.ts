@@ -47,14 +47,10 @@ export const medianOf = (s: Series, key: keyof LoadResult) => median(s.runs.map(
 const cpuOf = (s: Series, k: keyof CpuSplit) => median(s.runs.map((r) => r.cpu?.[k] ?? 0));
 const cpuTotal = (s: Series) => cpuOf(s, 'benchUs') + cpuOf(s, 'serverUs') + cpuOf(s, 'postgresUs') + cpuOf(s, 'poolerUs');
 
-/** The Created series of a server whose creation store is the transaction form (run.ts). */
-export const TRANSACTION_FORM = 'Created (transaction form)';
 /** The physical anchors (anchors.ts): pgbench's statements through the raw driver. */
 export const ANCHOR_LOOKUP = 'anchor lookup';
 export const ANCHOR_INSERT = 'anchor insert';
 
-/** The tRPC series of a server whose tRPC calls all go through tRPC's own adapter (TETHER_TRPC_NATIVE=0). */
-export const TRPC_ADAPTER = '(adapter only)';
 /** The series of a server that reaches PostgreSQL through PgBouncer in transaction pooling mode (run.ts). */
 export const VIA_PGBOUNCER = '(PgBouncer)';
 
@@ -68,7 +64,7 @@ export function ratio(report: Report, s: Series, to: 'baseline' | 'anchor' = 'ba
   return base ? medianOf(s, 'opsPerSec') / medianOf(base, 'opsPerSec') : undefined;
 }
 
-/** The anchor itself says so; a series whose anchor was not measured (`--pre16-series`) gets a dash. */
+/** The anchor itself says so; a series whose anchor was not measured gets a dash. */
 function anchorCell(report: Report, s: Series): string {
   if (!s.anchor) return s.name.startsWith('anchor ') ? '(anchor)' : '–';
   const v = ratio(report, s, 'anchor');
@@ -107,22 +103,6 @@ function targets(report: Report): string[][] {
   // Issue 4, still held.
   ratioRow('tRPC Found / raw lookup', 'postgres', 'tRPC Found', 0.5);
   ratioRow('Found in-process / raw lookup', 'postgres', 'in-process Found', 0.8);
-  // Issue 13: the PostgreSQL one-statement create is kept only while it earns its place, measured here.
-  for (const label of ['REST', 'tRPC']) {
-    const fast = find(report, 'postgres', `${label} Created`);
-    const slow = find(report, 'postgres', `${label} ${TRANSACTION_FORM}`);
-    if (!fast || !slow) continue;
-    const v = medianOf(fast, 'opsPerSec') / medianOf(slow, 'opsPerSec');
-    rows.push([`One-statement create's own gain (${label} Created / transaction form)`, '> 1 ×', `${f(v, 2)} ×`, mark(v > 1)]);
-  }
-  // Issue 14 item 6: the private native tRPC path is kept only while it is worth its upgrade risk (≥ 1.3×).
-  for (const series of ['Found', 'lookup']) {
-    const fast = find(report, 'postgres', `tRPC ${series}`);
-    const slow = find(report, 'postgres', `tRPC ${series} ${TRPC_ADAPTER}`);
-    if (!fast || !slow) continue;
-    const v = medianOf(fast, 'opsPerSec') / medianOf(slow, 'opsPerSec');
-    rows.push([`Native tRPC path's own gain (tRPC ${series} / adapter only)`, series === 'Found' ? '≥ 1.3 ×' : '–', `${f(v, 2)} ×`, series === 'Found' ? mark(v >= 1.3) : '']);
-  }
   for (const [dialect, c] of Object.entries(report.counts)) {
     rows.push([`SQL statements per Found after authentication, ${DIALECT_LABEL[dialect as 'postgres']}`, '= 1', f(c.found.statements, 2), mark(c.found.statements === 1)]);
     rows.push([`Writes per Found, ${DIALECT_LABEL[dialect as 'postgres']}`, '= 0', f(c.found.writes, 2), mark(c.found.writes === 0)]);

@@ -3,7 +3,7 @@
 // creates (creation_state completed, external_id_settled_at set), so Found returns them as FoundSettled.
 import pg from 'pg';
 import { authenticate } from '../../src/server/auth/authenticate';
-import type { Actor } from '../../src/server/auth/actor';
+import type { Actor } from '../../src/server/domain/access';
 import { Store } from '../../src/server/db/store';
 import type { Db } from '../../src/server/db/types';
 import { createApiToken } from '../../src/server/domain/tokens/api-tokens';

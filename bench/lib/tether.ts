@@ -1,7 +1,7 @@
 // Tether in-process: the domain functions every surface calls, with no transport in front of them.
 // Statement counts come from the Db seam's counters (db.stats), which count every statement, write and
 // transaction the dialect executes — counted, not guessed.
-import type { Actor } from '../../src/server/auth/actor';
+import type { Actor } from '../../src/server/domain/access';
 import { authenticate } from '../../src/server/auth/authenticate';
 import type { DbStats } from '../../src/server/db/types';
 import { createTask } from '../../src/server/domain/tasks/create-task';

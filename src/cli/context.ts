@@ -2,11 +2,11 @@
 // closed by main), output that honours `--json`, and stdin. Commands stay a few lines each.
 import type { Command } from 'commander';
 import { userInfo } from 'node:os';
-import type { Actor } from '../server/auth/actor';
+import type { Actor } from '../server/domain/access';
 import { schemaVersion } from '../server/db/migrate';
 import type { Store } from '../server/db/store';
 import { loadConfig } from '../server/config';
-import { createServices } from '../server/create-services';
+import { createServices } from '../server/app';
 import { createLogger } from '../server/observability/logger';
 import type { Services } from '../server/services';
 

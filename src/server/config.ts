@@ -1,4 +1,4 @@
-// The one reader of the environment (issue 13): every setting Tether takes is declared here, validated once at
+// The one reader of the environment: every setting Tether takes is declared here, validated once at
 // start-up, and passed down through the services object. Nothing else in src/ reads `process.env`.
 // An invalid value stops start-up with one line naming the variable (`ConfigError`). Every setting has a
 // default that works on a fresh machine (README "Configuration" lists them).
@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { isPostgresUrl, parsePostgresUrl } from './db/dialect/postgres/url';
+import { isPostgresUrl, parsePostgresUrl } from './db/drivers/postgres-url';
 import { LOG_LEVELS, type LogSettings } from './observability/logger';
 
 export class ConfigError extends Error {
@@ -43,7 +43,7 @@ const flag = z.preprocess(
 
 const text = z.preprocess(unset, z.string().optional());
 
-/** A PostgreSQL URL in libpq's form (several hosts, target_session_attrs, pgbouncer: db/dialect/postgres/url.ts):
+/** A PostgreSQL URL in libpq's form (several hosts, target_session_attrs, pgbouncer: db/drivers/postgres-url.ts):
  *  a URL node-postgres would misread is refused at start with the reason, never half-used. */
 const libpqForm = (url: string, ctx: z.RefinementCtx) => {
   if (!isPostgresUrl(url)) return;
@@ -117,7 +117,6 @@ const ZEnv = z.object({
   TETHER_PG_POOL_SIZE: int(1),
   TETHER_PG_CONNECT_TIMEOUT_MS: int(1),
   TETHER_PG_QUERY_TIMEOUT_MS: int(1),
-  TETHER_PG_ONE_STATEMENT: flag,
   TETHER_TOKEN_CACHE_MS: int(0),
   TETHER_RATE_LIMIT_PER_SEC: int(0),
   TETHER_RATE_LIMIT_BURST: int(1),
@@ -135,7 +134,6 @@ const ZEnv = z.object({
   TETHER_MAX_CONNECTIONS: int(0),
   TETHER_MAX_CONNECTIONS_PER_CLIENT: int(0),
   TETHER_ATTEST_INTERVAL_MS: int(100),
-  TETHER_TRPC_NATIVE: flag,
   TETHER_CLEANUP_BACKOFF_MS: int(1),
   TETHER_LOG_LEVEL: z.preprocess(unset, z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
   TETHER_AGENT_COMMAND: z.preprocess(
@@ -197,16 +195,11 @@ export interface Config {
     maxConnections: number;
     /** Open connections at once from one client address (0: no cap). */
     maxConnectionsPerClient: number;
-    /** A plain single tRPC call is answered on the Node request (api/native-call.ts); off: tRPC's adapter answers all. */
-    trpcNativeCalls: boolean;
   };
   postgres: {
     poolSize: number;
     connectTimeoutMs: number;
     queryTimeoutMs: number;
-    /** A zero-step create's one transaction, and the creating request's Begin and Complete phases, as one statement
-     *  each (db/dialect/postgres/creation.ts). */
-    oneStatementCreate: boolean;
   };
   auth: {
     tokenCacheMs: number;
@@ -240,7 +233,7 @@ export interface Config {
    */
   cleanup: { backoffMs: number; maxBackoffMs: number };
   /**
-   * Failpoints are test hooks (issue 3 item 7) that can pause, fail or kill a create. Issue 18: on only with
+   * Failpoints are test hooks that can pause, fail or kill a create. So nobody serves with them by accident: on only with
    * TETHER_FAILPOINTS=1 *and* the `--test-hooks` flag on the server's command line, which no start script
    * passes (`npm start`, `npm run serve`, `npm run dev`), and never with NODE_ENV=production.
    */
@@ -302,15 +295,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveTimeoutMs: e.TETHER_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
       maxConnections: e.TETHER_MAX_CONNECTIONS ?? 4096,
       maxConnectionsPerClient: e.TETHER_MAX_CONNECTIONS_PER_CLIENT ?? 256,
-      trpcNativeCalls: e.TETHER_TRPC_NATIVE ?? true,
     },
     postgres: {
       poolSize: e.TETHER_PG_POOL_SIZE ?? Math.max(4, availableParallelism() * 4),
-      // Fail fast when the database is away (issue 9): no request hangs past these bounds.
+      // Fail fast when the database is away: no request hangs past these bounds.
       connectTimeoutMs: e.TETHER_PG_CONNECT_TIMEOUT_MS ?? 5_000,
       queryTimeoutMs: e.TETHER_PG_QUERY_TIMEOUT_MS ?? 30_000,
-      // Measured (docs/BENCHMARKS.md): off only to measure what it is worth.
-      oneStatementCreate: e.TETHER_PG_ONE_STATEMENT ?? true,
     },
     auth: {
       tokenCacheMs: Math.min(e.TETHER_TOKEN_CACHE_MS ?? MAX_TOKEN_CACHE_MS, MAX_TOKEN_CACHE_MS),
@@ -358,10 +348,3 @@ export function childProcessEnv(extra: Record<string, string>): NodeJS.ProcessEn
   return { ...process.env, ...extra };
 }
 
-/** React and Next pick their production builds from NODE_ENV; Next's telemetry stays off (nothing leaves the
- *  machine unasked; also set in next.config). Called once, before Next loads. */
-export function prepareNextEnvironment(dev: boolean): void {
-  const env = process.env as Record<string, string | undefined>;
-  env.NODE_ENV ??= dev ? 'development' : 'production';
-  env.NEXT_TELEMETRY_DISABLED ??= '1';
-}

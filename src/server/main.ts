@@ -6,15 +6,15 @@ import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { isDatabaseUnavailable } from './db/errors';
 import { migrate, MigrationError } from './db/migrate';
-import { describePostgresUrl, isPostgresUrl } from './db/dialect/postgres/url';
+import { describePostgresUrl, isPostgresUrl } from './db/drivers/postgres-url';
 import { startRelay } from './runtime/relay';
 import { startRecoveryRuntime } from './runtime';
-import { createHttpServer, type PageHandler } from './http/server';
-import { createServices } from './create-services';
+import type { Route } from './http/server';
+import { createHttpServer, createServices } from './app';
 import type { Services } from './services';
-import { ConfigError, loadConfig, prepareNextEnvironment } from './config';
+import { ConfigError, loadConfig } from './config';
 import { issueSetupToken } from './domain/users/setup';
-import { PROJECT_ROOT } from './project-root';
+import { startNext } from './pages';
 
 
 export interface StartOptions {
@@ -25,6 +25,8 @@ export interface StartOptions {
   port?: number;
   host?: string;
   services?: Services;
+  /** The API routes to mount (default: every API of `apiRoutes`); tests replace one handler to compare it. */
+  routes?: Route[];
   /** Where status lines go (default: the structured log, `services.log`); tests pass a no-op. */
   log?: (line: string) => void;
 }
@@ -41,16 +43,6 @@ export interface RunningServer {
  *  query parameters); SQLite → the file path. */
 export function describeDatabase(url: string): string {
   return isPostgresUrl(url) ? describePostgresUrl(url) : url.replace(/^(file|sqlite):(\/\/)?/i, '');
-}
-
-async function startNext(dev: boolean): Promise<{ handle: PageHandler; close(): Promise<void> }> {
-  // Only after createServices() has read the config, so an unset NODE_ENV still lets tests enable failpoints.
-  prepareNextEnvironment(dev);
-  const { default: next } = await import('next');
-  const app = next({ dev, dir: PROJECT_ROOT });
-  await app.prepare();
-  const handle = app.getRequestHandler();
-  return { handle: (req, res) => handle(req, res), close: () => app.close() };
 }
 
 /** Migrations, then attestation (SPEC §12): what the server needs from its database before it is ready. */
@@ -121,7 +113,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw err;
   }
 
-  const server = createHttpServer(services, { next: pages?.handle });
+  const server = createHttpServer(services, { next: pages?.handle, routes: opts.routes });
   const host = opts.host ?? config.host;
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);

@@ -1,7 +1,7 @@
 // SPEC §12 readiness: the one gate every external-identity read and write calls (until attestation passes they answer
 // 503 with the reason; creates without an identity keep working), and the one mechanism that keeps it true without a
 // restart. Attestation runs at start, every `TETHER_ATTEST_INTERVAL_MS`, at once when the database says a database or
-// table is gone (the driver's `onSchemaMissing`, db/schema-alarm.ts), and on demand: `tether attest`, the console's
+// table is gone (the driver's `onSchemaMissing`, db/drivers/schema-alarm.ts), and on demand: `tether attest`, the console's
 // button and a legacy resolution record a request (db/repositories/attestation-requests.ts) that every process's
 // `watch` sees within about a second, and the process that took the request refreshes at once. Without re-checking,
 // health would say ready for a database that had been dropped and re-created empty.

@@ -12,7 +12,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openDb } from '../../src/server/db/dialect';
+import { openDb } from '../../src/server/db/drivers';
 import { migrate } from '../../src/server/db/migrate';
 import type { Db } from '../../src/server/db/types';
 import { freshDatabaseUrl, testDialect } from './db';

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { openDb } from '../../src/server/db/dialect';
+import { openDb } from '../../src/server/db/drivers';
 import { migrate } from '../../src/server/db/migrate';
 import { Store } from '../../src/server/db/store';
 import type { Db, Dialect } from '../../src/server/db/types';

@@ -1,9 +1,9 @@
 // Test data made directly in the database (unique names per call), and actors for domain-level tests.
 // HTTP-level tests make tokens and users through the real auth code instead.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Actor, Role, Scope } from '../../src/server/auth/actor';
+import type { Actor, Role, Scope } from '../../src/server/domain/access';
 import type { Db } from '../../src/server/db/types';
-import { createServices } from '../../src/server/create-services';
+import { createServices } from '../../src/server/app';
 import { createTask } from '../../src/server/domain/tasks/create-task';
 import type { Services } from '../../src/server/services';
 import { loadConfig } from '../../src/server/config';

@@ -4,6 +4,8 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Repositories } from '../../src/server/db/store';
 import type { Db } from '../../src/server/db/types';
 import { createApiToken } from '../../src/server/domain/tokens/api-tokens';
+import { createTrpcAdapter } from '../../src/server/api/http';
+import { apiRoutes } from '../../src/server/app';
 import { startServer, type RunningServer } from '../../src/server/main';
 import type { Services } from '../../src/server/services';
 import { freshDb, storeFor } from './db';
@@ -24,12 +26,14 @@ export async function startTestApi(db: Db, overrides: Partial<Services> = {}): P
 }
 
 /**
- * A second server over the same database whose tRPC calls all go through tRPC's own adapter (TETHER_TRPC_NATIVE=0):
- * tests compare its answers with the native path's. Close it yourself.
+ * A second server over the same database whose tRPC calls all go through tRPC's own adapter (the native path is not
+ * mounted): tests compare its answers with the native path's. Close it yourself.
  */
 export async function startAdapterOnlyApi(db: Db, api: TestApi): Promise<TestApi> {
-  const config = api.services.config;
-  return startTestApi(db, { config: { ...config, http: { ...config.http, trpcNativeCalls: false } } });
+  const services = await testServices(db, { config: api.services.config });
+  const routes = apiRoutes(services).map((r) => (r.prefix === '/api/trpc' ? { ...r, handler: createTrpcAdapter(services) } : r));
+  const server = await startServer({ pages: false, services, routes, port: 0, host: '127.0.0.1', log: () => {} });
+  return { url: server.url, services, server, close: () => server.close() };
 }
 
 /** A token through the real token code; `db` may be the test database or a store (e.g. `api.services.store`). */

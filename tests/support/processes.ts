@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { openDb } from '../../src/server/db/dialect';
+import { openDb } from '../../src/server/db/drivers';
 import { migrate } from '../../src/server/db/migrate';
 import type { Db } from '../../src/server/db/types';
 import { freshDatabaseUrl } from './db';

@@ -1,5 +1,8 @@
-// Issue 13: the house rules that keep the layers readable, checked on the source itself so they stay true.
+// The house rules that keep the layers readable, checked on the source itself so they stay true.
 //   - SQL text and Prisma Client calls are written only in the data layer (src/server/db);
+//   - the data layer imports only types from the domain; what both need at run time (the task and event shapes,
+//     the stored access words, the lease-lost error) is the model's (src/server/model), which imports neither;
+//   - no measurement switches: the product ships one path, comparisons run through `bench:compare`;
 //   - the environment is read only by the config module (src/server/config.ts);
 //   - no import circles anywhere in src/ (type-only imports included);
 //   - the domain imports no transport (api, rest, mcp, http) and no runtime (recovery, relay, dispatcher);
@@ -20,6 +23,15 @@ function walk(dir: string): string[] {
   });
 }
 
+/** Every script under `dir` (the bench and the build scripts), results and fixtures aside. */
+function walkAll(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'results' || name === 'node_modules' ? [] : walkAll(path);
+    return /\.(ts|mts|mjs|js)$/.test(name) ? [path] : [];
+  });
+}
+
 const files = walk(SRC).map((path) => ({ path, rel: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
 const outside = (prefix: string) => files.filter((f) => !f.rel.startsWith(prefix));
 
@@ -30,7 +42,7 @@ function hits(list: typeof files, re: RegExp): string[] {
   );
 }
 
-describe('layering (issue 13)', () => {
+describe('layering', () => {
   it('writes SQL only in the data layer', () => {
     expect(hits(outside('src/server/db/'), /\b(SELECT [a-z_*]|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM)\b/)).toEqual([]);
   });
@@ -40,8 +52,10 @@ describe('layering (issue 13)', () => {
     expect(hits(outside('src/server/db/'), prismaCall)).toEqual([]);
   });
 
-  it('reads the environment only in the config module', () => {
-    expect(hits(outside('src/server/config.ts'), /process\.env/)).toEqual([]);
+  it('reads the environment only in the config module (and Next sets its own variables where it starts)', () => {
+    const others = outside('src/server/config.ts').filter((f) => f.rel !== 'src/server/pages.ts');
+    expect(hits(others, /process\.env/)).toEqual([]);
+    expect(hits(files.filter((f) => f.rel === 'src/server/config.ts'), /process\.env\.\w+\s*(\?\?|\|\||&&)?=[^=]/)).toEqual([]);
   });
 
   it("page-side modules that read the request are marked 'server-only' (Next fails a build that bundles them for the browser)", () => {
@@ -49,6 +63,36 @@ describe('layering (issue 13)', () => {
     const readers = pageSide.filter((f) => /from 'next\/headers'/.test(f.text));
     expect(readers.map((f) => f.rel)).toContain('src/trpc/server-lookup.ts');
     expect(readers.filter((f) => !/^import 'server-only';/m.test(f.text)).map((f) => f.rel)).toEqual([]);
+  });
+
+  it('the data layer imports only types from the domain', () => {
+    const db = files.filter((f) => f.rel.startsWith('src/server/db/'));
+    const valueImports = db.flatMap((f) =>
+      [...f.text.matchAll(/^import\s+(type\s+)?(\{[^}]*\}|[\w*][^'"]*?)\s+from\s+'((?:\.\.\/)+domain\/[^']+)'/gm)]
+        .filter((m) => !m[1] && !(m[2]!.startsWith('{') && m[2]!.slice(1, -1).split(',').every((s) => /^\s*(type\s|$)/.test(s))))
+        .map((m) => `${f.rel}: ${m[0].replace(/\s+/g, ' ')}`),
+    );
+    expect(valueImports).toEqual([]);
+  });
+
+  it("the drivers are the data layer's ground floor: they import no repository, dialect form or store", () => {
+    const drivers = files.filter((f) => f.rel.startsWith('src/server/db/drivers/'));
+    expect(drivers.length).toBeGreaterThan(0);
+    expect(hits(drivers, /from '\.\.\/(repositories|dialect|store|prisma)\b/)).toEqual([]);
+  });
+
+  it('the model imports nothing above it', () => {
+    const model = files.filter((f) => f.rel.startsWith('src/server/model/'));
+    expect(model.length).toBeGreaterThan(0);
+    expect(hits(model, /from '\.\.\//)).toEqual([]);
+  });
+
+  it('has no measurement switches: one path each, A/B through bench:compare', () => {
+    const SWITCH = /TETHER_PG_ONE_STATEMENT|TETHER_TRPC_NATIVE|oneStatementCreate|trpcNativeCalls|pre16[-_]?[sS]eries/;
+    const more = ['bench', 'scripts'].flatMap((d) =>
+      walkAll(join(ROOT, d)).map((path) => ({ path, rel: relative(ROOT, path), text: readFileSync(path, 'utf8') })),
+    );
+    expect(hits([...files, ...more], SWITCH)).toEqual([]);
   });
 
   it('the domain imports neither transport nor runtime', () => {
@@ -67,7 +111,7 @@ function importsOf(file: { path: string; text: string }): string[] {
   });
 }
 
-describe('imports (issue 13)', () => {
+describe('imports', () => {
   it('form no circle anywhere in src/', () => {
     const graph = new Map(files.map((f) => [f.path, importsOf(f)]));
     const cycles: string[] = [];

@@ -82,18 +82,6 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it("picks PostgreSQL's creation store: one-statement unless TETHER_PG_ONE_STATEMENT=0", () => {
-    expect(loadConfig({}).postgres.oneStatementCreate).toBe(true);
-    expect(loadConfig({ TETHER_PG_ONE_STATEMENT: '0' }).postgres.oneStatementCreate).toBe(false);
-    expect(() => loadConfig({ TETHER_PG_ONE_STATEMENT: 'fast' })).toThrow(/^TETHER_PG_ONE_STATEMENT: /);
-  });
-
-  it('answers plain single tRPC calls natively unless TETHER_TRPC_NATIVE=0 (issue 14 item 6)', () => {
-    expect(loadConfig({}).http.trpcNativeCalls).toBe(true);
-    expect(loadConfig({ TETHER_TRPC_NATIVE: '0' }).http.trpcNativeCalls).toBe(false);
-    expect(() => loadConfig({ TETHER_TRPC_NATIVE: 'maybe' })).toThrow(/^TETHER_TRPC_NATIVE: /);
-  });
-
 });
 
 describe('failpoints (test hooks) opt-in', () => {

@@ -6,11 +6,11 @@ import type { z } from 'zod';
 import type { ZAttachmentBody } from '../../src/server/domain/attachments/schemas';
 import type { AttachmentBody } from '../../src/server/domain/attachments/upload';
 import type { EventPage } from '../../src/server/domain/events/history';
-import type { EventRecord, RevisionBody } from '../../src/server/domain/events/outbox';
+import type { EventRecord, RevisionBody } from '../../src/server/model/events';
 import type { ZDeliveryBody, ZEventPage, ZEventRecord, ZRevisionBody, ZWebhookBody } from '../../src/server/domain/events/schemas';
 import type { DeliveryBody, WebhookBody } from '../../src/server/domain/events/webhook-bodies';
 import type { ZTaskBody } from '../../src/server/domain/tasks/schemas';
-import type { TaskBody } from '../../src/server/domain/tasks/task';
+import type { TaskBody } from '../../src/server/model/task';
 import type { WorkspaceDeletion } from '../../src/server/domain/workspaces/delete-workspace';
 import type { ZWorkspaceDeletion } from '../../src/server/domain/workspaces/schemas';
 

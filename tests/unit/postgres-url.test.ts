@@ -2,7 +2,7 @@
 // way libpq reads it, handed to node-postgres as one host without Tether's parameters, and logged without secrets.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/server/config';
-import { describePostgresUrl, parsePostgresUrl } from '../../src/server/db/dialect/postgres/url';
+import { describePostgresUrl, parsePostgresUrl } from '../../src/server/db/drivers/postgres-url';
 import { describeDatabase } from '../../src/server/main';
 
 describe('parsePostgresUrl', () => {

@@ -1,9 +1,9 @@
 // `tether repo add|list`: the repository registry (SPEC §1), targets of `fresh_branch` steps.
 import type { Command } from 'commander';
-import { addRepository, listRepositories, type Repository } from '../../server/domain/repositories/registry';
+import { addRepository, listRepositories, type GitRepo } from '../../server/domain/git-repos/registry';
 import { table, type CliContext } from '../context';
 
-function toBody(r: Repository) {
+function toBody(r: GitRepo) {
   return { id: r.id, workspace_id: r.workspaceId, name: r.name, path: r.path, default_branch: r.defaultBranch, created_at: r.createdAt };
 }
 

@@ -1,6 +1,6 @@
 // `tether token create|list|revoke` (SPEC §11: stored hashed, shown once).
 import type { Command } from 'commander';
-import { SCOPES } from '../../server/auth/actor';
+import { SCOPES } from '../../server/domain/access';
 import { DomainError } from '../../server/domain/errors/domain-error';
 import { checkedExpiry, createApiToken, expiresIn, isExpired, listApiTokens, parseScopes, revokeApiToken, type ApiTokenInfo } from '../../server/domain/tokens/api-tokens';
 import { collect, table, type CliContext } from '../context';

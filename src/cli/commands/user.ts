@@ -1,6 +1,6 @@
 // `tether user create`.
 import { InvalidArgumentError, type Command } from 'commander';
-import { ROLES, type Role } from '../../server/auth/actor';
+import { ROLES, type Role } from '../../server/domain/access';
 import { createUser } from '../../server/domain/users/create-user';
 import { toUserBody } from '../../server/domain/users/user';
 import { collect, CliError, type CliContext } from '../context';

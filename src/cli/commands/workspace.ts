@@ -2,7 +2,7 @@
 // Store holds no connection of its own).
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import { SYSTEM_ACTOR } from '../../server/auth/actor';
+import { SYSTEM_ACTOR } from '../../server/domain/access';
 import { createWorkspace } from '../../server/domain/workspaces/create-workspace';
 import { deleteWorkspace } from '../../server/domain/workspaces/delete-workspace';
 import { getWorkspace, listWorkspaces } from '../../server/domain/workspaces/list-workspaces';

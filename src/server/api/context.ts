@@ -1,7 +1,7 @@
 // Inner and outer context (STYLE habit 2). Tests call createContextInner with a real database and an actor;
 // the HTTP edge's createContext only reads the bearer token or session cookie.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Actor } from '../auth/actor';
+import type { Actor } from '../domain/access';
 import { cookie } from '../auth/headers';
 import { SESSION_COOKIE, secureCookies, type Session } from '../auth/session';
 import { authenticateRequest } from '../http/authenticate-request';

@@ -32,11 +32,10 @@ async function contextFor(services: Services, req: IncomingMessage, res: ServerR
 }
 
 /**
- * The tRPC endpoint of one server, built once (the adapter, and the native path when `config.http.trpcNativeCalls`
- * is on). It hangs on the server's routes, not in module scope, so two servers in one process never share it.
+ * tRPC's own Node adapter for one server: what answers batches, subscriptions and anything else the native path
+ * declines. Tests also mount it alone, to hold the native path's answers to it byte for byte.
  */
-export function createTrpcHandler(services: Services): ApiHandler {
-  // One limit for both paths, read once, as the adapter always did.
+export function createTrpcAdapter(services: Services): ApiHandler {
   const maxBodySize = services.config.http.maxBodyBytes;
   const adapter = createHTTPHandler({
     router: appRouter,
@@ -47,15 +46,8 @@ export function createTrpcHandler(services: Services): ApiHandler {
     // body pre-read and strict.
     middleware: strictInputMiddleware(maxBodySize),
   });
-  const native: NativeCallOptions | undefined = services.config.http.trpcNativeCalls
-    ? { router: appRouter, basePath: BASE_PATH, maxBodySize, createContext: (req, res) => contextFor(services, req, res) }
-    : undefined;
-
   return async (req, res) => {
     try {
-      // The adapter's Request/Response conversion made a tRPC call 2–3x slower than the same REST call; the plain
-      // single query or mutation is answered on the Node objects, with the adapter's exact response.
-      if (native && (await tryNativeCall(req, res, native))) return;
       // Authentication failures (CSRF, rate limit) surface from createContext; tRPC reports them as errors.
       await new Promise<void>((resolve) => {
         res.once('finish', resolve);
@@ -65,5 +57,31 @@ export function createTrpcHandler(services: Services): ApiHandler {
     } catch (err) {
       sendError(res, err, services);
     }
+  };
+}
+
+/**
+ * The tRPC endpoint of one server, built once. It hangs on the server's routes, not in module scope, so two servers
+ * in one process never share it.
+ */
+export function createTrpcHandler(services: Services): ApiHandler {
+  const adapter = createTrpcAdapter(services);
+  // One limit for both paths, read once, as the adapter reads it.
+  const native: NativeCallOptions = {
+    router: appRouter,
+    basePath: BASE_PATH,
+    maxBodySize: services.config.http.maxBodyBytes,
+    createContext: (req, res) => contextFor(services, req, res),
+  };
+  return async (req, res) => {
+    try {
+      // The adapter's Request/Response conversion made a tRPC call 2–3x slower than the same REST call; the plain
+      // single query or mutation is answered on the Node objects, with the adapter's exact response.
+      if (await tryNativeCall(req, res, native)) return;
+    } catch (err) {
+      sendError(res, err, services);
+      return;
+    }
+    await adapter(req, res, services);
   };
 }

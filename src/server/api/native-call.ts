@@ -1,13 +1,13 @@
-// The Node-native fast path for the common tRPC call (issue 4): one non-batched query (GET) or mutation (POST)
+// The Node-native fast path for the common tRPC call: one non-batched query (GET) or mutation (POST)
 // with a JSON input. tRPC's standalone adapter turns every Node request into a Fetch `Request` (headers copy,
 // AbortController, AbortSignal.any ponyfill, a web-stream body) and its `Response` back into Node writes; for a
 // single JSON call that conversion costs more than the procedure. Here the same steps run on the Node objects,
 // using tRPC's own pieces (procedure lookup, error shape, transformer, status) and its procedure call step for step
 // (callProcedure below), so the answer is byte-for-byte what `resolveResponse` (@trpc/server 11.22.1,
 // src/unstable-core-do-not-import/http/resolveResponse.ts) produces. Anything else is declined before the request is touched and goes to the adapter unchanged.
-// Issue 14 item 6: it is kept because it is measured to be worth its upgrade risk (docs/BENCHMARKS.md: tRPC Found
-// against a server with it off, TETHER_TRPC_NATIVE=0, in the same run); tests/integration/http/trpc-native.test.ts
-// fails loudly on any other tRPC version until this file has been re-verified against it.
+// It is kept because it is measured to be worth its upgrade risk (docs/BENCHMARKS.md: tRPC Found against tRPC's
+// adapter); tests/integration/http/trpc-native.test.ts holds its answers to the adapter's and fails loudly on any
+// other tRPC version until this file has been re-verified against it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getErrorShape, getTRPCErrorFromUnknown, transformTRPCResponse, TRPCError, type AnyTRPCProcedure, type AnyTRPCRouter } from '@trpc/server';
 import { createURL } from '@trpc/server/adapters/node-http';
@@ -150,7 +150,7 @@ async function callMiddleware(index: number, def: ProcedureDef, opts: CallOption
 /**
  * The raw input: `?input=` on GET (absent or empty is undefined), the JSON body on POST. Like Fetch's
  * `Request.json()` (UTF-8, a BOM dropped, then JSON.parse) except that bytes that are not UTF-8 are refused, in the
- * query string or the body, as the adapter path refuses them (strict-input.ts, issue 18).
+ * query string or the body, as the adapter path refuses them (strict-input.ts).
  */
 async function readInput(req: IncomingMessage, q: URLSearchParams, limit: number): Promise<unknown> {
   refuseMalformedTrpcQuery(req.url);

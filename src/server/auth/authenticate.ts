@@ -9,7 +9,7 @@ import type { TokenCache } from '../domain/tokens/token-cache';
 import type { TokenUsage } from '../domain/tokens/token-usage';
 import { verifyApiToken } from '../domain/tokens/api-tokens';
 import type { VerifiedToken } from '../domain/tokens/token';
-import type { Actor } from './actor';
+import type { Actor } from '../domain/access';
 import { checkCsrf, isSafeMethod } from './csrf';
 import { cookie, header, type HeaderBag } from './headers';
 import { SESSION_COOKIE, verifySession, type Session } from './session';

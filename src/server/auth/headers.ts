@@ -33,12 +33,3 @@ export function cookie(headers: HeaderBag, name: string): string | undefined {
   }
   return undefined;
 }
-
-/** A fetch `Headers` object as a plain bag, for edges built on the fetch API (tRPC, Next route handlers). */
-export function headersFromFetch(headers: Headers): HeaderBag {
-  const bag: HeaderBag = {};
-  headers.forEach((value, key) => {
-    bag[key] = value;
-  });
-  return bag;
-}

@@ -1,7 +1,7 @@
 // Console sessions (SPEC §11): a random cookie value of which only sha256 is stored, a CSRF token bound to
 // the session, a fixed 12-hour lifetime (no sliding: a stolen cookie dies on schedule; sign in again).
 import type { Repositories } from '../db/store';
-import { ROLES, type Role } from './actor';
+import { ROLES, type Role } from '../domain/access';
 import { digest, randomSecret } from './secrets';
 
 type SessionStore = Pick<Repositories, 'sessions'>;

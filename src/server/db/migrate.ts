@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import type pg from 'pg';
 import { PROJECT_ROOT } from '../project-root';
 import type { Db, Dialect, Sql } from './types';
-import { PostgresDb, SqliteDb } from './dialect';
+import { PostgresDb, SqliteDb } from './drivers';
 import { needsSqliteRebuild, rebuildSqliteTasksTable, type RebuildResult } from './sqlite-rebuild';
 import {
   appliedCount,

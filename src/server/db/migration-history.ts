@@ -28,8 +28,6 @@ export interface HistoryRow {
   applied_steps_count: number;
 }
 
-export const HISTORY_TABLE = '_prisma_migrations';
-
 // Byte for byte the DDL Prisma's schema engine runs when the table is missing (`create_migrations_table`).
 export const HISTORY_DDL: Record<Dialect, string> = {
   postgres: `CREATE TABLE _prisma_migrations (

@@ -1,11 +1,11 @@
-// Prisma Client for the cold paths (issue 13: console reads, settings and admin, CLI, tokens, users, webhook
+// Prisma Client for the cold paths (console reads, settings and admin, CLI, tokens, users, webhook
 // configuration, release history), one per process and dialect (STYLE habit 7), over the SAME connections the
 // driver uses: PostgreSQL shares the pg Pool (PrismaPg accepts it); SQLite shares the one connection and its mutex
 // (dialect/sqlite/prisma.ts). The two generated clients come from one model (prisma/postgres/schema.prisma; the
 // SQLite schema is generated from it), so code is written once against one type. Built on first use: a process
 // that never takes a cold path never loads it.
 import type { PrismaClient } from '../../generated/prisma-postgres/client';
-import { PostgresDb, SqliteDb } from './dialect';
+import { PostgresDb, SqliteDb } from './drivers';
 import type { Db } from './types';
 
 export type Prisma = PrismaClient;

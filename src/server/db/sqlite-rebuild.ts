@@ -4,7 +4,7 @@
 // triggers, re-attest. Any failure rolls the whole thing back and leaves the original table untouched.
 // This is SQLite's documented 12-step "make other kinds of table schema changes" procedure.
 import type { Sql } from './types';
-import type { SqliteDb } from './dialect';
+import type { SqliteDb } from './drivers';
 import { COLLATION_FINDINGS, IDENTITY_INDEX, inspectIdentity } from './attest';
 import { splitTableDefinition, unquoteIdentifier } from './dialect/sqlite/attest';
 

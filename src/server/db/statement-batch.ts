@@ -1,4 +1,4 @@
-// Issue 4 — requests that need the same kind of statement at the same moment share one. Under load a server
+// Requests that need the same kind of statement at the same moment share one. Under load a server
 // process handles many requests in one turn of its event loop; each item asked for in that turn waits until the
 // turn ends (setImmediate: the I/O that was already readable is handled first), then all of them go out as ONE
 // statement and each caller gets its own result. PostgreSQL's cost per statement (protocol, executor start,

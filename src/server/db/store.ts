@@ -1,4 +1,4 @@
-// The data layer's front door (issue 13): every read and write the domain makes goes through a repository here.
+// The data layer's front door: every read and write the domain makes goes through a repository here.
 // Repositories are the only home of SQL text and Prisma calls. The hot paths (create, lookup, release, outbox,
 // recovery claims) run on the driver; cold paths on Prisma Client over the same connections (db/prisma.ts).
 // Dialect differences are chosen once, here, when the store is built: a dialect may supply a faster form of a
@@ -6,7 +6,7 @@
 //
 //   store.tasks.findByExternalId(ws, id)              one autocommit statement
 //   store.transaction(async (tx) => { … tx.tasks … }) one transaction; `tx` holds the transactional repositories
-import { PostgresDb, sqlDialect, type SqlDialect } from './dialect';
+import { PostgresDb, sqlDialect, type SqlDialect } from './drivers';
 import { PostgresCreationStore } from './dialect/postgres/creation';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
@@ -20,7 +20,7 @@ import { ContributionRepository } from './repositories/contributions';
 import { ConsoleRepository } from './repositories/console';
 import { CreationStore } from './repositories/creation-store';
 import { EventRepository } from './repositories/events';
-import { GitRepositoryRepository } from './repositories/git-repositories';
+import { GitRepoRepository } from './repositories/git-repos';
 import { IdentityRepository } from './repositories/identities';
 import { LaunchRepository } from './repositories/launches';
 import { LegacyRepository } from './repositories/legacy';
@@ -40,32 +40,26 @@ import { txRepositories, type Repositories, type TxRepositories } from './reposi
 
 export type { Repositories, TxRepositories };
 
-export interface StoreOptions {
-  /** PostgreSQL: send the creating request's Begin and Complete phases as one statement each (default true; the
-   *  transaction form otherwise — tests compare the two, the bench measures the difference). */
-  oneStatementCreate?: boolean;
-}
-
 export class Store implements Repositories {
   readonly dialect: Dialect;
   readonly tasks: TaskRepository;
   readonly events: EventRepository;
   readonly releases: ReleaseRepository;
-  /** The create protocol's transactions (SPEC §4, §6): PostgreSQL's one-statement form or the transaction form. */
+  /** The create protocol's transactions (SPEC §4, §6): on PostgreSQL in one statement each, elsewhere as transactions. */
   readonly creation: CreationStore;
   readonly workspaces: WorkspaceRepository;
   readonly launches: LaunchRepository;
   readonly attachments: AttachmentRepository;
   readonly contributions: ContributionRepository;
   readonly agentProfiles: AgentProfileRepository;
-  readonly gitRepositories: GitRepositoryRepository;
+  readonly gitRepos: GitRepoRepository;
   readonly webhooks: WebhookRepository;
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
   readonly tokens: TokenRepository;
   readonly setupTokens: SetupTokenRepository;
   readonly console: ConsoleRepository;
-  /** The console's task browser and identity history (issue 15). */
+  /** The console's task browser and identity history. */
   readonly identities: IdentityRepository;
   readonly legacy: LegacyRepository;
   readonly cleanup: CleanupRepository;
@@ -80,10 +74,7 @@ export class Store implements Repositories {
   private prismaClient?: Promise<Prisma>;
 
   /** `driver` is the connection pool (PostgreSQL) or the one connection (SQLite) this store owns. */
-  constructor(
-    readonly driver: Db,
-    options: StoreOptions = {},
-  ) {
+  constructor(readonly driver: Db) {
     this.dialect = driver.dialect;
     this.sqlDialect = sqlDialect(driver.dialect);
     const prisma = () => this.prisma();
@@ -94,7 +85,7 @@ export class Store implements Repositories {
     this.releases = base.releases;
     const transaction = <T>(fn: (tx: TxRepositories) => Promise<T>) => this.transaction(fn);
     this.creation =
-      pg && options.oneStatementCreate !== false
+      pg
         ? new PostgresCreationStore(driver, transaction)
         : new CreationStore(driver, this.sqlDialect, transaction);
     this.workspaces = pg ? new PostgresWorkspaceRepository(driver, prisma) : base.workspaces;
@@ -102,7 +93,7 @@ export class Store implements Repositories {
     this.attachments = base.attachments;
     this.contributions = base.contributions;
     this.agentProfiles = base.agentProfiles;
-    this.gitRepositories = base.gitRepositories;
+    this.gitRepos = base.gitRepos;
     this.webhooks = base.webhooks;
     this.users = new UserRepository(driver, prisma);
     this.sessions = new SessionRepository(driver, prisma);

@@ -3,7 +3,7 @@
 export type Dialect = 'sqlite' | 'postgres';
 export type Row = Record<string, unknown>;
 
-/** Counters the benchmark reads to report statements and transactions per request (issue 4). */
+/** Counters the benchmark reads to report statements and transactions per request. */
 export interface DbStats {
   statements: number;
   writes: number;

@@ -18,15 +18,12 @@ export function bool(v: unknown): boolean {
 export function json<T>(v: unknown): T {
   return (typeof v === 'string' ? JSON.parse(v) : v) as T;
 }
-export function nowIso(): string {
-  return new Date().toISOString();
-}
 
 /**
  * A JSON text for a `$n::jsonb` parameter that carries strings exactly as text parameters would: the driver
  * sends a text parameter as UTF-8, where a lone UTF-16 surrogate becomes U+FFFD, but JSON.stringify writes it as
- * a `\udXXX` escape, which PostgreSQL's JSON parser refuses. So strings are made well-formed first (issue 4's
- * batched statements; found by the REST fuzz test).
+ * a `\udXXX` escape, which PostgreSQL's JSON parser refuses. So strings are made well-formed first (the
+ * batched statements' JSON parameters; found by the REST fuzz test).
  */
 export function jsonParam(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.toWellFormed() : v));

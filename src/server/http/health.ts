@@ -6,7 +6,7 @@
 // can read their workspace (the console's health panel sends its session cookie).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from '../auth/authenticate';
-import { can, type Actor } from '../auth/actor';
+import { can, type Actor } from '../domain/access';
 import type { Services } from '../services';
 import { CLEANUP_FAILING_AFTER } from '../domain/creation/cleanup';
 import { sendJson } from './body';

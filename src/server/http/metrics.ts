@@ -3,7 +3,7 @@
 // admin. Without a credential → 401; with one that is not an admin → 403. The counters say nothing about any one
 // workspace, but their totals span all of them, so workspace members do not get them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Actor } from '../auth/actor';
+import type { Actor } from '../domain/access';
 import { DomainError } from '../domain/errors/domain-error';
 import type { Services } from '../services';
 import { requireAuthenticated } from './authenticate-request';

@@ -1,4 +1,4 @@
-// The contract between the custom server (src/server/http/server.ts) and each machine-facing API module.
+// The contract between the custom server (src/server/app.ts) and each machine-facing API module.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from '../services';
 

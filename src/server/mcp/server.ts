@@ -1,7 +1,7 @@
 // One MCP server per request, bound to the authenticated actor (stateless Streamable HTTP: nothing is kept
 // between requests, so any of several server processes can answer any request).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Actor } from '../auth/actor';
+import type { Actor } from '../domain/access';
 import type { RequestEntry } from '../observability/request-scope';
 import type { Services } from '../services';
 import { registerCreateTask } from './tools/create-task';

@@ -2,7 +2,7 @@
 // and unclaimed until a create names it in `attachments`. Answers 201 with the attachment. The form's fields are read
 // through ZAttachmentForm, the schema the OpenAPI document shows, so the document and the check cannot disagree.
 import type { IncomingMessage } from 'node:http';
-import type { Actor } from '../auth/actor';
+import type { Actor } from '../domain/access';
 import { ZAttachmentBody, ZAttachmentForm } from '../domain/attachments/schemas';
 import { uploadAttachment } from '../domain/attachments/upload';
 import { DomainError } from '../domain/errors/domain-error';

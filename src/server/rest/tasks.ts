@@ -10,7 +10,7 @@ import { ZTaskListParams } from '../domain/tasks/list-params';
 import { lookupTaskByExternalId } from '../domain/tasks/lookup-task';
 import { toCreateResponse, toLookupResponse } from '../domain/tasks/responses';
 import { ZCreateTaskRequest, ZCreateTaskResult, ZIdempotencyKey, ZLookupRequest, ZLookupResult, ZReleaseReason, ZTaskBody, ZTaskPage, ZUpdateTaskInput } from '../domain/tasks/schemas';
-import { toTaskBody } from '../domain/tasks/task';
+import { toTaskBody } from '../model/task';
 import { readJsonBody, sendJson } from '../http/body';
 import { parseQuery, type RestRequest, type RestRoute } from './route';
 

@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { agentCommandEnv, type Config } from '../config';
 import type { LaunchProfile } from '../db/repositories/launches';
 import { DestinationPolicy } from '../domain/outbound/destinations';
-import type { TaskBody } from '../domain/tasks/task';
+import type { TaskBody } from '../model/task';
 import { postGuarded } from './outbound-http';
 
 export interface LaunchRequest {

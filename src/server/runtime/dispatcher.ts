@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { isDatabaseUnavailable } from '../db/errors';
 import type { CreationDispatcher } from '../domain/creation/operation';
 import { stableId } from '../domain/creation/stable-id';
-import { toTaskBody } from '../domain/tasks/task';
+import { toTaskBody } from '../model/task';
 import type { AgentExit } from './agent-runners';
 import type { Services } from '../services';
 

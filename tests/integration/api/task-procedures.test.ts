@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCError, type inferRouterInputs, type inferRouterOutputs } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import type { Actor } from '../../../src/server/auth/actor';
+import type { Actor } from '../../../src/server/domain/access';
 import { createContextInner } from '../../../src/server/api/context';
 import { appRouter, type AppRouter } from '../../../src/server/api/root';
 import { createCallerFactory } from '../../../src/server/api/trpc';

@@ -1,7 +1,7 @@
 // SPEC §11: every edge authenticates through one function — bearer token first, else the session cookie,
 // else null (401). The Actor it builds decides access via can().
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { can } from '../../../src/server/auth/actor';
+import { can } from '../../../src/server/domain/access';
 import { authenticate } from '../../../src/server/auth/authenticate';
 import { createSession } from '../../../src/server/auth/session';
 import type { Store } from '../../../src/server/db/store';

@@ -2,8 +2,8 @@
 // running dialect. Errors must be one line on stderr with a non-zero exit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../../src/server/auth/authenticate';
-import { can } from '../../../src/server/auth/actor';
-import { openDb } from '../../../src/server/db/dialect';
+import { can } from '../../../src/server/domain/access';
+import { openDb } from '../../../src/server/db/drivers';
 import { Store } from '../../../src/server/db/store';
 import { checkUserPassword } from '../../../src/server/domain/users/check-password';
 import { freshDatabaseUrl } from '../../support/db';

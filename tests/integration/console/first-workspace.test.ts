@@ -2,7 +2,7 @@
 // its first token (SPEC §11: the token is shown once, by create). Only an instance admin may create a workspace;
 // a refused or invalid request creates nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Actor } from '../../../src/server/auth/actor';
+import type { Actor } from '../../../src/server/domain/access';
 import { createContextInner } from '../../../src/server/api/context';
 import { appRouter } from '../../../src/server/api/root';
 import { createCallerFactory } from '../../../src/server/api/trpc';

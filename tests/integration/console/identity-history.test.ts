@@ -3,7 +3,7 @@
 // and Find on a released id ("released … by …; now held by …" / "free since …"), on the dialect of the project.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Actor } from '../../../src/server/auth/actor';
+import type { Actor } from '../../../src/server/domain/access';
 import { createContextInner } from '../../../src/server/api/context';
 import { appRouter } from '../../../src/server/api/root';
 import { createCallerFactory } from '../../../src/server/api/trpc';

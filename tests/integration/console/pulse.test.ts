@@ -6,11 +6,11 @@
 // moves on each of those changes, that a lease renewal moves only `leases`, and that the read uses the open-operations
 // index on both dialects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Actor } from '../../../src/server/auth/actor';
+import type { Actor } from '../../../src/server/domain/access';
 import { createContextInner } from '../../../src/server/api/context';
 import { appRouter } from '../../../src/server/api/root';
 import { createCallerFactory } from '../../../src/server/api/trpc';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import type { Db } from '../../../src/server/db/types';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { claimExpired, driveRecovered } from '../../../src/server/runtime/recovery';

@@ -4,7 +4,7 @@
 // these tests hold what they return to what the database holds.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Actor } from '../../../src/server/auth/actor';
+import type { Actor } from '../../../src/server/domain/access';
 import { createContextInner } from '../../../src/server/api/context';
 import { appRouter } from '../../../src/server/api/root';
 import { createCallerFactory } from '../../../src/server/api/trpc';

@@ -10,7 +10,7 @@ import type { Db } from '../../../src/server/db/types';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { startRecoveryRuntime, type StopRuntime } from '../../../src/server/runtime';
 import type { Services } from '../../../src/server/services';
-import { freshDb, testDialect } from '../../support/db';
+import { freshDb } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
 import { dataDir, effectsOf, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
 
@@ -51,7 +51,7 @@ function runChild(
   body: Record<string, unknown>,
   failpoint: string,
   match: string,
-  opts: { workspaceId?: string; env?: Record<string, string> } = {},
+  opts: { workspaceId?: string } = {},
 ): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
@@ -64,7 +64,6 @@ function runChild(
         CRASH_MATCH: match,
         CREATE_WORKSPACE: opts.workspaceId ?? w.ws.id,
         CREATE_BODY: JSON.stringify(body),
-        ...opts.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -134,26 +133,23 @@ describe.concurrent('crash matrix (SPEC §6, issue 5)', () => {
 
 // SPEC §4.3, zero-step plans: Begin and Complete are one transaction, so there is nothing for recovery to converge —
 // a process killed before COMMIT leaves nothing at all (not even a number: identifiers stay gapless), one killed after
-// it leaves the settled task with its completed operation and its one event. On PostgreSQL the one-statement store
-// has no moment inside its transaction (it is one statement), so the transaction form is killed there too.
+// it leaves the settled task with its completed operation and its one event.
 interface ZeroStepCase {
   failpoint: string;
   committed: boolean;
-  env?: Record<string, string>;
 }
 const ZERO_STEP_CASES: Array<ZeroStepCase & { name: string }> = [
   { failpoint: 'before_begin', committed: false },
   { failpoint: 'before_settled_commit', committed: false },
-  ...(testDialect() === 'postgres' ? [{ failpoint: 'before_settled_commit', committed: false, env: { TETHER_PG_ONE_STATEMENT: '0' } }] : []),
   { failpoint: 'after_complete', committed: true },
-].map((c) => ({ ...c, name: `${c.failpoint}${c.env ? ' (transaction form)' : ''}` }));
+].map((c) => ({ ...c, name: c.failpoint }));
 
 async function crashZeroStep(c: ZeroStepCase): Promise<void> {
   const plain = await makeWorkspace(db); // no working-folder root: a plain request plans nothing
   const actor = tokenActor([plain.id]);
   const ext = uniq('crash0-');
   const body = { workspace_id: plain.id, external_id: ext, title: 'zero-step' };
-  const child = await runChild(body, c.failpoint, ext, { workspaceId: plain.id, env: c.env });
+  const child = await runChild(body, c.failpoint, ext, { workspaceId: plain.id });
   expect(child.signal, `the child must die at ${c.failpoint}`).toBe('SIGKILL');
   const rows = async () => ({
     sequence: await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [plain.id]),

@@ -18,6 +18,7 @@ import type { Services } from '../../../src/server/services';
 import { faultableDatabase, type FaultableDatabase, type FaultKind } from '../../support/database-fault';
 import { testDialect } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
+import { transactionFormServices } from './transaction-form';
 import { dataDir, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
 
 const LEASE_MS = 600;
@@ -25,7 +26,7 @@ const STEP_KINDS = ['workspace_attachment', 'attachment_claim', 'fresh_branch', 
 
 let fault: FaultableDatabase;
 let services: Services;
-/** The same database through the transaction form of every create (PostgreSQL's one-statement form turned off). */
+/** The same database through the transaction form of every create (on PostgreSQL: not the form it runs). */
 let transactionForm: Services;
 /** The same database with a longer lease: while a table's writes are held, the lease cannot be renewed. */
 let longLease: Services;
@@ -36,7 +37,7 @@ beforeAll(async () => {
   fault = await faultableDatabase();
   const config = { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() };
   services = await testServices(fault.db, { leaseMs: LEASE_MS, config });
-  transactionForm = await testServices(fault.db, { leaseMs: LEASE_MS, config: { ...config, postgres: { ...config.postgres, oneStatementCreate: false } } });
+  transactionForm = await transactionFormServices(fault.db, { leaseMs: LEASE_MS, config });
   longLease = await testServices(fault.db, { leaseMs: 2_000, config });
   w = await makeWorld(services);
   stop = startRecoveryRuntime(services, { pollMs: 100 });

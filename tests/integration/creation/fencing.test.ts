@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/server/config';
 import type { Db } from '../../../src/server/db/types';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import { complete } from '../../../src/server/domain/creation/complete';
 import { runPlannedSteps } from '../../../src/server/domain/creation/coordinator';
-import { LeaseLostError } from '../../../src/server/domain/creation/errors';
+import { LeaseLostError } from '../../../src/server/model/creation';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { claimExpired, driveRecovered } from '../../../src/server/runtime/recovery';
 import type { Services } from '../../../src/server/services';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/server/config';
 import type { Db } from '../../../src/server/db/types';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
-import { addRepository } from '../../../src/server/domain/repositories/registry';
+import { addRepository } from '../../../src/server/domain/git-repos/registry';
 import { dispatchLaunches } from '../../../src/server/runtime/dispatcher';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';

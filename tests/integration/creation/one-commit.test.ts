@@ -6,8 +6,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/server/config';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import type { Db } from '../../../src/server/db/types';
 import { createAgentProfile } from '../../../src/server/domain/agents/profiles';
 import { begin } from '../../../src/server/domain/creation/begin';
@@ -21,6 +20,7 @@ import { validateCreate } from '../../../src/server/domain/tasks/validate-create
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq, until, type TestWorkspace } from '../../support/fixtures';
+import { transactionFormServices } from './transaction-form';
 import { footprint } from './footprint';
 
 const pg = testDialect() === 'postgres';
@@ -35,10 +35,9 @@ const actor = () => writer;
 
 beforeAll(async () => {
   db = await freshDb();
-  const config = loadConfig();
   forms = [{ form: pg ? 'one-statement store' : 'transaction form', services: await testServices(db) }];
   if (pg) {
-    const general = await testServices(db, { config: { ...config, failpointsEnabled: true, postgres: { ...config.postgres, oneStatementCreate: false } } });
+    const general = await transactionFormServices(db);
     forms.push({ form: 'transaction form', services: general });
   }
   ws = await makeWorkspace(db); // no working-folder root: a plain request plans nothing

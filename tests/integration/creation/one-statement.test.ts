@@ -1,10 +1,9 @@
-// Issue 4: on PostgreSQL the creating request sends Begin, Complete phase A and phase B as one statement each
+// On PostgreSQL the creating request sends Begin, Complete phase A and phase B as one statement each
 // (src/server/db/dialect/postgres/creation.ts, the PostgreSQL creation store). These tests hold that form to the
 // transaction form it extends (src/server/db/repositories/creation-store.ts) — same rows, byte for byte — and prove
-// its guards: a statement whose guard fails writes nothing at all. Each form is chosen the way a deployment
-// chooses it: through the configuration the services (and their store) are built with.
+// its guards: a statement whose guard fails writes nothing at all. The product's services build the one-statement
+// form; the transaction form is built here (./transaction-form.ts) to compare against.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/server/config';
 import { PostgresCreationStore } from '../../../src/server/db/dialect/postgres/creation';
 import type { Db } from '../../../src/server/db/types';
 import { begin } from '../../../src/server/domain/creation/begin';
@@ -14,12 +13,13 @@ import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq } from '../../support/fixtures';
+import { transactionFormServices } from './transaction-form';
 import { footprint } from './footprint';
 import { makeWorld, type World } from './world';
 
 const NO_STEPS: CreationPlan = { startPolicy: 'none', steps: [], blockedBy: [] };
 
-describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete (issue 4, PostgreSQL)', () => {
+describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete (PostgreSQL)', () => {
   let db: Db;
   let services: Services;
   /** The same database, with the store built in the transaction form. */
@@ -30,8 +30,7 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
   beforeAll(async () => {
     db = await freshDb();
     services = await testServices(db);
-    const config = loadConfig();
-    general = await testServices(db, { config: { ...config, failpointsEnabled: true, postgres: { ...config.postgres, oneStatementCreate: false } } });
+    general = await transactionFormServices(db);
     pg = services.store.creation as PostgresCreationStore;
     w = await makeWorld(services);
   });
@@ -39,7 +38,7 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     await db?.close();
   });
 
-  it('the store is built in the form its configuration names', () => {
+  it('services on PostgreSQL are built with the one-statement store', () => {
     expect(services.store.creation).toBeInstanceOf(PostgresCreationStore);
     expect(general.store.creation).not.toBeInstanceOf(PostgresCreationStore);
   });

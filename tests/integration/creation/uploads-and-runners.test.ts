@@ -8,7 +8,7 @@ import type { Db } from '../../../src/server/db/types';
 import { createAgentProfile } from '../../../src/server/domain/agents/profiles';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { createApiToken } from '../../../src/server/domain/tokens/api-tokens';
-import { createHttpServer } from '../../../src/server/http/server';
+import { createHttpServer } from '../../../src/server/app';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
 import { call, type CallResult } from '../../support/http';

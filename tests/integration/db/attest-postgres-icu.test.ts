@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { attest } from '../../../src/server/db/attest';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import { migrate } from '../../../src/server/db/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { freshDb, testDialect } from '../../support/db';

@@ -2,7 +2,7 @@
 // SPEC §2.2 identity schema. Each case damages its own freshly migrated database.
 import { afterEach, describe, expect, it } from 'vitest';
 import { attest } from '../../../src/server/db/attest';
-import type { SqliteDb } from '../../../src/server/db/dialect';
+import type { SqliteDb } from '../../../src/server/db/drivers';
 import type { Db } from '../../../src/server/db/types';
 import { freshDb, testDialect } from '../../support/db';
 import { replaceSqliteTasksTable, makeSqliteTasksNocase } from './schema-edits';

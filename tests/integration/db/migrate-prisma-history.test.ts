@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import { migrate, PRISMA_DIR, readMigrations } from '../../../src/server/db/migrate';
 import { HISTORY_DDL, renderChecksum, scriptMatchesChecksum } from '../../../src/server/db/migration-history';
 import type { Db } from '../../../src/server/db/types';

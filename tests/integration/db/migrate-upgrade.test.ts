@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attest } from '../../../src/server/db/attest';
-import { openDb, type SqliteDb } from '../../../src/server/db/dialect';
+import { openDb, type SqliteDb } from '../../../src/server/db/drivers';
 import { migrate, PRISMA_DIR, readMigrations, schemaVersion } from '../../../src/server/db/migrate';
 import { LEGACY_MIGRATIONS, renderChecksum } from '../../../src/server/db/migration-history';
 import type { Db } from '../../../src/server/db/types';

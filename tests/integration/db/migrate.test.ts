@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import { MigrationError, migrate, readMigrations, schemaVersion } from '../../../src/server/db/migrate';
 import { lockfileText } from '../../../src/server/db/migration-history';
 import { migrationsDir, writeMigration } from './migration-folders';

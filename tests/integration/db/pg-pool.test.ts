@@ -2,7 +2,7 @@
 // `pool.query()` destroys the connection on any error — and the create protocol expects errors (a unique
 // violation is how a lost race ends, SPEC §4.1 step 7) — so the dialect checks connections out itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresDb } from '../../../src/server/db/dialect/postgres/driver';
+import { PostgresDb } from '../../../src/server/db/drivers/postgres';
 import { freshDatabaseUrl, testDialect } from '../../support/db';
 
 describe.skipIf(testDialect() !== 'postgres')('PostgreSQL pool connections (issue 4)', () => {

@@ -3,7 +3,7 @@
 // it at once, a lost node is looked past — with Prisma Client (built over the same pool) following. Two throwaway
 // servers stand in for the nodes; one is made read-only the way a demoted primary is (default_transaction_read_only).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresDb } from '../../../src/server/db/dialect/postgres/driver';
+import { PostgresDb } from '../../../src/server/db/drivers/postgres';
 import { Store } from '../../../src/server/db/store';
 import { testDialect } from '../../support/db';
 import { createDatabase, startPostgres, type PgServer } from '../../support/postgres-server';

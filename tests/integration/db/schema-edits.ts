@@ -1,5 +1,5 @@
 // Test helpers that damage a migrated schema the way a hand edit or an old build would (SPEC §12 look-alikes).
-import type { SqliteDb } from '../../../src/server/db/dialect';
+import type { SqliteDb } from '../../../src/server/db/drivers';
 
 /**
  * SQLite: replaces the (empty) `tasks` table by an edited copy of its own CREATE TABLE text, and its indexes by

@@ -3,7 +3,7 @@
 // nothing else: the plan stays the unique identity index's one-row search (SPEC §4.1 step 5), and every lookup
 // answers exactly what the plain statement answers — bytes compared as stored (SPEC §2.1), per workspace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteDb } from '../../../src/server/db/dialect/sqlite/driver';
+import { SqliteDb } from '../../../src/server/db/drivers/sqlite';
 import { SQLITE_BY_EXTERNAL_ID } from '../../../src/server/db/dialect/sqlite/tasks';
 import { BY_EXTERNAL_ID } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';

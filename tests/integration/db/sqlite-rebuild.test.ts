@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attest } from '../../../src/server/db/attest';
-import type { SqliteDb } from '../../../src/server/db/dialect';
+import type { SqliteDb } from '../../../src/server/db/drivers';
 import { migrate } from '../../../src/server/db/migrate';
 import { rebuildSqliteTasksTable, type RebuildStage } from '../../../src/server/db/sqlite-rebuild';
 import { freshDb, testDialect } from '../../support/db';

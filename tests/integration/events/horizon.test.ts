@@ -3,7 +3,7 @@
 // (PostgreSQL: pg_current_snapshot(), dialect/postgres/events.ts); the proof is domain/events/horizon.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import { migrate } from '../../../src/server/db/migrate';
 import type { Db, Sql } from '../../../src/server/db/types';
 import { settledHighWater } from '../../../src/server/domain/events/horizon';

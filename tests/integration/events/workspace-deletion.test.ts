@@ -2,7 +2,7 @@
 // aborted and compensated by the recovery runtime, release operations and revisions kept, every identity freed.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYSTEM_ACTOR } from '../../../src/server/auth/actor';
+import { SYSTEM_ACTOR } from '../../../src/server/domain/access';
 import type { Db } from '../../../src/server/db/types';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
 import { createTask } from '../../../src/server/domain/tasks/create-task';

@@ -4,7 +4,7 @@
 // process's own recovery runtime drives leftovers, SPEC §6) and every identity is held by at most one task (SPEC §2.2).
 // And a server started while PostgreSQL is down stays up, not ready, and becomes ready when it arrives (SPEC §12).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import { migrate } from '../../../src/server/db/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { testDialect } from '../../support/db';

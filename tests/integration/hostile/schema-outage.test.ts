@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../../src/server/config';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import { migrate } from '../../../src/server/db/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { freshDatabaseUrl, freshDb, testDialect } from '../../support/db';

@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../../src/server/http/server';
+import { createHttpServer } from '../../../src/server/app';
 import { startServer, type RunningServer } from '../../../src/server/main';
 import { Failpoints } from '../../../src/server/failpoints';
 import { Readiness } from '../../../src/server/readiness';

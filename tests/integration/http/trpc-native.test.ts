@@ -1,10 +1,10 @@
-// Issue 4: the Node-native tRPC path (src/server/api/native-call.ts) answers the plain single query or mutation
+// The Node-native tRPC path (src/server/api/native-call.ts) answers the plain single query or mutation
 // exactly as tRPC's standalone adapter does — same status, headers, content type and JSON body (SPEC §10:
 // "Errors use tRPC codes ... with the same messages as REST") — and leaves every other request to the adapter.
-// Each case sends the same request to two servers over one database, the native path on and off
-// (TETHER_TRPC_NATIVE=0), and compares the two answers; a bare server that only tries the native path tells which
-// requests it takes. Issue 14 item 6: the path is built on tRPC internals, so this file is also the alarm that goes
-// off when a tRPC upgrade changes what it relies on.
+// Each case sends the same request to two servers over one database, the product's and one that mounts tRPC's
+// adapter alone, and compares the two answers; a bare server that only tries the native path tells which requests it
+// takes. The path is built on tRPC internals, so this file is also the alarm that goes off when a tRPC upgrade
+// changes what it relies on.
 import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -5,7 +5,7 @@
 // console's find-by-external-id included.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import { migrate } from '../../../src/server/db/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { freshDatabaseUrl } from '../../support/db';

@@ -6,7 +6,7 @@
 // migrate through the pooler without it, in one line that says what to set.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openDb } from '../../../src/server/db/dialect';
+import { openDb } from '../../../src/server/db/drivers';
 import type { Db } from '../../../src/server/db/types';
 import { testDialect } from '../../support/db';
 import { count, makeWorkspace, uniq, type TestWorkspace } from '../../support/fixtures';

@@ -1,7 +1,7 @@
 // The PostgreSQL driver's timestamptz parser rewrites PostgreSQL's UTC text into the ISO form rows carry on both
 // dialects; it must give exactly what `new Date(text).toISOString()` gives, for every form PostgreSQL can send.
 import { describe, expect, it } from 'vitest';
-import { isoFromTimestamptz } from '../../../src/server/db/dialect/postgres/timestamps';
+import { isoFromTimestamptz } from '../../../src/server/db/drivers/postgres-timestamps';
 
 const viaDate = (text: string) => new Date(text).toISOString();
 

@@ -4,7 +4,7 @@
 // comes from pg, better-sqlite3 or Prisma Client, and every surface answers it 503 `database unavailable` + Retry-After.
 import { describe, expect, it } from 'vitest';
 import { asDatabaseError, DatabaseUnavailable, dbErrorInfo, isDatabaseUnavailable } from '../../../src/server/db/errors';
-import { SqliteDb } from '../../../src/server/db/dialect/sqlite/driver';
+import { SqliteDb } from '../../../src/server/db/drivers/sqlite';
 import { InvalidTextError } from '../../../src/server/db/types';
 import { toDomainError } from '../../../src/server/domain/errors/domain-error';
 

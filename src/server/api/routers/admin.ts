@@ -3,10 +3,10 @@
 // Repositories and agent profiles are listed read-only (they are registered with the CLI). Webhooks live in the
 // events router (event.webhooks / createWebhook / disableWebhook), which checks `admin` the same way.
 import { z } from 'zod';
-import { can, ROLES, SCOPES, type Actor } from '../../auth/actor';
+import { can, ROLES, SCOPES, type Actor } from '../../domain/access';
 import { listAgentProfiles } from '../../domain/agents/profiles';
 import { DomainError } from '../../domain/errors/domain-error';
-import { listRepositories } from '../../domain/repositories/registry';
+import { listRepositories } from '../../domain/git-repos/registry';
 import { storedText } from '../../domain/text';
 import { createApiToken, findApiToken, listApiTokens, revokeApiToken } from '../../domain/tokens/api-tokens';
 import { addMember, listMembers, setMembership } from '../../domain/users/memberships';

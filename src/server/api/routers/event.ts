@@ -4,7 +4,7 @@
 import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { listEvents, listRevisions } from '../../domain/events/history';
-import type { EventRecord } from '../../domain/events/outbox';
+import type { EventRecord } from '../../model/events';
 import { parseLastEventId, ZEventPageParams } from '../../domain/events/page-params';
 import { openEventStream } from '../../domain/events/stream';
 import { createWebhook, disableWebhook, listDeliveries, listWebhooks } from '../../domain/events/webhooks';

@@ -10,7 +10,7 @@ import { lookupTaskByExternalId } from '../../domain/tasks/lookup-task';
 import { releaseExternalId } from '../../domain/release/release-external-id';
 import { toCreateResponse, toLookupResponse, toReleaseResponse } from '../../domain/tasks/responses';
 import { ZCreateTaskRequest, ZId, ZLookupRequest, ZReleaseRequest, ZTaskUpdateEnvelope, ZUpdateTaskRequest } from '../../domain/tasks/schemas';
-import { toTaskBody } from '../../domain/tasks/task';
+import { toTaskBody } from '../../model/task';
 import { domainInput } from '../domain-input';
 import { protectedProcedure, router } from '../trpc';
 

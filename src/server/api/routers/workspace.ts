@@ -1,7 +1,7 @@
 // workspace.* reads the console needs.
 import { z } from 'zod';
 import { listVisibleWorkspaces } from '../../domain/tasks/get-task';
-import { can } from '../../auth/actor';
+import { can } from '../../domain/access';
 import { DomainError } from '../../domain/errors/domain-error';
 import { createWorkspaceAs } from '../../domain/workspaces/create-workspace';
 import { deleteWorkspace } from '../../domain/workspaces/delete-workspace';

@@ -1,6 +1,6 @@
 // Agent profiles (SPEC §1): what an immediate or deferred start launches and through which runner. Creating and
 // listing them is a cold path (Prisma Client); the create path's existence check runs on the driver.
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 

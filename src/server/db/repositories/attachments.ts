@@ -1,6 +1,6 @@
 // Attachments (SPEC §1, §5): the upload record is a cold path (Prisma Client); the `attachment_claim` step's
 // statements run on the driver inside its fenced transaction.
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { num, placeholders } from '../values';

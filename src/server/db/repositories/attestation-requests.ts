@@ -1,4 +1,4 @@
-// Requests to re-attest readiness now (SPEC §12: "on demand (CLI and console)", issue 17). A request is one row;
+// Requests to re-attest readiness now (SPEC §12: "on demand (CLI and console)"). A request is one row;
 // every server process polls the newest (readiness.ts `watch`) and re-attests when it changes, so `tether attest`
 // run from another machine reaches every process without a restart. On the driver: polled about once a second.
 import type { Sql } from '../types';

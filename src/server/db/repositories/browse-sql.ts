@@ -1,4 +1,4 @@
-// The console's task browser (SPEC §13, issue 15) as SQL written once for both dialects: filters, a sort, and keyset
+// The console's task browser (SPEC §13) as SQL written once for both dialects: filters, a sort, and keyset
 // pages. Built here, run by IdentityRepository.browse; exported so a test can EXPLAIN exactly what runs.
 //
 // The external-id prefix is a byte range, `external_id >= p AND external_id < next(p)` — not LIKE, whose meaning and

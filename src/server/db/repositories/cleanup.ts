@@ -3,7 +3,7 @@
 // operators see the ones that keep failing (health, the console). On the driver: claims run in every process's
 // runtime pass, and health reads the summary; the partial index idx_creation_steps_cleanup holds only these steps.
 import type { CreationPlan, StepKind } from '../../domain/creation/plan';
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { json, num, str, strOrNull } from '../values';
 

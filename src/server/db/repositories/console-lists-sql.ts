@@ -6,7 +6,7 @@
 // (workspace_id, created_at) index whatever page it is, and rows created in the same instant are ordered by id. The
 // cursor bound is written `created_at <= c AND (created_at < c OR id < i)`: the first half bounds the index range, the
 // second skips the rows of the same instant already shown (an OR alone leaves SQLite scanning from the start).
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { ListCursor, ListPage, OperationsQuery, ReleasesQuery } from '../../domain/console/rows';
 import { prefixUpperBound, type Statement } from './browse-sql';
 

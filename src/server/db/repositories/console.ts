@@ -17,8 +17,8 @@ import type {
   OverviewCounts,
   ReleasesQuery,
 } from '../../domain/console/rows';
-import { settlementOf } from '../../domain/console/rows';
-import type { SqlDialect } from '../dialect';
+import { settlementOf } from '../../model/task';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { bool, num, numOrNull, str, strOrNull } from '../values';

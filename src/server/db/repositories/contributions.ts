@@ -1,6 +1,6 @@
 // Remote contributions (SPEC §5 `remote_contribution`): a normalized PR/MR URL associated with a task, unique per
 // workspace (uniq_remote_contributions_url decides) and per step (its deterministic key).
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { str } from '../values';
 

@@ -7,11 +7,11 @@
 // A zero-step plan's Begin and Complete are one transaction (SPEC §4.3, last bullet): `createSettled`, writing exactly
 // the rows, revisions and event `begin` + `enterCompleting` + `settle` leave behind (tests compare them).
 import { randomUUID } from 'node:crypto';
-import { LeaseLostError, TASK_GONE } from '../../domain/creation/errors';
+import { LeaseLostError, TASK_GONE } from '../../model/creation';
 import type { CreationPlan } from '../../domain/creation/plan';
-import { eventPayload } from '../../domain/events/outbox';
-import { toTaskBody, type Task } from '../../domain/tasks/task';
-import type { SqlDialect } from '../dialect';
+import { eventPayload } from '../../model/events';
+import { toTaskBody, type Task } from '../../model/task';
+import type { SqlDialect } from '../drivers';
 import type { TxRepositories } from './index';
 import type { Sql } from '../types';
 import { CreationRepository, type ClaimedOperation, type Fence, type SettledDraw, type StepChange, type StepState, type StoredOutcome } from './creation';

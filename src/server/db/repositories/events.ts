@@ -1,9 +1,9 @@
 // Revisions and the transactional outbox (SPEC §9): written in the same transaction as the change they record;
 // read back as history pages, by the relay, and when webhook deliveries are planned. All on the driver (hot paths).
 import type { HorizonSample } from '../../domain/events/horizon';
-import type { EventPayload, EventRecord, RevisionBody } from '../../domain/events/outbox';
-import type { Task, TaskBody } from '../../domain/tasks/task';
-import type { SqlDialect } from '../dialect';
+import type { EventPayload, EventRecord, RevisionBody } from '../../model/events';
+import type { Task, TaskBody } from '../../model/task';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { json, num, placeholders, str, strOrNull } from '../values';
 

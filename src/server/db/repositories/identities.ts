@@ -1,9 +1,9 @@
-// External identities as the console browses them (SPEC §13, issue 15). The browser's page is the one console read on
+// External identities as the console browses them (SPEC §13). The browser's page is the one console read on
 // the driver: its plan is part of the contract (a prefix page is a range of uniq_tasks_external_id on both dialects,
 // checked by tests/integration/console/browse-plan.test.ts), which Prisma's generated SQL would not let us hold.
 // The history reads are cold paths on Prisma Client.
 import type { BrowseCursor, BrowseQuery, ConsoleTask } from '../../domain/console/rows';
-import { settlementOf } from '../../domain/console/rows';
+import { settlementOf } from '../../model/task';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { num, str, strOrNull } from '../values';

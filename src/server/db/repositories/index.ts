@@ -1,5 +1,5 @@
 // The repositories of one store, and the set that takes part in a driver transaction (db/store.ts builds them).
-import { POSTGRES, type SqlDialect } from '../dialect';
+import { POSTGRES, type SqlDialect } from '../drivers';
 import { PostgresEventRepository } from '../dialect/postgres/events';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
@@ -11,7 +11,7 @@ import type { ConsoleRepository } from './console';
 import { ContributionRepository } from './contributions';
 import { CreationRepository } from './creation';
 import { EventRepository } from './events';
-import { GitRepositoryRepository } from './git-repositories';
+import { GitRepoRepository } from './git-repos';
 import type { IdentityRepository } from './identities';
 import { LaunchRepository } from './launches';
 import { LegacyRepository } from './legacy';
@@ -36,7 +36,7 @@ export interface TxRepositories {
   readonly attachments: AttachmentRepository;
   readonly contributions: ContributionRepository;
   readonly agentProfiles: AgentProfileRepository;
-  readonly gitRepositories: GitRepositoryRepository;
+  readonly gitRepos: GitRepoRepository;
   readonly webhooks: WebhookRepository;
   readonly legacy: LegacyRepository;
   readonly cleanup: CleanupRepository;
@@ -72,7 +72,7 @@ export function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Prom
     attachments: new AttachmentRepository(sql, dialect, prisma),
     contributions: new ContributionRepository(sql, dialect),
     agentProfiles: new AgentProfileRepository(sql, dialect, prisma),
-    gitRepositories: new GitRepositoryRepository(sql, dialect, prisma),
+    gitRepos: new GitRepoRepository(sql, dialect, prisma),
     webhooks: new WebhookRepository(sql, dialect, prisma),
     legacy: new LegacyRepository(sql, dialect),
     cleanup: new CleanupRepository(sql, dialect),

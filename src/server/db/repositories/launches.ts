@@ -1,7 +1,7 @@
 // Agent sessions, launch intents and launches (SPEC §4.1 step 10, §5): rows the `session_prepare` and
 // `launch_intent` steps make, and the dispatcher's claims and records. On the driver: they run inside fenced step
 // transactions and in the recovery runtime's dispatch pass.
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { json, num, placeholders, str, strOrNull } from '../values';
 

@@ -3,8 +3,8 @@
 // until an operator resolves it (settle it as it is, or release its identity). On the driver: attestation runs the
 // same statement (db/attest.ts), and a resolution takes the task row inside the transaction that writes its
 // revision, event and audit record.
-import type { CreationState, Task } from '../../domain/tasks/task';
-import type { SqlDialect } from '../dialect';
+import type { CreationState, Task } from '../../model/task';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { str } from '../values';
 import { TASK_COLUMNS, toTask, type TaskRow } from './tasks';

@@ -1,6 +1,6 @@
 // Release operations (SPEC §7): replay evidence, keyed by (workspace, Idempotency-Key), retained forever. The
 // release itself runs on the driver inside its transaction; the history the console shows is a cold read on Prisma.
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { json, num, str, strOrNull } from '../values';
@@ -18,7 +18,7 @@ export interface ReleaseRecord {
   resultStatus: 204 | 404;
   resultBody: { error: string } | null;
   createdAt: string;
-  /** The operator's reason (issue 15), if one was given. */
+  /** The operator's reason, if one was given. */
   reason: string | null;
   /** SPEC §13: the X-Request-Id of the request that made it; null in process and before request ids were kept. */
   requestId: string | null;

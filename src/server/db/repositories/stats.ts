@@ -1,4 +1,4 @@
-// Numbers the metrics endpoint reads at scrape time (issue 17 item 9): unsettled identities and the oldest one's
+// Numbers the metrics endpoint reads at scrape time: unsettled identities and the oldest one's
 // age, and how far the outbox runs ahead of what this process's relay has published. Each is one indexed
 // aggregate on the driver, run only when Prometheus scrapes.
 import type { Sql } from '../types';

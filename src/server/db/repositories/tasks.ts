@@ -1,8 +1,8 @@
 // Tasks and their identity (SPEC §2, §7, §8): the hot path of every create, lookup and release, on the driver.
 // SQL is written once for both dialects (STYLE habit 10); PostgreSQL batches lookups issued together
 // (dialect/postgres/tasks.ts) behind the same method.
-import type { CreationState, Task } from '../../domain/tasks/task';
-import type { SqlDialect } from '../dialect';
+import type { CreationState, Task } from '../../model/task';
+import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { num, placeholders, str, strOrNull } from '../values';
 

@@ -1,7 +1,7 @@
 // API tokens and their workspace grants (SPEC §11). Verification runs on every request that presents a token the
 // cache does not hold, so it stays ONE driver statement (token joined with its grants); creating, listing and
 // revoking are cold paths on Prisma Client.
-import { SCOPES, type Scope } from '../../auth/actor';
+import { SCOPES, type Scope } from '../../model/access';
 import type { ApiTokenInfo, StoredToken } from '../../domain/tokens/token';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';

@@ -2,7 +2,7 @@
 // Client — except `any()`, which every server start asks (first-run setup) and which stays one driver statement so
 // that a process serving only the API never loads Prisma Client (db/prisma.ts). A taken email surfaces as the
 // unique violation of uniq_users_email; the domain names it.
-import type { Role } from '../../auth/actor';
+import type { Role } from '../../domain/access';
 import type { Member, User } from '../../domain/users/user';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';

@@ -2,8 +2,8 @@
 // delivery loop does (claims, planning, attempts) runs on the driver, in the transactions runtime/webhooks.ts opens.
 // The lease columns fence every write of the loop: only the process holding a webhook's lease plans or sends for it.
 import type { AttemptBody, DeliveryBody, WebhookBody } from '../../domain/events/webhook-bodies';
-import type { EventRecord } from '../../domain/events/outbox';
-import type { SqlDialect } from '../dialect';
+import type { EventRecord } from '../../model/events';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { num, numOrNull, str } from '../values';

@@ -3,7 +3,7 @@
 // transaction with the task aggregate's deletes (SPEC §8); creating, listing and step admin are cold paths on
 // Prisma Client.
 import type { WorkflowStep, Workspace } from '../../domain/workspaces/workspace';
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { num, numOrNull, str, strOrNull } from '../values';
@@ -139,12 +139,6 @@ export class WorkspaceRepository {
       const position = last._max.position === null ? 0 : last._max.position + 1;
       return toStep(await tx.workflowStep.create({ data: stepData({ ...step, position }), select: STEP_SELECT }));
     });
-  }
-
-  /** A step's WIP limit (null: unlimited); false when the step is not the workspace's. */
-  async setWipLimit(workspaceId: string, stepId: string, wipLimit: number | null): Promise<boolean> {
-    const prisma = await this.prisma();
-    return (await prisma.workflowStep.updateMany({ where: { id: stepId, workspaceId }, data: { wipLimit } })).count > 0;
   }
 
   // ---- deletion (driver; inside the deletion's transaction, SPEC §8) ---------------------------------------------

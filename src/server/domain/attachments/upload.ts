@@ -3,8 +3,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 
@@ -17,16 +16,6 @@ export interface AttachmentBody {
   sha256: string;
   created_at: string;
 }
-
-/** The tRPC-friendly form of an upload (content as base64), for a procedure that calls uploadAttachment. */
-export const ZUploadAttachmentInput = z.object({
-  workspace_id: z.string().min(1).max(200),
-  filename: z.string().min(1).max(255),
-  content_type: z.string().max(200).optional(),
-  // Bounded by the request body limit; the decoded size is checked against config.http.attachmentMaxBytes.
-  content_base64: z.string(),
-});
-export type TUploadAttachmentInput = z.infer<typeof ZUploadAttachmentInput>;
 
 export async function uploadAttachment(
   services: Services,
@@ -71,13 +60,4 @@ export async function uploadAttachment(
     throw err;
   }
   return body;
-}
-
-export function uploadAttachmentBase64(services: Services, actor: Actor, input: TUploadAttachmentInput): Promise<AttachmentBody> {
-  return uploadAttachment(services, actor, {
-    workspaceId: input.workspace_id,
-    filename: input.filename,
-    contentType: input.content_type,
-    data: Buffer.from(input.content_base64, 'base64'),
-  });
 }

@@ -3,7 +3,7 @@
 // opaque strings the page keeps in its URL. Exact find stays in tasks.ts.
 import { z } from 'zod';
 import { readTypedEscapes } from '../../../lib/visible-id';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { MAX_EXTERNAL_ID_BYTES } from '../identity/normalize';

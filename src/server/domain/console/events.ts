@@ -1,5 +1,5 @@
 // The workspace's newest events (SPEC §9, §13). The release history itself is a list (lists.ts).
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { Repositories } from '../../db/store';
 import { requireRead } from './rows';
 

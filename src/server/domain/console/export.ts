@@ -3,7 +3,7 @@
 // own (list-inputs.ts) and each list checks read access as the list does; large lists are read page by page in the
 // list's own order (the same keyset pages, without their counts), so an export streams whatever its size.
 import type { z } from 'zod';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { Services } from '../../services';
 import { browseInput, browseTasks } from './browse';
 import { readIdentityHistory } from './identity-history';

@@ -3,7 +3,7 @@
 // release (who, when, which channel, why), and which task holds it now. Deleted tasks are named from the revisions they
 // left (SPEC §9).
 import { readTypedEscapes } from '../../../lib/visible-id';
-import { visibleWorkspaces, type Actor } from '../../auth/actor';
+import { visibleWorkspaces, type Actor } from '../access';
 import type { Repositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';

@@ -3,7 +3,7 @@
 // keyset pages (a page costs the same on the last page of a million rows as on the first); every page says how many
 // rows match in all and where it starts among them. The cursors are opaque strings the page keeps in its URL.
 import { z } from 'zod';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { ReleaseListRow } from '../../db/repositories/console';
 import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';

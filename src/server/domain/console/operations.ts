@@ -1,6 +1,6 @@
 // Creation operations for the console (SPEC §4.2, §5, §13): unsettled identities, and one operation's step timeline
 // (state, attempts, durations, evidence, compensation, errors) and history. The list itself is in lists.ts.
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { Repositories } from '../../db/store';
 import { CLEANUP_FAILING_AFTER } from '../creation/cleanup';
 import { DomainError } from '../errors/domain-error';

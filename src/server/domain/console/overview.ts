@@ -1,5 +1,5 @@
 // The workspace overview (SPEC §13): counts, creates by outcome over the last 24 hours, recent events.
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { Repositories } from '../../db/store';
 import { requireRead } from './rows';
 

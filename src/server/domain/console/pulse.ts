@@ -8,7 +8,7 @@
 // One pulse per Services: every console open on this process shares one read of the database per `maxAgeMs`, so
 // the database cost does not grow with the number of people watching.
 import { requireRead } from './rows';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { OpenOperationsRow } from '../../db/repositories/pulse';
 
 export interface WorkspacePulse {

@@ -2,20 +2,14 @@
 // public task body: they carry settlement and creation state, which ordinary task reads never do (SPEC §3). Every
 // reader checks `read` on the workspace first; a workspace the actor cannot see is a 404. The rows are read by
 // db/repositories/console.ts; this module is their contract (a leaf: types and rules only).
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import { DomainError } from '../errors/domain-error';
+import type { Settlement } from '../../model/task';
 
 export function requireRead(actor: Actor, workspaceId: string): void {
   if (!can(actor, workspaceId, 'read')) throw new DomainError('not_found');
 }
 
-/** Whether the task's identity is settled (SPEC §4.3), unsettled (a create may still be running), or absent. */
-export type Settlement = 'settled' | 'unsettled' | 'none';
-
-export function settlementOf(externalId: string | null, settledAt: string | null): Settlement {
-  if (externalId === null) return 'none';
-  return settledAt === null ? 'unsettled' : 'settled';
-}
 
 // ---- the task browser ----
 

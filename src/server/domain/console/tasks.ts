@@ -1,5 +1,5 @@
 // Console task reads (SPEC §13): the sortable, paginated table; exact find-by-external-id; task detail.
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { Repositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError, isDomainError } from '../errors/domain-error';

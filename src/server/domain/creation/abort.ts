@@ -5,7 +5,8 @@
 import { isDatabaseUnavailable } from '../../db/errors';
 import type { Services } from '../../services';
 import type { DomainError } from '../errors/domain-error';
-import { LeaseLostError, UnknownStepError } from './errors';
+import { UnknownStepError } from './errors';
+import { LeaseLostError } from '../../model/creation';
 import type { CreationHandle } from './operation';
 import { compensateStep, handOverToCleanup } from './cleanup';
 

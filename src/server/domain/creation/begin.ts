@@ -1,10 +1,10 @@
 // SPEC §4.1 step 7 — Begin: one transaction that admits, numbers and inserts the task in `preparing`,
 // records the operation and its planned steps, and writes revision 0. It emits no event.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import type { Task } from '../tasks/task';
+import type { Task } from '../../model/task';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
 

@@ -27,7 +27,7 @@ export async function buildPlan(
   // One fresh_branch per repository entry asking for one (the same repository twice is one branch).
   const branched = new Set<string>();
   for (const entry of fields.repositories ?? []) {
-    const repo = await store.gitRepositories.findInWorkspace(entry.repository_id, workspaceId);
+    const repo = await store.gitRepos.findInWorkspace(entry.repository_id, workspaceId);
     if (!repo) throw new DomainError('validation_failed', 'repositories: repository not found in this workspace');
     if (!entry.fresh_branch || branched.has(entry.repository_id)) continue;
     branched.add(entry.repository_id);

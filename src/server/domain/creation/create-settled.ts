@@ -5,10 +5,10 @@
 // never see such a task unsettled, so release and recovery never meet it preparing; a crash leaves nothing; a unique
 // violation rolls it all back and reaches the caller, which re-reads (SPEC §4.1 step 8).
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { Services } from '../../services';
 import type { TCreateTaskFields } from '../tasks/create-input';
-import type { Task } from '../tasks/task';
+import type { Task } from '../../model/task';
 import { hashToken, refusal, type BeginInput } from './begin';
 import { buildPlan } from './build-plan';
 import { deferredIntent } from './complete';

@@ -1,13 +1,6 @@
 // The creation protocol's own failures (SPEC §4.2, §4.4). They are not DomainErrors: no caller ever sees them as
 // an answer — a creating request that loses its lease waits for recovery's outcome, and an unknown step waits for
-// recovery to verify it. The data layer raises LeaseLostError from a fenced transaction so that it rolls back whole.
-
-export class LeaseLostError extends Error {
-  constructor(operationId: string) {
-    super(`creation operation ${operationId} is now owned by a newer generation`);
-    this.name = 'LeaseLostError';
-  }
-}
+// recovery to verify it. LeaseLostError, which the data layer raises too, lives with the model (model/creation.ts).
 
 /** A step whose outcome is unknown blocks Complete and Abort until recovery verifies it (SPEC §4.4). */
 export class UnknownStepError extends Error {
@@ -16,6 +9,3 @@ export class UnknownStepError extends Error {
     this.name = 'UnknownStepError';
   }
 }
-
-/** The operation's error when its task was deleted while its creation ran (SPEC §4.3: not-found, no dispatch). */
-export const TASK_GONE = 'task was deleted while its creation ran';

@@ -1,7 +1,7 @@
 // The creation operation and its in-process handle (SPEC §4.2).
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { CreationPlan } from './plan';
-import type { Task } from '../tasks/task';
+import type { Task } from '../../model/task';
 
 export type OperationState = 'preparing' | 'completing' | 'completed' | 'aborting' | 'aborted';
 

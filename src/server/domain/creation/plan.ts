@@ -23,7 +23,7 @@ export interface CreationPlan {
 }
 
 /**
- * SPEC §5 (amended, issue 17): `start_agent` alone decides whether an agent starts — blockers alone never schedule
+ * SPEC §5 (as amended): `start_agent` alone decides whether an agent starts — blockers alone never schedule
  * one. With `start_agent: true`, non-empty `blocked_by` defers the start (whatever the blockers' state).
  */
 export function startPolicyFor(input: { blocked_by?: string[] | null; start_agent?: boolean | null }): StartPolicy {

@@ -1,12 +1,12 @@
 // SPEC §9: event history (cursor pagination over the outbox `seq`) and each task's revision history.
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { validationError } from '../tasks/create-input';
 import { MAX_EVENT_PAGE, ZEventPageParams } from './page-params';
 import { settledHighWater } from './horizon';
 import { runningHub } from './hub';
-import type { EventRecord, RevisionBody } from './outbox';
+import type { EventRecord, RevisionBody } from '../../model/events';
 
 export type { RevisionBody };
 

@@ -1,7 +1,7 @@
 // The in-process side of the relay (SPEC §9): the relay (runtime/relay.ts) advances `safe` — the seq up to which
 // every outbox event is final (horizon.ts) — and wakes the live streams of this process. One hub per Services
 // (`services.hub`).
-import type { EventRecord } from './outbox';
+import type { EventRecord } from '../../model/events';
 
 interface Batch {
   /** Events with from < seq <= to, every workspace, in seq order. */

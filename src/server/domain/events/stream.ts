@@ -2,11 +2,11 @@
 // Resume: `after` is the last seq the subscriber saw (SSE `Last-Event-ID`); every later event of the workspace is
 // yielded once, in seq order (so in revision order per task), first from history, then live. A new subscriber
 // without `after` starts at the relay's current bound ("from now").
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { readEvents, MAX_PAGE } from './history';
-import type { EventRecord } from './outbox';
+import type { EventRecord } from '../../model/events';
 
 /** Authorizes first (so a REST caller gets its 404 or 503 before the stream starts), then returns the stream. */
 export function openEventStream(

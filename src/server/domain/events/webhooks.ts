@@ -1,7 +1,7 @@
 // Per-workspace webhooks (SPEC §9): configure, list, disable, and see every delivery and attempt. Admin only.
 // The secret is returned once, by create, and never again (SPEC §11: secrets are never logged).
 import { randomUUID } from 'node:crypto';
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import { randomSecret } from '../../auth/secrets';
 import type { Services } from '../../services';
 import type { AttemptBody, DeliveryBody, WebhookBody } from './webhook-bodies';

@@ -4,15 +4,15 @@
 // who, when and through which channel (legacy_resolutions; a release also goes into the release history), and asks
 // every process to re-attest, so readiness returns without a restart.
 import { randomUUID } from 'node:crypto';
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { AttestationResult } from '../../db/attest';
 import type { LegacyIdentity } from '../../db/repositories/legacy';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import { eventPayload } from '../events/outbox';
+import { eventPayload } from '../../model/events';
 import { requestHash } from '../release/release-external-id';
-import { toTaskBody, type Task } from '../tasks/task';
+import { toTaskBody, type Task } from '../../model/task';
 
 export type { LegacyIdentity };
 export type LegacyAction = 'settle' | 'release';

@@ -1,15 +1,15 @@
 // SPEC §7 Release: an operator action that unbinds an identity and keeps the task. Guarded by a caller-generated
 // Idempotency-Key; the release operation is replay evidence only — it never owns or reserves an identity.
 import { createHash, randomUUID } from 'node:crypto';
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import { dbErrorInfo, isExternalIdViolation } from '../../db/errors';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import { eventPayload } from '../events/outbox';
+import { eventPayload } from '../../model/events';
 import { requireExternalId } from '../identity/normalize';
 import { ZIdempotencyKey } from '../tasks/schemas';
-import { toTaskBody } from '../tasks/task';
+import { toTaskBody } from '../../model/task';
 import { characterCount, tooLongMessage } from '../text';
 
 export interface ReleaseResult {

@@ -1,16 +1,16 @@
 // Lifecycle changes of a completed task (SPEC §2.3, §8, §9): update, archive/unarchive, delete. Each writes the next
 // revision and one outbox event in the same transaction as the change.
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { TaskChanges } from '../../db/repositories/tasks';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import { eventPayload } from '../events/outbox';
+import { eventPayload } from '../../model/events';
 import { isPlainObject, validationError } from './create-input';
 import { ZUpdateTaskInput } from './schemas';
 import { getTaskOrThrow } from './get-task';
-import { toTaskBody, type Task } from './task';
+import { toTaskBody, type Task } from '../../model/task';
 
 /** The task, locked for the rest of the transaction, if the actor may change it and its creation has finished. */
 async function lockedForChange(tx: TxRepositories, actor: Actor, taskId: string): Promise<Task> {

@@ -1,6 +1,6 @@
 // THE place where "create with an external id" is decided (STYLE: every surface calls this).
 // It follows SPEC §4.1 step by step; each step is cited where it happens.
-import { can, visibleWorkspaces, type Actor } from '../../auth/actor';
+import { can, visibleWorkspaces, type Actor } from '../access';
 import type { Surface } from '../../observability/request-scope';
 import type { Services } from '../../services';
 import { begin } from '../creation/begin';
@@ -8,7 +8,7 @@ import { createPlain, createSettled } from '../creation/create-settled';
 import { complete, type CompleteResult } from '../creation/complete';
 import { recordFailedAttempt } from '../creation/attempts';
 import { awaitRecoveredOutcome } from '../creation/await-recovered';
-import { LeaseLostError } from '../creation/errors';
+import { LeaseLostError } from '../../model/creation';
 import { withLease } from '../creation/fence';
 import { runPlannedSteps } from '../creation/coordinator';
 import type { CreateOutcome } from '../creation/operation';
@@ -131,7 +131,7 @@ async function retryLostRace(services: Services, actor: Actor, body: unknown, op
   return decideCreate(services, actor, body, { ...options, lostRaces: lost });
 }
 
-function found(task: import('./task').Task): CreateOutcome {
+function found(task: import('../../model/task').Task): CreateOutcome {
   return { kind: task.creationState === 'completed' ? 'found_settled' : 'found_unsettled', task };
 }
 

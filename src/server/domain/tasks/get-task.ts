@@ -1,11 +1,11 @@
 // Task reads. A task in a workspace the caller cannot see is indistinguishable from no task (SPEC §11).
-import { can, visibleWorkspaces, type Actor, type Permission } from '../../auth/actor';
+import { can, visibleWorkspaces, type Actor, type Permission } from '../access';
 import type { TxRepositories } from '../../db/repositories';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { validationError } from './create-input';
 import { ZTaskListParams, type TTaskListParams } from './list-params';
-import type { Task } from './task';
+import type { Task } from '../../model/task';
 
 /** Loads a task the actor may act on; 404 when it does not exist or is invisible, 403 when only readable. */
 export async function getTaskOrThrow(

@@ -1,9 +1,9 @@
 // SPEC §7 Lookup: read-only. The task holding (workspace, external_id), archived and unsettled included.
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { requireExternalId } from '../identity/normalize';
-import type { Task } from './task';
+import type { Task } from '../../model/task';
 
 export interface LookupResult {
   task: Task;

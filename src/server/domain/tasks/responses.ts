@@ -6,7 +6,7 @@ import { DomainError } from '../errors/domain-error';
 import type { ReleaseResult } from '../release/release-external-id';
 import type { LookupResult } from './lookup-task';
 import type { TReleaseResult, ZCreateTaskResult, ZLookupResult } from './schemas';
-import { toTaskBody } from './task';
+import { toTaskBody } from '../../model/task';
 
 export type CreateResponse = z.output<typeof ZCreateTaskResult>;
 export type LookupResponse = z.output<typeof ZLookupResult>;

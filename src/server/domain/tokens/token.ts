@@ -1,6 +1,6 @@
 // API tokens as the domain sees them (SPEC §11). A leaf module: the token cache, the repository and the token
 // functions all speak these types without importing each other.
-import type { Scope } from '../../auth/actor';
+import type { Scope } from '../access';
 
 /** What a verified bearer token may do: its grants and scopes. */
 export interface VerifiedToken {

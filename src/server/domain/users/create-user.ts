@@ -1,7 +1,7 @@
 // Creates a console user (SPEC §11). `admin` without workspaces is the instance-wide admin; any other
 // combination is a membership with that role in each listed workspace.
 import { randomUUID } from 'node:crypto';
-import { ROLES, type Role } from '../../auth/actor';
+import { ROLES, type Role } from '../access';
 import { hashPassword } from '../../auth/password';
 import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';

@@ -1,6 +1,6 @@
 // Workspace roles (SPEC §11: viewer, operator, admin; membership per workspace).
-import type { Role } from '../../auth/actor';
-import { ROLES } from '../../auth/actor';
+import type { Role } from '../access';
+import { ROLES } from '../access';
 import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { createUser } from './create-user';

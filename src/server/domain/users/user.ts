@@ -1,6 +1,6 @@
 // People who sign in to the console (SPEC §11). A user is either an instance-wide admin (`users.is_admin`)
 // or holds a role per workspace through memberships.
-import type { Role } from '../../auth/actor';
+import type { Role } from '../access';
 import { DomainError } from '../errors/domain-error';
 
 export interface User {

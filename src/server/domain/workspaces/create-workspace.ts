@@ -2,7 +2,7 @@
 // without step_id lands in the first).
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, normalize } from 'node:path';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../access';
 import type { Store } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { isUniqueViolationOf } from './unique-violation';

@@ -4,7 +4,7 @@
 // (with its steps, memberships, grants, repositories, profiles — ON DELETE CASCADE) goes last.
 // Kept on purpose: release operations (replay evidence, SPEC §7), revisions and outbox events (SPEC §9), creation
 // operations (their record), webhook delivery history. None of them has a foreign key to workspaces.
-import { can, type Actor } from '../../auth/actor';
+import { can, type Actor } from '../access';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';

@@ -3,7 +3,7 @@
 // product's promise to agents: they must make the idempotency impossible to misread.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../../domain/access';
 import type { CreateOutcome } from '../../domain/creation/operation';
 import { createTask } from '../../domain/tasks/create-task';
 import { ZCreateEnvelope, ZCreateTaskFields } from '../../domain/tasks/schemas';

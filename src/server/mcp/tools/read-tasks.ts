@@ -2,12 +2,12 @@
 // domain functions, the same 404 words for anything the caller may not see (SPEC §11). No lookup tool.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Actor } from '../../auth/actor';
+import type { Actor } from '../../domain/access';
 import { DomainError } from '../../domain/errors/domain-error';
 import { validationError } from '../../domain/tasks/create-input';
 import { getTask, listTasks, listVisibleWorkspaces } from '../../domain/tasks/get-task';
 import { ZTaskListParams } from '../../domain/tasks/list-params';
-import { toTaskBody } from '../../domain/tasks/task';
+import { toTaskBody } from '../../model/task';
 import type { RequestEntry } from '../../observability/request-scope';
 import type { Services } from '../../services';
 import { guarded, toolResult } from '../results';

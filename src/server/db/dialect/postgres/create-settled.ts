@@ -5,8 +5,8 @@
 // The rows are exactly those of the transaction form (CreationStore.createSettled; tests compare them). Written for a
 // batch of items in one workspace (statement-batch.ts); a failed batch is retried item by item, so a unique violation
 // on uniq_tasks_external_id is always the item's own and rolls back everything of it, the number included.
-import { eventPayload } from '../../../domain/events/outbox';
-import { toTaskBody, type Task } from '../../../domain/tasks/task';
+import { eventPayload } from '../../../model/events';
+import { toTaskBody, type Task } from '../../../model/task';
 import { asBegun, type SettledRecord } from '../../repositories/creation-store';
 import { TASK_COLUMNS } from '../../repositories/tasks';
 import type { Db } from '../../types';

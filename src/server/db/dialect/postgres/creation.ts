@@ -1,4 +1,4 @@
-// PostgreSQL's creation store (issue 4, kept by issue 13's measurement — docs/BENCHMARKS.md): a zero-step create's one
+// PostgreSQL's creation store (kept because it measures faster — docs/BENCHMARKS.md): a zero-step create's one
 // transaction (SPEC §4.3; create-settled.ts), and the creating request's own Begin and Complete phases, each
 // transaction sent as ONE statement (a data-modifying CTE, committed on its own), with exactly the rows of the
 // transaction form it extends (repositories/creation-store.ts; tests compare them row for row). Why: creates in one workspace queue on the workspace row lock that numbers them (gapless identifiers,
@@ -14,8 +14,8 @@
 // is retried item by item, so a failure is always the item's own. The UPDATEs name their rows by primary key
 // (`id = ANY (ARRAY(SELECT … FROM k))`) as well as joining the items: the planner believes a JSON recordset holds
 // 100 rows and, on a small table, joined it by scanning the whole table.
-import { eventPayload, type EventPayload } from '../../../domain/events/outbox';
-import { toTaskBody, type Task } from '../../../domain/tasks/task';
+import { eventPayload, type EventPayload } from '../../../model/events';
+import { toTaskBody, type Task } from '../../../model/task';
 import type { Fence } from '../../repositories/creation';
 import {
   begunTask,
@@ -33,7 +33,7 @@ import { TASK_COLUMNS } from '../../repositories/tasks';
 import { StatementBatch } from '../../statement-batch';
 import type { Db } from '../../types';
 import { jsonParam, num, str } from '../../values';
-import { POSTGRES } from '../index';
+import { POSTGRES } from '../../drivers/index';
 import { runSettled, type SettledOutcome } from './create-settled';
 
 /**

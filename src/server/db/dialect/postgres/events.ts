@@ -8,7 +8,7 @@ import type { HorizonSample } from '../../../domain/events/horizon';
 import { EventRepository } from '../../repositories/events';
 import type { Sql } from '../../types';
 import { num } from '../../values';
-import { POSTGRES } from '../index';
+import { POSTGRES } from '../../drivers/index';
 
 export class PostgresEventRepository extends EventRepository {
   constructor(sql: Sql) {

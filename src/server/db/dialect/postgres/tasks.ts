@@ -1,14 +1,14 @@
-// PostgreSQL's form of the task repository's Found-path read (issue 4): identity lookups issued in the same turn of
+// PostgreSQL's form of the task repository's Found-path read: identity lookups issued in the same turn of
 // the event loop share one statement (statement-batch.ts). Each caller gets exactly the row its own single-row
 // lookup would return; semantics are the single lookup's: a read, one snapshot per statement, no writes (SPEC §4.1
 // step 5) — a Found still costs at most one statement. Only the repository bound to the pool batches; inside a
 // transaction every statement belongs to that transaction, so the inherited single-row form applies.
-import type { Task } from '../../../domain/tasks/task';
+import type { Task } from '../../../model/task';
 import { StatementBatch } from '../../statement-batch';
 import { BY_EXTERNAL_ID, TASK_COLUMNS, TaskRepository, toTask, type TaskRow } from '../../repositories/tasks';
 import type { Db } from '../../types';
 import { jsonParam } from '../../values';
-import { POSTGRES } from '../index';
+import { POSTGRES } from '../../drivers/index';
 
 /**
  * One JSON parameter keeps a single prepared statement for every batch size; `k_i` says whose row it is. The

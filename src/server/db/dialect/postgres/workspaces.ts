@@ -1,11 +1,11 @@
 // PostgreSQL's form of the create path's workspace read: creates validated in the same turn of the event loop share
-// one statement (issue 4, statement-batch.ts); each gets exactly what its single-row read would return.
+// one statement (statement-batch.ts); each gets exactly what its single-row read would return.
 import { StatementBatch } from '../../statement-batch';
 import type { Prisma } from '../../prisma';
 import { toTarget, WorkspaceRepository, type CreateTarget, type TargetRow } from '../../repositories/workspaces';
 import type { Db } from '../../types';
 import { jsonParam } from '../../values';
-import { POSTGRES } from '../index';
+import { POSTGRES } from '../../drivers/index';
 
 interface Item {
   workspaceId: string;

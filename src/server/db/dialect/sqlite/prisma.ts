@@ -1,5 +1,5 @@
-// Prisma Client on SQLite, sharing the driver's ONE connection and its mutex (issue 13: "Prisma and the driver
-// must not fight over the file"). Two connections to one file in one process would mean two writers: a Prisma
+// Prisma Client on SQLite, sharing the driver's ONE connection and its mutex (Prisma and the driver
+// must not fight over the file). Two connections to one file in one process would mean two writers: a Prisma
 // write while the driver holds BEGIN IMMEDIATE across awaits waits on SQLite's lock (busy_timeout), and a Prisma
 // interactive transaction started with a deferred BEGIN can fail outright when it upgrades to a write
 // (SQLITE_BUSY_SNAPSHOT). Sharing the connection and serialising every statement through the same mutex makes
@@ -12,7 +12,7 @@
 //   - timestamps are written as `2026-01-01T00:00:00.000Z`, the format the driver writes, so text comparisons
 //     (`lease_expires_at < $1`) and rows read by the driver stay uniform (the stock adapter writes `+00:00`).
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import type { SqliteDb } from './driver';
+import type { SqliteDb } from '../../drivers/sqlite';
 
 type Factory = InstanceType<typeof PrismaBetterSqlite3>;
 type Adapter = Awaited<ReturnType<Factory['connect']>>;

@@ -1,4 +1,4 @@
-// SQLite's form of the task repository's Found-path read (issue 16 item 3). better-sqlite3 is built with
+// SQLite's form of the task repository's Found-path read. better-sqlite3 is built with
 // SQLITE_ENABLE_STAT4, and once ANALYZE has written sqlite_stat4 (an operator's `PRAGMA optimize`, the bench) SQLite
 // re-plans a statement on EVERY execution whose bound parameter is compared with an indexed column: binding such a
 // parameter expires the prepared statement (sqlite3_prepare_v3: "the specific value of a WHERE-clause parameter might
@@ -7,10 +7,10 @@
 // column's (BINARY, as uniq_tasks_external_id) — but the planner no longer probes the statistics with the value, so
 // the statement is planned once. The plan stays the unique index's one-row search (SPEC §4.1 step 5:
 // one indexed read; tests/integration/db/sqlite-lookup-plan.test.ts holds it).
-import type { Task } from '../../../domain/tasks/task';
+import type { Task } from '../../../model/task';
 import { TASK_COLUMNS, TaskRepository, toTask, type TaskRow } from '../../repositories/tasks';
 import type { Sql } from '../../types';
-import { SQLITE } from '../index';
+import { SQLITE } from '../../drivers/index';
 
 export const SQLITE_BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = +$1 AND external_id = +$2`;
 

@@ -2,7 +2,7 @@
 // Evidence is the ref and the commit; compensation deletes the ref only if it still points there.
 import { str } from '../../../db/values';
 import { DomainError } from '../../errors/domain-error';
-import { createRef, deleteRefIfAt, resolveRef } from '../../repositories/git';
+import { createRef, deleteRefIfAt, resolveRef } from '../../git-repos/git';
 import type { Evidence, StepKindImpl } from './types';
 
 function target(evidence: Evidence | null): { path: string; ref: string; commit: string } | null {

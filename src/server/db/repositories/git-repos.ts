@@ -1,11 +1,11 @@
 // The repository registry (SPEC §1): git repositories registered to a workspace, targets of `fresh_branch` steps.
 // Registering and listing are cold paths (Prisma Client); the create path's read runs on the driver.
-import type { SqlDialect } from '../dialect';
+import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { str } from '../values';
 
-export interface GitRepository {
+export interface GitRepo {
   id: string;
   workspaceId: string;
   name: string;
@@ -15,7 +15,7 @@ export interface GitRepository {
   createdAt: string;
 }
 
-export class GitRepositoryRepository {
+export class GitRepoRepository {
   constructor(
     protected readonly sql: Sql,
     protected readonly dialect: SqlDialect,
@@ -23,13 +23,13 @@ export class GitRepositoryRepository {
   ) {}
 
   /** The same path twice in a workspace fails on uniq_repositories_path (the caller decides). */
-  async insert(r: GitRepository): Promise<void> {
+  async insert(r: GitRepo): Promise<void> {
     const prisma = await this.prisma();
     await prisma.repository.create({ data: { ...r, createdAt: new Date(r.createdAt) }, select: { id: true } });
   }
 
   /** The workspace's repositories in the order they were registered. */
-  async list(workspaceId: string): Promise<GitRepository[]> {
+  async list(workspaceId: string): Promise<GitRepo[]> {
     const prisma = await this.prisma();
     const rows = await prisma.repository.findMany({
       where: { workspaceId },

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { InvalidTextError, type Db, type DbStats, type PoolStats, type Sql } from '../../types';
-import { asDatabaseError } from '../../errors';
-import { Mutex } from '../../mutex';
-import { SchemaAlarm } from '../../schema-alarm';
+import { InvalidTextError, type Db, type DbStats, type PoolStats, type Sql } from '../types';
+import { asDatabaseError } from '../errors';
+import { Mutex } from './mutex';
+import { SchemaAlarm } from './schema-alarm';
 
 // SQLite is one writer at a time. better-sqlite3 is synchronous, but our transactions span awaits, so every
 // statement of this process goes through one mutex: nothing ever runs inside another caller's open transaction.
@@ -25,7 +25,7 @@ function toParam(v: unknown): Param {
 /**
  * `$1`-style SQL → positional `?`, and which parameter each `?` takes (`$2, $1, $2` → [1, 0, 1]). Worked out once per
  * statement text (the driver's statement cache keeps it): rewriting the text on every execution cost more than
- * binding (issue 16 item 3).
+ * binding.
  */
 function adapt(text: string): { sql: string; order: number[] } {
   const order: number[] = [];
@@ -98,7 +98,7 @@ export class SqliteDb implements Db {
     this.stats.statements++;
     if (entry.reader) return { rows: entry.stmt.all(...args), changes: 0 };
     this.stats.writes++;
-    // Outside a transaction a writing statement commits on its own: counted as a transaction (issue 4).
+    // Outside a transaction a writing statement commits on its own: counted as a transaction (the bench reports commits per request).
     if (!this.raw.inTransaction) this.stats.transactions++;
     return { rows: [], changes: entry.stmt.run(...args).changes };
   }

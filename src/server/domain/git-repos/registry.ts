@@ -3,17 +3,17 @@
 import { randomUUID } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { dbErrorInfo } from '../../db/errors';
-import type { GitRepository } from '../../db/repositories/git-repositories';
+import type { GitRepo } from '../../db/repositories/git-repos';
 import type { Store } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { git, resolveRef } from './git';
 
-export type Repository = GitRepository;
+export type { GitRepo };
 
 export async function addRepository(
   store: Store,
   input: { workspaceId: string; path: string; name?: string; defaultBranch?: string },
-): Promise<Repository> {
+): Promise<GitRepo> {
   const path = resolve(input.path);
   if (!(await store.workspaces.find(input.workspaceId))) throw new DomainError('validation_failed', 'workspace not found');
   // A real repository, with the default branch resolved now (its HEAD, unless one is named) and holding a commit.
@@ -23,7 +23,7 @@ export async function addRepository(
   if (!(await resolveRef(path, `refs/heads/${defaultBranch}`))) {
     throw new DomainError('validation_failed', `default branch ${defaultBranch} has no commit in ${path}`);
   }
-  const repo: Repository = {
+  const repo: GitRepo = {
     id: randomUUID(),
     workspaceId: input.workspaceId,
     name: input.name ?? basename(path),
@@ -32,7 +32,7 @@ export async function addRepository(
     createdAt: new Date().toISOString(),
   };
   try {
-    await store.gitRepositories.insert(repo);
+    await store.gitRepos.insert(repo);
   } catch (err) {
     if (dbErrorInfo(err)?.uniqueViolation) throw new DomainError('conflict', `${path} is already registered in this workspace`);
     throw err;
@@ -40,6 +40,6 @@ export async function addRepository(
   return repo;
 }
 
-export function listRepositories(store: Store, workspaceId: string): Promise<Repository[]> {
-  return store.gitRepositories.list(workspaceId);
+export function listRepositories(store: Store, workspaceId: string): Promise<GitRepo[]> {
+  return store.gitRepos.list(workspaceId);
 }

@@ -15,7 +15,7 @@
 // A look that finds no acceptable node fails fast with SQLSTATE 08001 (the database is unavailable: callers answer
 // 503) and the next look waits a backoff (doubling, capped), so a failover costs seconds of 503s and no restart.
 import pg from 'pg';
-import type { PostgresHost, PostgresUrl, TargetSessionAttrs } from './url';
+import type { PostgresHost, PostgresUrl, TargetSessionAttrs } from './postgres-url';
 
 /** Backoff between looks that found no acceptable node: first wait, and the cap. */
 const BACKOFF_FIRST_MS = 50;

@@ -1,7 +1,7 @@
 // When a statement fails because the database or one of its tables is gone (dropped, re-created empty), readiness
 // must stop vouching for the schema at once rather than at its next periodic check (SPEC §12). Each driver owns one
 // alarm and rings it for such failures; readiness.watch() listens (one per Db, no module state).
-import { DatabaseUnavailable } from './errors';
+import { DatabaseUnavailable } from '../errors';
 
 export class SchemaAlarm {
   private readonly listeners = new Set<() => void>();

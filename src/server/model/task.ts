@@ -1,4 +1,5 @@
-// The task as the domain sees it, and the one shape that leaves the server (STYLE habit 6).
+// The task as every floor sees it (the data layer reads and writes it, the domain decides with it), and the one
+// shape that leaves the server (STYLE habit 6).
 export type CreationState = 'preparing' | 'completing' | 'completed';
 
 export interface Task {
@@ -52,4 +53,12 @@ export function toTaskBody(task: Task): TaskBody {
   // SPEC §3: omitted, never null or "", when the task holds no identity.
   if (task.externalId !== null) body.external_id = task.externalId;
   return body;
+}
+
+/** Whether the task's identity is settled (SPEC §4.3), unsettled (a create may still be running), or absent. */
+export type Settlement = 'settled' | 'unsettled' | 'none';
+
+export function settlementOf(externalId: string | null, settledAt: string | null): Settlement {
+  if (externalId === null) return 'none';
+  return settledAt === null ? 'unsettled' : 'settled';
 }

@@ -1,10 +1,10 @@
 import pg from 'pg';
-import type { Db, DbStats, PoolStats, Sql } from '../../types';
-import { asDatabaseError, DatabaseUnavailable, dbErrorInfo } from '../../errors';
-import { SchemaAlarm } from '../../schema-alarm';
-import { isoFromTimestamptz } from './timestamps';
-import { isRetired, Topology } from './topology';
-import { parsePostgresUrl } from './url';
+import type { Db, DbStats, PoolStats, Sql } from '../types';
+import { asDatabaseError, DatabaseUnavailable, dbErrorInfo } from '../errors';
+import { SchemaAlarm } from './schema-alarm';
+import { isoFromTimestamptz } from './postgres-timestamps';
+import { isRetired, Topology } from './postgres-topology';
+import { parsePostgresUrl } from './postgres-url';
 
 // timestamptz and bigint come back as ISO strings / numbers so rows look the same as on SQLite.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, isoFromTimestamptz);
@@ -19,7 +19,7 @@ function toParam(v: unknown): unknown {
   return v;
 }
 
-/** Statement text → a stable name, so each pooled connection prepares it once (issue 4: prepared statements). */
+/** Statement text → a stable name, so each pooled connection prepares it once (no re-parsing per call). */
 const names = new Map<string, string>();
 function nameFor(text: string): string {
   let name = names.get(text);
@@ -55,7 +55,7 @@ class PgSql implements Sql {
   constructor(
     private readonly client: pg.Pool | pg.PoolClient,
     protected readonly counters: DbStats,
-    /** Outside a transaction every writing statement commits on its own: counted as a transaction (issue 4). */
+    /** Outside a transaction every writing statement commits on its own: counted as a transaction (the bench reports commits per request). */
     private readonly autocommit: boolean,
     protected readonly alarm: SchemaAlarm,
     /** Named (prepared once per connection) statements; off behind PgBouncer, whose transaction pooling hands each
@@ -81,7 +81,7 @@ class PgSql implements Sql {
     if (!(this.client instanceof pg.Pool)) return this.client.query(config);
     // Not `pool.query()`: it destroys the connection on ANY error (pg-pool releases with the error), and the
     // create protocol expects errors — a unique violation is how a lost race ends (SPEC §4.1 step 7). Each one
-    // cost a new connection, a new backend process and re-preparing every statement (issue 4: found by the
+    // cost a new connection, a new backend process and re-preparing every statement (found by the
     // race benchmark, 64 concurrent creates of one identity). Only a connection that failed is discarded.
     const client = await checkout(this.client);
     let lost = false;
@@ -93,7 +93,7 @@ class PgSql implements Sql {
       return await client.query(config);
     } catch (err) {
       const info = dbErrorInfo(err);
-      // A missing table is no fault of this connection (issue 18): keep it.
+      // A missing table is no fault of this connection: keep it.
       if (info?.unavailable !== false && !info?.schemaMissing) lost = true;
       throw err;
     } finally {
@@ -127,7 +127,7 @@ export class PostgresDb extends PgSql implements Db {
     const parsed = parsePostgresUrl(url);
     const connection = {
       connectionString: parsed.connectionString,
-      // Fail fast when the database is away (issue 9): no request hangs past these bounds.
+      // Fail fast when the database is away: no request hangs past these bounds.
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       query_timeout: options.queryTimeoutMs ?? 30000,
     };
@@ -158,7 +158,7 @@ export class PostgresDb extends PgSql implements Db {
     let broken = false;
     // pg-pool removes its error listener while a client is checked out. If the server goes away between two
     // statements of this transaction, the client emits 'error' with no listener and the whole process dies
-    // (issue 9: found by stopping PostgreSQL under load). Listen, and discard the client on release.
+    // (found by stopping PostgreSQL under load). Listen, and discard the client on release.
     const onError = () => {
       broken = true;
     };

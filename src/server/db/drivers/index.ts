@@ -1,10 +1,11 @@
-// Everything that differs between the dialects lives under this folder (STYLE habit 10): the drivers
-// (postgres/driver.ts, sqlite/driver.ts), catalog reads for attestation, how Prisma Client reaches each database,
-// and the faster forms a dialect has for some repository methods (postgres/*.ts). What a driver's error means is
-// decided for both dialects in one place, ../errors.ts. Code outside db/ never asks which dialect it runs on.
+// The data layer's ground floor: the drivers (postgres.ts, sqlite.ts) and what they stand on (topology, URLs,
+// timestamps, the SQLite mutex, the schema alarm), the small SQL vocabulary repository SQL needs from its dialect,
+// and `openDb`. Nothing here imports a repository. What else differs between the dialects — catalog reads for
+// attestation, how Prisma Client reaches SQLite, the faster forms of some repositories — sits above the
+// repositories in ../dialect/. What a driver's error means is decided in one place, ../errors.ts.
 import type { Db, Dialect } from '../types';
-import { PostgresDb, type PostgresOptions } from './postgres/driver';
-import { SqliteDb } from './sqlite/driver';
+import { PostgresDb, type PostgresOptions } from './postgres';
+import { SqliteDb } from './sqlite';
 
 export { PostgresDb, SqliteDb };
 

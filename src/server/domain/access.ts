@@ -1,9 +1,8 @@
 // Who is acting, and what they may do (SPEC §11). Built once per request by the surface's auth step;
-// the domain only ever asks the questions below.
-export type Role = 'viewer' | 'operator' | 'admin';
-export type Scope = 'tasks:read' | 'tasks:write' | 'identities:release' | 'admin';
-export const SCOPES: readonly Scope[] = ['tasks:read', 'tasks:write', 'identities:release', 'admin'];
-export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
+// the domain only ever asks the questions below. The stored words (roles, scopes) are the model's.
+import type { Role, Scope } from '../model/access';
+
+export { ROLES, SCOPES, type Role, type Scope } from '../model/access';
 
 export type Permission = 'read' | 'write' | 'release' | 'admin';
 
