@@ -30,7 +30,7 @@ const STAGES = [
   // The builds come before vitest: tests type-check and run a client project against the built `tether/client`, and a
   // few integration tests check the built app's page responses.
   { name: 'client build', cmd: process.execPath, args: ['scripts/build-client.mjs'], core: true },
-  // dist/openapi.json, as `npm run build` writes it (issue 19); the document itself is checked by the vitest stage.
+  // dist/openapi.json, as `npm run build` writes it; the document itself is checked by the vitest stage.
   { name: 'openapi build', cmd: bin('tsx'), args: ['scripts/build-openapi.ts'], core: true },
   // dist/server/main.mjs, the server `npm start` serves; the built-app tests, Playwright and the bench start it.
   { name: 'server build', cmd: process.execPath, args: ['scripts/build-server.mjs'], core: true, e2e: true },

@@ -1,4 +1,4 @@
-// Issue 13: the house rules that keep the layers readable, checked on the source itself so they stay true.
+// The house rules that keep the layers readable, checked on the source itself so they stay true.
 //   - SQL text and Prisma Client calls are written only in the data layer (src/server/db);
 //   - the environment is read only by the config module (src/server/config.ts);
 //   - no import circles anywhere in src/ (type-only imports included);
@@ -30,7 +30,7 @@ function hits(list: typeof files, re: RegExp): string[] {
   );
 }
 
-describe('layering (issue 13)', () => {
+describe('layering', () => {
   it('writes SQL only in the data layer', () => {
     expect(hits(outside('src/server/db/'), /\b(SELECT [a-z_*]|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM)\b/)).toEqual([]);
   });
@@ -67,7 +67,7 @@ function importsOf(file: { path: string; text: string }): string[] {
   });
 }
 
-describe('imports (issue 13)', () => {
+describe('imports', () => {
   it('form no circle anywhere in src/', () => {
     const graph = new Map(files.map((f) => [f.path, importsOf(f)]));
     const cycles: string[] = [];

@@ -1,4 +1,4 @@
-// Issue 5 crash matrix (SPEC §6): a real child process runs a create with every step kind and is killed by
+// The crash matrix (SPEC §6): a real child process runs a create with every step kind and is killed by
 // SIGKILL at one failpoint; the recovery runtime (here, in the test process) must converge the operation to
 // `completed` or `aborted` with every effect made exactly once (or none), the identity held by one task or none,
 // and a caller retrying meanwhile must get Found — or, after an abort, a fresh Created.
@@ -123,7 +123,7 @@ async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-describe.concurrent('crash matrix (SPEC §6, issue 5)', () => {
+describe.concurrent('crash matrix (SPEC §6)', () => {
   it.each(CASES.map((c) => ({ ...c, name: c.step === undefined ? c.failpoint : `${c.failpoint} at step ${c.step}` })))(
     'killed at $name, the runtime converges with each effect exactly once',
     (c) => withSlot(() => crashAndConverge(c)),

@@ -120,7 +120,7 @@ describe('webhook agent runner', () => {
   });
 });
 
-describe('runners and dispatch belong to the services they were built with (issue 13: no module state)', () => {
+describe('runners and dispatch belong to the services they were built with (no module state)', () => {
   it('a runner registered on one Services launches its profiles there and is unknown to another', async () => {
     const own = await testServices(db, { config: services.config });
     const launched: string[] = [];

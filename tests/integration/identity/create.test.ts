@@ -1,4 +1,4 @@
-// Identity core at the domain level (SPEC §2–§4, issue 3), on the dialect of the running project.
+// Identity core at the domain level (SPEC §2–§4), on the dialect of the running project.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { lookupTaskByExternalId } from '../../../src/server/domain/tasks/lookup-task';

@@ -1,4 +1,4 @@
-// Issue 17 item 5 (SPEC §4.1 steps 7–8): a create that loses the identity race and then finds nothing on its re-read
+// SPEC §4.1 steps 7–8: a create that loses the identity race and then finds nothing on its re-read
 // (the winner aborted in between) must not answer 500. Nothing holds the identity any more, so it runs again from
 // the lookup and ends in a proper outcome; a create that keeps losing that way gives up with a 503 to retry.
 import { randomUUID } from 'node:crypto';
