@@ -1,6 +1,7 @@
 // Start real server processes for multi-process tests and stop them afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, beforeAll } from 'vitest';
 import { openDb } from '../../src/server/db/dialect';
 import { migrate } from '../../src/server/db/migrate';
@@ -35,12 +36,43 @@ export function runCommand(command: string, args: string[], env: Record<string, 
   });
 }
 
-/** The admin CLI from the sources (`tsx src/cli/main.ts …`) as a child process; `env` names the database. */
-export function runTether(args: string[], env: Record<string, string>, input = ''): Promise<CommandRun> {
-  return runCommand(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], env, input);
+const bundles = new Map<string, Promise<string>>();
+
+/**
+ * `entry` (a TypeScript file of this project) bundled from the sources into one ES module, once per test process: the
+ * tests start the CLI dozens of times, and under tsx every start compiles its sources again.
+ * Written two levels below the project (dist/test/), where src/server/project-root.ts finds the project, as
+ * scripts/build-server.mjs does for the server `npm start` serves; packages stay in node_modules.
+ */
+function bundled(entry: string): Promise<string> {
+  let out = bundles.get(entry);
+  if (!out) {
+    const outfile = resolve(ROOT, 'dist/test', `${entry.replace(/[^a-z0-9]+/gi, '-')}.${process.pid}.mjs`);
+    out = build({
+      entryPoints: [resolve(ROOT, entry)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      tsconfig: resolve(ROOT, 'tsconfig.json'),
+      banner: { js: "import { createRequire as __tetherCreateRequire } from 'node:module'; const require = __tetherCreateRequire(import.meta.url);" },
+      logLevel: 'warning',
+    }).then(() => outfile);
+    bundles.set(entry, out);
+  }
+  return out;
+}
+
+/** The admin CLI from the sources (src/cli/main.ts, bundled) as a child process; `env` names the database. */
+export async function runTether(args: string[], env: Record<string, string>, input = ''): Promise<CommandRun> {
+  return runCommand(process.execPath, [await bundled('src/cli/main.ts'), ...args], env, input);
 }
 
 export async function startServerProcess(env: Record<string, string>, entry = 'tests/support/api-server.ts'): Promise<ServerProcess> {
+  // Under tsx, not bundled: the server module starts itself when it is the program (src/server/main.ts), and in a bundle
+  // it would be.
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
