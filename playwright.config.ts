@@ -3,6 +3,7 @@
 // TETHER_FAILPOINTS=1 and the `--test-hooks` flag, which no start script passes (src/server/config.ts).
 import { defineConfig, devices } from '@playwright/test';
 import { buildSync } from 'esbuild';
+import { bundleOptions } from './scripts/bundle-options.mjs';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,23 +25,11 @@ function freePort(): Promise<number> {
 process.env.TETHER_E2E_PORT ??= String(await freePort());
 process.env.TETHER_E2E_DATABASE_URL ??= `file:${join(mkdtempSync(join(tmpdir(), 'tether-e2e-')), 'tether.db')}`;
 // The specs seed through the `tether` CLI (e2e/support/console.ts), about a hundred starts a run. Under tsx each start
-// compiles the CLI's sources again (~2 s of CPU); bundled once here from the same sources, as scripts/build-server.mjs
-// bundles the server, a start is a fraction of that. Written two levels below the project, where the CLI's modules
-// find the project (src/server/project-root.ts), and its packages resolve from node_modules.
+// compiles the CLI's sources again (~2 s of CPU); bundled once here from the same sources (scripts/bundle-options.mjs),
+// a start costs a fraction of that.
 if (!process.env.TETHER_E2E_CLI) {
   const outfile = resolve(import.meta.dirname, 'dist/e2e/tether-cli.mjs');
-  buildSync({
-    entryPoints: [resolve(import.meta.dirname, 'src/cli/main.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    tsconfig: resolve(import.meta.dirname, 'tsconfig.json'),
-    banner: { js: "import { createRequire as __tetherCreateRequire } from 'node:module'; const require = __tetherCreateRequire(import.meta.url);" },
-    logLevel: 'warning',
-  });
+  buildSync(bundleOptions('src/cli/main.ts', outfile));
   process.env.TETHER_E2E_CLI = outfile;
 }
 const port = Number(process.env.TETHER_E2E_PORT);

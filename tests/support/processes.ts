@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
+import { bundleOptions } from '../../scripts/bundle-options.mjs';
 import { afterAll, beforeAll } from 'vitest';
 import { openDb } from '../../src/server/db/dialect';
 import { migrate } from '../../src/server/db/migrate';
@@ -41,25 +42,13 @@ const bundles = new Map<string, Promise<string>>();
 /**
  * `entry` (a TypeScript file of this project) bundled from the sources into one ES module, once per test process: the
  * tests start the CLI dozens of times, and under tsx every start compiles its sources again.
- * Written two levels below the project (dist/test/), where src/server/project-root.ts finds the project, as
- * scripts/build-server.mjs does for the server `npm start` serves; packages stay in node_modules.
+ * Written two levels below the project, in dist/test/ (scripts/bundle-options.mjs).
  */
 function bundled(entry: string): Promise<string> {
   let out = bundles.get(entry);
   if (!out) {
     const outfile = resolve(ROOT, 'dist/test', `${entry.replace(/[^a-z0-9]+/gi, '-')}.${process.pid}.mjs`);
-    out = build({
-      entryPoints: [resolve(ROOT, entry)],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      tsconfig: resolve(ROOT, 'tsconfig.json'),
-      banner: { js: "import { createRequire as __tetherCreateRequire } from 'node:module'; const require = __tetherCreateRequire(import.meta.url);" },
-      logLevel: 'warning',
-    }).then(() => outfile);
+    out = build(bundleOptions(entry, outfile)).then(() => outfile);
     bundles.set(entry, out);
   }
   return out;
