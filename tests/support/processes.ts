@@ -1,5 +1,6 @@
 // Start real server processes for multi-process tests and stop them afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { bundleOptions } from '../../scripts/bundle-options.mjs';
@@ -50,6 +51,7 @@ function bundled(entry: string): Promise<string> {
     const outfile = resolve(ROOT, 'dist/test', `${entry.replace(/[^a-z0-9]+/gi, '-')}.${process.pid}.mjs`);
     out = build(bundleOptions(entry, outfile)).then(() => outfile);
     bundles.set(entry, out);
+    process.once('exit', () => rmSync(outfile, { force: true }));
   }
   return out;
 }
