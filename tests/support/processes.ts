@@ -42,10 +42,12 @@ const bundles = new Map<string, Promise<string>>();
 
 /**
  * `entry` (a TypeScript file of this project) bundled from the sources into one ES module, once per test process: the
- * tests start the CLI dozens of times, and under tsx every start compiles its sources again.
+ * tests start the CLI and the crash-matrix child dozens of times, and under tsx every start compiles the sources again.
+ * Not for the server's own entry (src/server/main.ts), which starts a server when it is the program: bundled into an
+ * entry, it would be.
  * Written two levels below the project, in dist/test/ (scripts/bundle-options.mjs).
  */
-function bundled(entry: string): Promise<string> {
+export function bundled(entry: string): Promise<string> {
   let out = bundles.get(entry);
   if (!out) {
     const outfile = resolve(ROOT, 'dist/test', `${entry.replace(/[^a-z0-9]+/gi, '-')}.${process.pid}.mjs`);
@@ -62,8 +64,7 @@ export async function runTether(args: string[], env: Record<string, string>, inp
 }
 
 export async function startServerProcess(env: Record<string, string>, entry = 'tests/support/api-server.ts'): Promise<ServerProcess> {
-  // Under tsx, not bundled: the server module starts itself when it is the program (src/server/main.ts), and in a bundle
-  // it would be.
+  // Under tsx, not bundled (see `bundled`): api-server.ts imports src/server/main.ts.
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
