@@ -2,10 +2,12 @@
 // fresh SQLite database per run, on a free port. Failpoints are on so specs can pause a create: that takes both
 // TETHER_FAILPOINTS=1 and the `--test-hooks` flag, which no start script passes (src/server/config.ts).
 import { defineConfig, devices } from '@playwright/test';
+import { buildSync } from 'esbuild';
+import { bundleOptions } from './scripts/bundle-options.mjs';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -22,6 +24,14 @@ function freePort(): Promise<number> {
 // runner, and hand them down through the environment so every process agrees.
 process.env.TETHER_E2E_PORT ??= String(await freePort());
 process.env.TETHER_E2E_DATABASE_URL ??= `file:${join(mkdtempSync(join(tmpdir(), 'tether-e2e-')), 'tether.db')}`;
+// The specs seed through the `tether` CLI (e2e/support/console.ts), about a hundred starts a run. Under tsx each start
+// compiles the CLI's sources again (~2 s of CPU); bundled once here from the same sources (scripts/bundle-options.mjs),
+// a start costs a fraction of that.
+if (!process.env.TETHER_E2E_CLI) {
+  const outfile = resolve(import.meta.dirname, 'dist/e2e/tether-cli.mjs');
+  buildSync(bundleOptions('src/cli/main.ts', outfile));
+  process.env.TETHER_E2E_CLI = outfile;
+}
 const port = Number(process.env.TETHER_E2E_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
 
@@ -55,8 +65,9 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'] } }],
   webServer: {
-    // The server bundle `npm start` serves (scripts/build-server.mjs), built from the current sources.
-    command: 'node scripts/build-server.mjs --quiet && node dist/server/main.mjs --test-hooks',
+    // The server bundle `npm start` serves (scripts/build-server.mjs), built from the current sources — by `npm test`'s
+    // server build stage (TETHER_SERVER_BUILT=1), otherwise here.
+    command: `${process.env.TETHER_SERVER_BUILT === '1' ? '' : 'node scripts/build-server.mjs --quiet && '}node dist/server/main.mjs --test-hooks`,
     url: `${baseURL}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,

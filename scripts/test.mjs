@@ -1,11 +1,16 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite, in order, stopping at the first failure.
-//   typecheck → lint → client build → openapi build → server build → next build → vitest (unit, sqlite, postgres) → playwright (built app, Chromium)
-// Flags: --no-e2e (skip Playwright), --e2e-only (build + Playwright).
+// `npm test`: the whole suite, in two steps; a step in which a stage failed is the last one run.
+//   1. typecheck → next build  ‖  lint  ‖  client build → openapi build → server build
+//   2. vitest (projects unit, sqlite, postgres)  ‖  playwright (the built app in Chromium)
+// `‖` runs side by side (two cores: the checks and builds are single-threaded until next build; vitest's PostgreSQL
+// tests spend much of their time waiting on servers, which Playwright's browser fills). Each stage's output is printed
+// whole when it ends (the longest stage of a step streams as it runs); the summary gives every stage's own time and
+// each step's wall time.
+// Flags: --no-e2e (skip Playwright), --e2e-only (server and next builds, then Playwright).
 // Prerequisites are checked first and never silently skipped: PostgreSQL server binaries and PgBouncer (for the
 // postgres project, unless TEST_DATABASE_URL is given) and Debian's Chromium (for Playwright). As root on Debian they
 // are installed with apt; anywhere else a missing one fails with the command to run.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -24,20 +29,35 @@ if (e2eOnly && !withE2e) {
 }
 
 const bin = (name) => join('node_modules', '.bin', name);
-const STAGES = [
-  { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit'], core: true },
-  { name: 'lint', cmd: bin('eslint'), args: ['.'], core: true },
+const STAGE = {
+  typecheck: { cmd: bin('tsc'), args: ['--noEmit'], core: true },
+  lint: { cmd: bin('eslint'), args: ['.'], core: true },
   // The builds come before vitest: tests type-check and run a client project against the built `tether/client`, and a
   // few integration tests check the built app's page responses.
-  { name: 'client build', cmd: process.execPath, args: ['scripts/build-client.mjs'], core: true },
-  // dist/openapi.json, as `npm run build` writes it (issue 19); the document itself is checked by the vitest stage.
-  { name: 'openapi build', cmd: bin('tsx'), args: ['scripts/build-openapi.ts'], core: true },
+  'client build': { cmd: process.execPath, args: ['scripts/build-client.mjs'], core: true },
+  // dist/openapi.json, as `npm run build` writes it; the document itself is checked by the vitest stage.
+  'openapi build': { cmd: bin('tsx'), args: ['scripts/build-openapi.ts'], core: true },
   // dist/server/main.mjs, the server `npm start` serves; the built-app tests, Playwright and the bench start it.
-  { name: 'server build', cmd: process.execPath, args: ['scripts/build-server.mjs'], core: true, e2e: true },
-  { name: 'next build', cmd: bin('next'), args: ['build'], e2e: true },
-  { name: 'vitest', cmd: bin('vitest'), args: ['run'], core: true, needs: ['postgres'] },
-  { name: 'playwright', cmd: bin('playwright'), args: ['test'], e2e: true, needs: ['chromium'] },
-].filter((s) => (e2eOnly ? s.e2e : s.core || (s.e2e && withE2e) || s.name === 'next build'));
+  'server build': { cmd: process.execPath, args: ['scripts/build-server.mjs'], core: true, e2e: true },
+  // After typecheck, which reads what next build writes (next-env.d.ts, .next/types). Next's own type check is the same
+  // tsc over the same tsconfig: when the typecheck stage ran, next.config.mjs skips it (TETHER_TYPES_CHECKED=1).
+  'next build': { cmd: bin('next'), args: ['build'], core: true, e2e: true },
+  vitest: { cmd: bin('vitest'), args: ['run'], core: true, needs: ['postgres'] },
+  playwright: { cmd: bin('playwright'), args: ['test'], e2e: true, needs: ['chromium'] },
+};
+/** Steps, run one after the other; each is lanes run side by side; each lane is stages run in order. */
+const PLAN = [
+  [['typecheck', 'next build'], ['lint'], ['client build', 'openapi build', 'server build']],
+  [['vitest'], ['playwright']],
+];
+
+const wanted = (name) => {
+  const s = STAGE[name];
+  return e2eOnly ? Boolean(s.e2e) : s.core || (s.e2e && withE2e);
+};
+const STEPS = PLAN.map((lanes) => lanes.map((lane) => lane.filter(wanted)).filter((lane) => lane.length > 0)).filter((lanes) => lanes.length > 0);
+const STAGES = STEPS.flat(2).map((name) => ({ name, ...STAGE[name] }));
+if (STAGES.some((s) => s.name === 'typecheck')) STAGE['next build'].env = { TETHER_TYPES_CHECKED: '1' };
 
 // ---- prerequisites ---------------------------------------------------------------------------------
 
@@ -97,26 +117,75 @@ if (missing.length > 0) {
 
 // ---- stages ----------------------------------------------------------------------------------------
 
-const results = [];
-for (const stage of STAGES) {
-  console.log(`\n=== ${stage.name}: ${[stage.cmd, ...stage.args].join(' ')}`);
+// The server build stage has just bundled these sources: Playwright's web server need not bundle them again
+// (playwright.config.ts).
+const ENV = { ...process.env, TETHER_SERVER_BUILT: '1' };
+
+/** Runs one stage; `live` streams its output, otherwise the output is printed whole when it ends. */
+function runStage(name, live) {
+  const stage = STAGE[name];
+  const line = `=== ${name}: ${[stage.cmd, ...stage.args].join(' ')}`;
+  if (live) console.log(`\n${line}`);
   const started = Date.now();
-  const r = spawnSync(stage.cmd, stage.args, { stdio: 'inherit', env: process.env });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  const passed = r.status === 0;
-  results.push({ name: stage.name, passed, seconds });
-  if (!passed) {
-    console.error(`\n${stage.name} failed (${r.error ? r.error.message : `exit ${r.status ?? r.signal}`})`);
-    break;
-  }
+  return new Promise((resolve) => {
+    const child = spawn(stage.cmd, stage.args, { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...ENV, ...stage.env } });
+    const chunks = [];
+    if (!live) {
+      child.stdout.on('data', (d) => chunks.push(d));
+      child.stderr.on('data', (d) => chunks.push(d));
+    }
+    let error;
+    child.on('error', (err) => (error = err));
+    child.on('close', (code, signal) => {
+      const seconds = (Date.now() - started) / 1000;
+      if (!live) {
+        console.log(`\n${line}  (finished after ${seconds.toFixed(1)}s)`);
+        process.stdout.write(Buffer.concat(chunks));
+      }
+      const passed = code === 0;
+      if (!passed) console.error(`\n${name} failed (${error ? error.message : `exit ${code ?? signal}`})`);
+      resolve({ name, passed, seconds });
+    });
+  });
 }
 
-console.log('\n=== summary');
-for (const stage of STAGES) {
-  const r = results.find((x) => x.name === stage.name);
-  console.log(`  ${r ? (r.passed ? 'PASS' : 'FAIL') : 'not run'}  ${stage.name}${r ? `  (${r.seconds}s)` : ''}`);
+/** A lane: its stages in order, stopping at the first failure. */
+async function runLane(lane, live) {
+  const out = [];
+  for (const name of lane) {
+    const r = await runStage(name, live);
+    out.push(r);
+    if (!r.passed) break;
+  }
+  return out;
 }
-const passed = results.filter((r) => r.passed).length;
-const failed = results.length - passed;
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && results.length === STAGES.length ? 0 : 1);
+
+const results = new Map();
+const stepWall = [];
+const runStarted = Date.now();
+for (const lanes of STEPS) {
+  const started = Date.now();
+  // The lane with the longest stage streams (typecheck, vitest); the others print when each stage ends.
+  const done = await Promise.all(lanes.map((lane, i) => runLane(lane, i === 0)));
+  for (const r of done.flat()) results.set(r.name, r);
+  stepWall.push((Date.now() - started) / 1000);
+  if (done.flat().some((r) => !r.passed)) break;
+}
+const totalWall = (Date.now() - runStarted) / 1000;
+
+console.log('\n=== summary');
+STEPS.forEach((lanes, i) => {
+  const sideBySide = lanes.length > 1;
+  if (sideBySide) {
+    const wall = stepWall[i] === undefined ? 'not run' : `${stepWall[i].toFixed(1)}s wall`;
+    console.log(`  side by side: ${lanes.map((lane) => lane.join(' → ')).join('  ‖  ')}  (${wall})`);
+  }
+  for (const name of lanes.flat()) {
+    const r = results.get(name);
+    console.log(`  ${sideBySide ? '  ' : ''}${r ? (r.passed ? 'PASS' : 'FAIL') : 'not run'}  ${name}${r ? `  (${r.seconds.toFixed(1)}s)` : ''}`);
+  }
+});
+const passed = [...results.values()].filter((r) => r.passed).length;
+const failed = results.size - passed;
+console.log(`${passed} passed, ${failed} failed, ${totalWall.toFixed(1)}s in all`);
+process.exit(failed === 0 && results.size === STAGES.length ? 0 : 1);

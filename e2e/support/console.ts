@@ -16,7 +16,8 @@ export const PASSWORD = 'correct horse battery staple';
 
 /** `tether … --json` against the e2e database. */
 export function cli<T = Record<string, unknown>>(args: string[], stdin?: string): T {
-  const r = spawnSync('npx', ['tsx', 'src/cli/main.ts', '--json', ...args], {
+  // The CLI bundled from src/cli once per run (playwright.config.ts, TETHER_E2E_CLI).
+  const r = spawnSync(process.execPath, [process.env.TETHER_E2E_CLI!, '--json', ...args], {
     env: { ...process.env, DATABASE_URL },
     input: stdin,
     encoding: 'utf8',

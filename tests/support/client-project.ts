@@ -1,4 +1,4 @@
-// A client application outside Tether, as a TypeScript developer would have one (issue 14): Tether installed by path
+// A client application outside Tether, as a TypeScript developer would have one: Tether installed by path
 // (`node_modules/tether` links to a folder with Tether's package.json and the BUILT `dist/client`), the example's
 // sources, and a fresh template tsconfig (tests/integration/client/fixtures). Only `tether/client` is imported.
 import { spawn, spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// A real server-side create in its own process, killed by SIGKILL at one failpoint (issue 5 crash matrix).
+// A real server-side create in its own process, killed by SIGKILL at one failpoint (the crash matrix, SPEC §6).
 // Env: DATABASE_URL, TETHER_LEASE_MS, CRASH_FAILPOINT, CRASH_MATCH, CREATE_WORKSPACE, CREATE_BODY (JSON).
 // Prints the outcome as JSON if the failpoint never fired.
 import { loadConfig } from '../../src/server/config';

@@ -53,7 +53,7 @@ export interface CallResult {
 }
 
 /**
- * One HTTP request to the test server. Every answer under /api/v1 is held to the OpenAPI document (issue 19): one it
+ * One HTTP request to the test server. Every answer under /api/v1 is held to the OpenAPI document: one it
  * does not describe throws, failing the test (./openapi-check.ts).
  */
 export async function call(

@@ -1,4 +1,4 @@
-// Issue 19: every answer a REST test receives is held to the OpenAPI document (the one the server serves, computed from
+// Every answer a REST test receives is held to the OpenAPI document (the one the server serves, computed from
 // the route table and its zod schemas). `call()` (./http.ts) runs this on every /api/v1 response: a status the route
 // does not document, a body its schema refuses, a missing documented header or a stray body on a 204 fails the test.
 // JSON Schema 2020-12 (OpenAPI 3.1's dialect) through Ajv, with ajv-formats for `date-time`, `uuid` and friends.

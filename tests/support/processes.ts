@@ -1,6 +1,9 @@
 // Start real server processes for multi-process tests and stop them afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { build } from 'esbuild';
+import { bundleOptions } from '../../scripts/bundle-options.mjs';
 import { afterAll, beforeAll } from 'vitest';
 import { openDb } from '../../src/server/db/drivers';
 import { migrate } from '../../src/server/db/migrate';
@@ -35,12 +38,33 @@ export function runCommand(command: string, args: string[], env: Record<string, 
   });
 }
 
-/** The admin CLI from the sources (`tsx src/cli/main.ts …`) as a child process; `env` names the database. */
-export function runTether(args: string[], env: Record<string, string>, input = ''): Promise<CommandRun> {
-  return runCommand(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], env, input);
+const bundles = new Map<string, Promise<string>>();
+
+/**
+ * `entry` (a TypeScript file of this project) bundled from the sources into one ES module, once per test process: the
+ * tests start the CLI and the crash-matrix child dozens of times, and under tsx every start compiles the sources again.
+ * Not for the server's own entry (src/server/main.ts), which starts a server when it is the program: bundled into an
+ * entry, it would be.
+ * Written two levels below the project, in dist/test/ (scripts/bundle-options.mjs).
+ */
+export function bundled(entry: string): Promise<string> {
+  let out = bundles.get(entry);
+  if (!out) {
+    const outfile = resolve(ROOT, 'dist/test', `${entry.replace(/[^a-z0-9]+/gi, '-')}.${process.pid}.mjs`);
+    out = build(bundleOptions(entry, outfile)).then(() => outfile);
+    bundles.set(entry, out);
+    process.once('exit', () => rmSync(outfile, { force: true }));
+  }
+  return out;
+}
+
+/** The admin CLI from the sources (src/cli/main.ts, bundled) as a child process; `env` names the database. */
+export async function runTether(args: string[], env: Record<string, string>, input = ''): Promise<CommandRun> {
+  return runCommand(process.execPath, [await bundled('src/cli/main.ts'), ...args], env, input);
 }
 
 export async function startServerProcess(env: Record<string, string>, entry = 'tests/support/api-server.ts'): Promise<ServerProcess> {
+  // Under tsx, not bundled (see `bundled`): api-server.ts imports src/server/main.ts.
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },

@@ -1,4 +1,4 @@
-// Issue 17 item 8: the built-in agent runner's settings (config.ts) — the command is an argv given as a JSON array
+// The built-in agent runner's settings (config.ts) — the command is an argv given as a JSON array
 // (never a shell line), refused with one line when it is anything else — and the environment the command gets.
 import { describe, expect, it } from 'vitest';
 import { agentCommandEnv, ConfigError, loadConfig } from '../../src/server/config';

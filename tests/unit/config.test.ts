@@ -1,5 +1,5 @@
-// src/server/config.ts — issue 13: one configuration, every setting read once and validated (a bad value stops
-// start-up with one line naming the variable); issue 18: the failpoint test hooks need an opt-in no start script
+// src/server/config.ts — one configuration, every setting read once and validated (a bad value stops
+// start-up with one line naming the variable); the failpoint test hooks need an opt-in no start script
 // gives, and the HTTP limits have documented defaults and refuse unusable values at start.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -77,7 +77,7 @@ describe('sendError', () => {
   });
 });
 
-describe('refuseMalformedQuery (issue 18: URLSearchParams turns bad escapes into U+FFFD)', () => {
+describe('refuseMalformedQuery (URLSearchParams turns bad escapes into U+FFFD)', () => {
   it.each(['/x?external_id=a-%FF', '/x?a=1&external_id=%C0%80', '/x?e=%ED%A0%80', '/x?e=%E2%82', '/x?e=%F4%90%80%80', '/x?e=%80'])(
     'refuses %s with 400 invalid payload',
     (url) => {

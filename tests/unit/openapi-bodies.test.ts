@@ -1,4 +1,4 @@
-// Issue 19: the bodies the domain builds (TypeScript interfaces) and the schemas the OpenAPI document is generated from
+// The bodies the domain builds (TypeScript interfaces) and the schemas the OpenAPI document is generated from
 // are the same types, field for field and optional for optional — checked by `tsc` (npm run typecheck), so neither can
 // change without the other. At run time the REST tests hold every real answer to the document (tests/support/openapi-check.ts).
 import { describe, expectTypeOf, it } from 'vitest';
@@ -14,7 +14,7 @@ import type { TaskBody } from '../../src/server/model/task';
 import type { WorkspaceDeletion } from '../../src/server/domain/workspaces/delete-workspace';
 import type { ZWorkspaceDeletion } from '../../src/server/domain/workspaces/schemas';
 
-describe('response bodies and their schemas are one type (issue 19)', () => {
+describe('response bodies and their schemas are one type', () => {
   it('task, event, revision, webhook, delivery, attachment and workspace deletion bodies', () => {
     expectTypeOf<TaskBody>().toEqualTypeOf<z.output<typeof ZTaskBody>>();
     // EventRecord is an intersection (payload & seq), which toEqualTypeOf tells apart from one object type: each way.

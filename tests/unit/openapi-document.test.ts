@@ -1,4 +1,4 @@
-// Issue 19: the OpenAPI document of /api/v1 is valid, lists exactly the routes the router has, and is computed from
+// The OpenAPI document of /api/v1 is valid, lists exactly the routes the router has, and is computed from
 // their zod schemas — a schema change shows up in it with nothing to regenerate, and the file `npm run build` writes is
 // the same value the server serves.
 import { spawnSync } from 'node:child_process';
@@ -23,7 +23,7 @@ type Operation = { operationId: string; parameters?: Array<{ name: string; schem
 const operationOf = (doc: { paths: Record<string, Record<string, unknown>> }, path: string, method: string) => doc.paths[openApiPath(path)]?.[method.toLowerCase()] as Operation | undefined;
 const routeOf = (method: string, path: string) => restRoutes.find((r) => r.method === method && r.path === path)!;
 
-describe('the OpenAPI document (issue 19)', () => {
+describe('the OpenAPI document', () => {
   it('passes Redocly\'s recommended-strict rules with no problem at all', async () => {
     // `info-license` is off: Tether is a private project and states no licence for its API.
     const config = await createConfig({ extends: ['recommended-strict'], rules: { 'info-license': 'off' } });

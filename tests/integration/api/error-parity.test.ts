@@ -1,4 +1,4 @@
-// SPEC §10 (amended for issue 14): "Every REST error has its tRPC twin" — same message, the tRPC code of the REST
+// SPEC §10 (amended): "Every REST error has its tRPC twin" — same message, the tRPC code of the REST
 // status, the same domain code. One table walks every error of SPEC §7 and §10 (and the create errors of §2.1/§4.1)
 // through the real HTTP server on both surfaces and holds them to each other and to the error table.
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 // The task.* procedures' contracts (SPEC §3, §4, §7, §10), called the tRPC way — `createCaller` over a real database
-// with `createContextInner` (STYLE habits 1–2) — beside the HTTP tests that cover the transport. Issue 14: results
+// with `createContextInner` (STYLE habits 1–2) — beside the HTTP tests that cover the transport. Results
 // are plain data (never HTTP statuses) and every "not there" is an error, release included.
 import { randomUUID } from 'node:crypto';
 import { TRPCError, type inferRouterInputs, type inferRouterOutputs } from '@trpc/server';

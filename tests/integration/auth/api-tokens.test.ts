@@ -1,4 +1,4 @@
-// SPEC §11 / issue 9 item 5: API tokens are shown once, stored hashed, compared in constant time, and a
+// SPEC §11: API tokens are shown once, stored hashed, compared in constant time, and a
 // revoked token stops working on the next request.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/server/db/store';

@@ -1,4 +1,4 @@
-// Issue 2 item 6: the `tether` admin CLI end to end, as a real child process against a fresh database of the
+// The `tether` admin CLI end to end, as a real child process against a fresh database of the
 // running dialect. Errors must be one line on stderr with a non-zero exit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../../src/server/auth/authenticate';
@@ -10,7 +10,7 @@ import { freshDatabaseUrl } from '../../support/db';
 import { TokenCache } from '../../../src/server/domain/tokens/token-cache';
 import { runCommand, runTether, type CommandRun as Run } from '../../support/processes';
 
-describe('tether CLI (issue 2 item 6)', () => {
+describe('tether CLI', () => {
   let url: string;
   let store: Store;
   let workspaceId: string;

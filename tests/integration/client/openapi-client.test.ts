@@ -1,4 +1,4 @@
-// Issue 19 item 3: the OpenAPI document is useful to an integrator. A program outside Tether (examples/rest-client)
+// The OpenAPI document is useful to an integrator. A program outside Tether (examples/rest-client)
 // generates its types from the document the live server serves (openapi-typescript), type-checks against them — every
 // misuse in src/misuse.ts refused — and runs its scenario through openapi-fetch on each dialect: create with an
 // identity, retry (deduplicated), look up, release with a key, replay. The generated file is never committed.

@@ -1,4 +1,4 @@
-// Issue 14 items 3–4 (SPEC §10 "Typed client package"): a TypeScript developer's project, outside Tether, installs it
+// SPEC §10 "Typed client package": a TypeScript developer's project, outside Tether, installs it
 // by path and imports only `tether/client` (built by the same script as `npm run build`). Its example
 // (examples/typed-client) must type-check under a fresh Vite (react-ts) and a fresh create-next-app tsconfig without
 // reading Tether's server sources or Node's types — every misuse in src/misuse.ts caught, the result types pinned in

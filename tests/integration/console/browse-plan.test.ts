@@ -1,4 +1,4 @@
-// Issue 15: "prefix search that uses the identity index on both dialects". The browser's statements, exactly as
+// The console's task browser searches by prefix through the identity index on both dialects. The browser's statements, exactly as
 // IdentityRepository runs them (browse-sql.ts), are EXPLAINed over 20,000 tasks: a prefix page sorted by external id
 // is a range scan of uniq_tasks_external_id — `external_id >= p AND external_id < next(p)` under the column's binary
 // collation — read in index order (no sort step), on the first page, a later page and backwards alike; and the
@@ -76,7 +76,7 @@ function expectIdentityRange(text: string): void {
   }
 }
 
-describe('the browser uses the identity index (issue 15)', () => {
+describe('the browser uses the identity index', () => {
   it('a prefix page sorted by external id is a range of uniq_tasks_external_id, in index order', async () => {
     expectIdentityRange(await plan(segmentStatement(query({ prefix: 'ext-1' }), 'held', null, false, 26)));
   });

@@ -1,4 +1,4 @@
-// Issue 15 (SPEC §13): the console's task browser — an external-id prefix that is exactly "starts with, byte for
+// SPEC §13: the console's task browser — an external-id prefix that is exactly "starts with, byte for
 // byte" (SPEC §2.1: nothing folded), filters, every sort in both directions, and keyset pages that visit every row
 // once, forwards and backwards — held against a reference order computed here from the rows themselves.
 import { randomUUID } from 'node:crypto';

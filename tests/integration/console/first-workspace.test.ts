@@ -1,4 +1,4 @@
-// Issue 15 (first run): right after setup the only admin has no workspace; the console must let them create one and
+// First run: right after setup the only admin has no workspace; the console must let them create one and
 // its first token (SPEC §11: the token is shown once, by create). Only an instance admin may create a workspace;
 // a refused or invalid request creates nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,7 @@ afterAll(async () => db?.close());
 const caller = (actor: Actor) => createCaller(createContextInner({ services, actor, source: 'console' }));
 const workspaces = () => count(db, 'SELECT COUNT(*) AS n FROM workspaces');
 
-describe('workspace.create (issue 15, first run)', () => {
+describe('workspace.create (first run)', () => {
   it('the first admin creates a workspace with the default workflow, then its first token, shown once', async () => {
     const prefix = uniq('W').slice(0, 8).toUpperCase();
     const created = await caller(admin).workspace.create({ name: 'Operations', prefix });

@@ -1,4 +1,4 @@
-// Issue 15 (SPEC §13, §7): an identity's history through the console's tRPC procedures — every task that held an
+// SPEC §13, §7: an identity's history through the console's tRPC procedures — every task that held an
 // external id, how each hold ended, every release (who, when, which channel, the optional reason), who holds it now —
 // and Find on a released id ("released … by …; now held by …" / "free since …"), on the dialect of the project.
 import { randomUUID } from 'node:crypto';
@@ -49,7 +49,7 @@ afterAll(async () => db?.close());
 const release = (actor: Actor, external_id: string, reason?: string) =>
   as(actor).task.releaseExternalId({ workspace_id: ws.id, external_id, idempotency_key: randomUUID(), ...(reason === undefined ? {} : { reason }) });
 
-describe('identity history (issue 15)', () => {
+describe('identity history', () => {
   it('create, release with a reason, re-create: both holders, the release, and the new holder', async () => {
     const first = await as(bot).task.create({ workspace_id: ws.id, title: 'First', external_id: 'jira:H-1' });
     await release(operator, 'jira:H-1', '  duplicate from a replayed webhook ');

@@ -1,4 +1,4 @@
-// Issue 8: first-run onboarding. The one-time setup token creates the first admin exactly once (SPEC §11).
+// First-run onboarding. The one-time setup token creates the first admin exactly once (SPEC §11).
 // Each test gets its own database: "no users yet" is the state under test.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';

@@ -1,6 +1,6 @@
 // SPEC §13: the operator console's reads (overview, tasks table, find by external id, task detail, unsettled
 // identities, creation operations, release history, events) and the admin settings (SPEC §11), through the tRPC
-// procedures the console calls, on the dialect of the running project. Issue 13 moved them onto the data layer;
+// procedures the console calls, on the dialect of the running project. They read through the data layer;
 // these tests hold what they return to what the database holds.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

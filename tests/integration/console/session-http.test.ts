@@ -1,4 +1,4 @@
-// Issue 8: console sign-in over tRPC HTTP (SPEC §11). The cookie is HttpOnly, `session.me` hands the page its
+// Console sign-in over tRPC HTTP (SPEC §11). The cookie is HttpOnly, `session.me` hands the page its
 // CSRF token, and a cookie-authenticated mutation without that token is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';

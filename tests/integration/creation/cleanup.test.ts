@@ -1,4 +1,4 @@
-// Issue 17 item 4 (SPEC §4.4): a compensation that fails during Abort is handed to cleanup, and the runtime retries
+// SPEC §4.4: a compensation that fails during Abort is handed to cleanup, and the runtime retries
 // it with backoff until it succeeds; one that keeps failing is shown to operators — in health and on the console's
 // operations page — instead of being forgotten. The failure is the `compensate` failpoint in front of the real
 // compensation (here: removing the task's working folder), so the effect itself is real.

@@ -1,4 +1,4 @@
-// Issue 17 item 8: the built-in agent runner is real. Per launch it runs the command configured for the server
+// The built-in agent runner is real. Per launch it runs the command configured for the server
 // (TETHER_AGENT_COMMAND), with the task as JSON on stdin and only a minimal environment, stops it after
 // TETHER_AGENT_TIMEOUT_MS, and records its exit status and the tail of its output on the launch (the session ends
 // `finished` or `failed`). Without a command, or with one that cannot start, nothing is launched and the intent

@@ -1,9 +1,8 @@
-// Issue 5 crash matrix (SPEC §6): a real child process runs a create with every step kind and is killed by
+// The crash matrix (SPEC §6): a real child process runs a create with every step kind and is killed by
 // SIGKILL at one failpoint; the recovery runtime (here, in the test process) must converge the operation to
 // `completed` or `aborted` with every effect made exactly once (or none), the identity held by one task or none,
 // and a caller retrying meanwhile must get Found — or, after an abort, a fresh Created.
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/server/config';
 import type { Db } from '../../../src/server/db/types';
@@ -13,10 +12,12 @@ import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
 import { dataDir, effectsOf, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
+import { bundled } from '../../support/processes';
 
 // Long enough that a child slowed by its siblings still holds its lease when it reaches the failpoint.
 const LEASE_MS = 1500;
-const CHILD = resolve(import.meta.dirname, '../../support/creation-crash-child.ts');
+// Bundled once per test process (tests/support/processes.ts): the matrix starts it thirty times.
+const CHILD = 'tests/support/creation-crash-child.ts';
 const STEPS = 6; // folder, claim, branch, contribution, session_prepare, launch_intent
 const STEP_POINTS = ['step_before_effect', 'step_after_effect', 'step_before_record', 'step_after_record'];
 
@@ -47,14 +48,15 @@ afterAll(async () => {
   await db?.close();
 });
 
-function runChild(
+async function runChild(
   body: Record<string, unknown>,
   failpoint: string,
   match: string,
   opts: { workspaceId?: string } = {},
 ): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+  const entry = await bundled(CHILD);
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    const child = spawn(process.execPath, [entry], {
       env: {
         ...process.env,
         DATABASE_URL: db.url,
@@ -122,7 +124,7 @@ async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-describe.concurrent('crash matrix (SPEC §6, issue 5)', () => {
+describe.concurrent('crash matrix (SPEC §6)', () => {
   it.each(CASES.map((c) => ({ ...c, name: c.step === undefined ? c.failpoint : `${c.failpoint} at step ${c.step}` })))(
     'killed at $name, the runtime converges with each effect exactly once',
     (c) => withSlot(() => crashAndConverge(c)),

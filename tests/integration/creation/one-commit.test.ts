@@ -1,4 +1,4 @@
-// SPEC §4.3, last bullet (issue 16): a zero-step plan commits Begin and Complete as ONE transaction — the task inserted
+// SPEC §4.3, last bullet: a zero-step plan commits Begin and Complete as ONE transaction — the task inserted
 // settled and `completed`, its operation `completed`, revisions 0 and 1 and the one `task.created` event — exactly the
 // rows the two-phase path (Begin, phase A, phase B) writes for the same request. Run on the dialect of the project and,
 // on PostgreSQL, with both creation stores (the one-statement form and the transaction form), each chosen the way a

@@ -1,4 +1,4 @@
-// SPEC §5 (amended, issue 17 item 3): the start policy is decided by `start_agent` alone; `blocked_by` only chooses
+// SPEC §5 (amended): the start policy is decided by `start_agent` alone; `blocked_by` only chooses
 // between starting now and starting when unblocked. All four combinations, each checked through what is stored
 // (the plan, sessions, intents) and what a dispatch pass launches before and after the blockers are done.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

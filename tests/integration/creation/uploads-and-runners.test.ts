@@ -15,8 +15,9 @@ import { call, type CallResult } from '../../support/http';
 import { count, testServices, uniq, until } from '../../support/fixtures';
 import { dataDir, makeWorld, type World } from './world';
 import { LOOPBACK_NETWORKS } from '../events/receiver';
+import { setFileEnv } from '../../support/file-env';
 
-process.env.TETHER_WEBHOOK_ALLOWED_NETWORKS = LOOPBACK_NETWORKS; // the webhook runner's service listens on 127.0.0.1
+setFileEnv({ TETHER_WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS }); // the webhook runner's service listens on 127.0.0.1
 
 let db: Db;
 let services: Services;
@@ -120,7 +121,7 @@ describe('webhook agent runner', () => {
   });
 });
 
-describe('runners and dispatch belong to the services they were built with (issue 13: no module state)', () => {
+describe('runners and dispatch belong to the services they were built with (no module state)', () => {
   it('a runner registered on one Services launches its profiles there and is unknown to another', async () => {
     const own = await testServices(db, { config: services.config });
     const launched: string[] = [];

@@ -143,7 +143,7 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     }
 
     // The upgraded catalog is a freshly migrated one: every table, column and index of the later migrations too
-    // (issue 16: the open-operations index only holds open operations).
+    // (the open-operations index only holds open operations).
     const fresh = await freshDb();
     opened.push(fresh);
     expect([...(await readCatalog(db))]).toEqual([...(await readCatalog(fresh))]);

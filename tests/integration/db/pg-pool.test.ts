@@ -1,11 +1,11 @@
-// Issue 4: a statement that fails outside a transaction must not cost the pooled connection. pg-pool's
+// A statement that fails outside a transaction must not cost the pooled connection. pg-pool's
 // `pool.query()` destroys the connection on any error — and the create protocol expects errors (a unique
 // violation is how a lost race ends, SPEC §4.1 step 7) — so the dialect checks connections out itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresDb } from '../../../src/server/db/drivers/postgres';
 import { freshDatabaseUrl, testDialect } from '../../support/db';
 
-describe.skipIf(testDialect() !== 'postgres')('PostgreSQL pool connections (issue 4)', () => {
+describe.skipIf(testDialect() !== 'postgres')('PostgreSQL pool connections', () => {
   let db: PostgresDb;
 
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-// Issue 16 item 3: on SQLite the identity lookup is written `= +$n` (src/server/db/dialect/sqlite/tasks.ts) so that,
+// On SQLite the identity lookup is written `= +$n` (src/server/db/dialect/sqlite/tasks.ts) so that,
 // once ANALYZE has written sqlite_stat4, SQLite plans it once instead of on every execution. The `+` must change
 // nothing else: the plan stays the unique identity index's one-row search (SPEC §4.1 step 5), and every lookup
 // answers exactly what the plain statement answers — bytes compared as stored (SPEC §2.1), per workspace.
@@ -13,7 +13,7 @@ import { createIdentities, makeWorkspace, testServices, uniq, type TestWorkspace
 
 const positional = (sql: string) => sql.replace(/\$\d+/g, '?');
 
-describe.skipIf(testDialect() !== 'sqlite')('the SQLite identity lookup, planned once (issue 16 item 3)', () => {
+describe.skipIf(testDialect() !== 'sqlite')('the SQLite identity lookup, planned once', () => {
   let db: Db;
   let services: Services;
   let a: TestWorkspace;

@@ -1,4 +1,4 @@
-// Issue 13: the store runs the hot paths on the driver and the cold paths on Prisma Client over the SAME
+// The store runs the hot paths on the driver and the cold paths on Prisma Client over the SAME
 // connections. On SQLite that means one connection and one mutex for both, so they never fight over the file;
 // these tests drive both at once and check what each wrote.
 import { randomUUID } from 'node:crypto';
@@ -8,7 +8,7 @@ import { Store } from '../../../src/server/db/store';
 import { freshDb } from '../../support/db';
 import { makeWorkspace, uniq } from '../../support/fixtures';
 
-describe('the store: driver and Prisma Client together (issue 13)', () => {
+describe('the store: driver and Prisma Client together', () => {
   let store: Store;
   beforeAll(async () => {
     store = new Store(await freshDb());

@@ -1,5 +1,5 @@
 // A small SSE client over fetch for tests: collects `id`/`event`/`data` frames and lets a test wait for them. The
-// answer and, on REST, every event are held to the OpenAPI document (issue 19): a mismatch fails the next waitFor.
+// answer and, on REST, every event are held to the OpenAPI document: a mismatch fails the next waitFor.
 import { checkRestResponse, checkStreamedEvent } from '../../support/openapi-check';
 
 export interface SseFrame {

@@ -5,8 +5,9 @@ import type { Db } from '../../../src/server/db/types';
 import { makeWorkspace, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, type TestApi, useApiWorld } from '../../support/http';
 import { openSse } from './sse-client';
+import { setFileEnv } from '../../support/file-env';
 
-process.env.TETHER_RELAY_POLL_MS = '20';
+setFileEnv({ TETHER_RELAY_POLL_MS: '20' });
 
 let db: Db;
 let api: TestApi;

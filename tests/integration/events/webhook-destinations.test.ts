@@ -16,10 +16,13 @@ import { freshDb } from '../../support/db';
 import { count, makeWorkspace, tokenActor, until, uniq, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, trpc, type TestApi } from '../../support/http';
 import { startReceiver, type Receiver } from './receiver';
+import { setFileEnv } from '../../support/file-env';
 
-process.env.TETHER_RELAY_POLL_MS = '20';
-process.env.TETHER_WEBHOOK_BACKOFF_MS = '60000'; // one attempt per delivery is all these tests look at
-delete process.env.TETHER_WEBHOOK_ALLOWED_NETWORKS; // the default: nothing inside is allowed
+setFileEnv({
+  TETHER_RELAY_POLL_MS: '20',
+  TETHER_WEBHOOK_BACKOFF_MS: '60000', // one attempt per delivery is all these tests look at
+  TETHER_WEBHOOK_ALLOWED_NETWORKS: undefined, // the default: nothing inside is allowed
+});
 
 /** The odd spellings of inside addresses an attacker tries; every one must be refused by default. */
 const INSIDE = [

@@ -7,10 +7,13 @@ import { freshDb } from '../../support/db';
 import { makeWorkspace, until, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, type TestApi } from '../../support/http';
 import { LOOPBACK_NETWORKS, startReceiver, type Receiver } from './receiver';
+import { setFileEnv } from '../../support/file-env';
 
-process.env.TETHER_RELAY_POLL_MS = '20';
-process.env.TETHER_WEBHOOK_ALLOWED_NETWORKS = LOOPBACK_NETWORKS; // the receiver listens on 127.0.0.1
-process.env.TETHER_WEBHOOK_BACKOFF_MS = '50';
+setFileEnv({
+  TETHER_RELAY_POLL_MS: '20',
+  TETHER_WEBHOOK_ALLOWED_NETWORKS: LOOPBACK_NETWORKS, // the receiver listens on 127.0.0.1
+  TETHER_WEBHOOK_BACKOFF_MS: '50',
+});
 
 let db: Db;
 let api: TestApi;

@@ -1,28 +1,16 @@
 // SPEC §8: workspace deletion — tasks deleted through the task aggregate (events in order), in-flight creations
 // aborted and compensated by the recovery runtime, release operations and revisions kept, every identity freed.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../../../src/server/domain/access';
-import type { Db } from '../../../src/server/db/types';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { deleteWorkspace } from '../../../src/server/domain/workspaces/delete-workspace';
 import { recoverOnce } from '../../../src/server/runtime/recovery';
-import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import { count, makeWorkspace, testServices, tokenActor, uniq, until, userActor, withPlannedStep } from '../../support/fixtures';
-
-let db: Db;
-let services: Services;
-
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db);
-});
-afterAll(async () => db.close());
+import { count, makeWorkspace, tokenActor, uniq, until, userActor, withPlannedStep } from '../../support/fixtures';
+import { describe, expect, it } from '../../support/database-test';
 
 describe('workspace deletion (SPEC §8)', () => {
-  it('deletes every task in order with one task.deleted each, frees identities, keeps revisions and releases', async () => {
+  it('deletes every task in order with one task.deleted each, frees identities, keeps revisions and releases', async ({ db, services }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id], ['tasks:read', 'tasks:write', 'identities:release']);
     const exts = [uniq('a-'), uniq('b-')];
@@ -54,7 +42,7 @@ describe('workspace deletion (SPEC §8)', () => {
     expect(replay).toMatchObject({ status: 404, replayed: true });
   });
 
-  it('an in-flight creation whose owner died is aborted by the recovery runtime, with no event', async () => {
+  it('an in-flight creation whose owner died is aborted by the recovery runtime, with no event', async ({ db, services }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id], ['tasks:read', 'tasks:write']);
     const ext = uniq('inflight-');
@@ -77,7 +65,7 @@ describe('workspace deletion (SPEC §8)', () => {
     await expect(pending).rejects.toBeTruthy();
   });
 
-  it('an in-flight creation with a live owner aborts itself when Complete finds the task gone', async () => {
+  it('an in-flight creation with a live owner aborts itself when Complete finds the task gone', async ({ db, services }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id], ['tasks:read', 'tasks:write']);
     const ext = uniq('live-');
@@ -91,7 +79,7 @@ describe('workspace deletion (SPEC §8)', () => {
     expect(await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE external_id = $1 AND state = 'aborted'", [ext])).toBe(1);
   });
 
-  it('is admin only: an operator gets the ordinary not-found and nothing is deleted', async () => {
+  it('is admin only: an operator gets the ordinary not-found and nothing is deleted', async ({ db, services }) => {
     const ws = await makeWorkspace(db);
     await expect(deleteWorkspace(services, userActor({ [ws.id]: 'operator' }), ws.id)).rejects.toMatchObject({ code: 'not_found' });
     expect(await count(db, 'SELECT COUNT(*) AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(1);

@@ -1,4 +1,4 @@
-// Issue 9 item 5 (SPEC §11): access hardening, one behaviour per test — tokens stored hashed, revocation takes
+// SPEC §11: access hardening, one behaviour per test — tokens stored hashed, revocation takes
 // effect at once here and within the cache bound elsewhere, per-token rate limiting (429 + Retry-After), secure
 // session cookie flags, CSRF on cookie-authenticated mutations (cross-site form posts), and releases recorded
 // with actor and source. (Constant-time comparison: tests/unit/hostile/secrets.test.ts.)

@@ -1,4 +1,4 @@
-// Issue 9 item 1: request bodies have a size limit (TETHER_MAX_BODY_BYTES, default 1 MiB) on every surface
+// Request bodies have a size limit (TETHER_MAX_BODY_BYTES, default 1 MiB) on every surface
 // → 413 with a clear message, nothing written, whether the size is declared up front or streamed (chunked).
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -30,7 +30,7 @@ function postChunked(path: string, body: string): Promise<{ status: number; text
         res.on('data', (d) => (text += String(d)));
         res.on('end', () => {
           const headers = new Headers(Object.entries(res.headers).map(([k, v]): [string, string] => [k, String(v)]));
-          checkRestResponse('POST', path, { status: res.statusCode ?? 0, headers, text }); // issue 19
+          checkRestResponse('POST', path, { status: res.statusCode ?? 0, headers, text });
           resolve({ status: res.statusCode ?? 0, text });
         });
       },
@@ -47,7 +47,7 @@ function postChunked(path: string, body: string): Promise<{ status: number; text
  * A client that sends its whole request before it reads anything (as most simple HTTP clients do): `prefix`, then
  * `total` bytes of `x`, chunked (or with the given Content-Length), with backpressure but with reading paused; only
  * then does it read the answer. A connection the server closed while the body was still arriving fails the write
- * (EPIPE / ECONNRESET) and throws the unread answer away — what the issue 18 probe saw instead of the 413.
+ * (EPIPE / ECONNRESET) and throws the unread answer away — what such a client saw instead of the 413.
  */
 function sendAllThenRead(
   path: string,
@@ -73,7 +73,7 @@ function sendAllThenRead(
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       try {
-        checkRestResponse('POST', path, parseRawResponse(text)); // issue 19 (only /api/v1 paths are checked)
+        checkRestResponse('POST', path, parseRawResponse(text));
       } catch (err) {
         reject(err);
       }
@@ -89,7 +89,7 @@ function sendAllThenRead(
   });
 }
 
-describe('a 413 reaches a client that is still sending (issue 18: the connection closed first, the client saw EPIPE)', () => {
+describe('a 413 reaches a client that is still sending (not a connection closed first, which the client saw as EPIPE)', () => {
   for (const [surface, path] of [
     ['REST', '/api/v1/tasks'],
     ['tRPC', '/api/trpc/task.create'],

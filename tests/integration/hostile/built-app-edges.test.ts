@@ -1,8 +1,8 @@
-// Issue 18 on the BUILT app (Next in the loop, started as an operator starts it); like page-headers.test.ts, it
+// Request edges on the BUILT app (Next in the loop, started as an operator starts it); like page-headers.test.ts, it
 // runs when `.next` exists (always under `npm test`, which builds first) and once (the sqlite project).
-// - Item 4: `OPTIONS *` reached Next, which answered 500 and logged a stack (`Invalid URL, input '*'`) — any client
-//   could fill the log; `GET http://evil.example/api/health` got a 308 to evil.example.
-// - Item 6: failpoints (test hooks) were honoured whenever NODE_ENV was unset, which is how `npm run serve` starts.
+// - `OPTIONS *` must not reach Next, which answers 500 and logs a stack (`Invalid URL, input '*'`) — any client could
+//   fill the log; `GET http://evil.example/api/health` must not get a 308 to evil.example.
+// - failpoints (test hooks) need `--test-hooks`, not merely an unset NODE_ENV (how `npm run serve` starts).
 import { afterAll, describe, expect, it } from 'vitest';
 import { startApp, type AppProcess } from '../../../bench/lib/server';
 import { runBuiltApp, useBuiltApp } from '../../support/built-app';

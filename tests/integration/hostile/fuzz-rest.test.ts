@@ -1,4 +1,4 @@
-// Issue 9 item 1: hostile input over real HTTP on the REST surface (SPEC §10). Whatever a client sends —
+// Hostile input over real HTTP on the REST surface (SPEC §10). Whatever a client sends —
 // arbitrary JSON, wrong types, huge or deeply nested values, unknown fields, NUL, lone surrogates, bidi marks,
 // broken query strings and headers — the answer is never a 5xx, never carries internal detail, and a refusal
 // writes nothing (SPEC §4.1: errors and Found have zero side effects).
@@ -170,7 +170,7 @@ describe('NUL characters (regression: PostgreSQL answered 500 for a NUL in any t
   });
 });
 
-describe('issue 18 families: bytes that are not UTF-8, list cursors, page limits', () => {
+describe('bytes that are not UTF-8, list cursors, page limits', () => {
   let adminToken: string;
   let webhookId: string;
   beforeAll(async () => {

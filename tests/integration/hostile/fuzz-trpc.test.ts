@@ -1,4 +1,4 @@
-// Issue 9 item 1 on the tRPC surface (SPEC §10): task.create, task.byExternalId, task.releaseExternalId and
+// Hostile input on the tRPC surface (SPEC §10): task.create, task.byExternalId, task.releaseExternalId and
 // task.update over real HTTP with hostile inputs → never a 5xx, never internal detail, no row on a refusal.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,7 +156,7 @@ describe('tRPC lookup, release and update under hostile input', () => {
   });
 });
 
-describe('issue 18 families: bytes that are not UTF-8, list cursors, page limits', () => {
+describe('bytes that are not UTF-8, list cursors, page limits', () => {
   let adminToken: string;
   let webhookId: string;
   /** The same API with tRPC's native single-call path off (the adapter answers every call). */

@@ -1,4 +1,4 @@
-// Shared checks and generators for the hostile-input suite (issue 9). Not a test file itself.
+// Shared checks and generators for the hostile-input suite. Not a test file itself.
 import fc from 'fast-check';
 import { isUtf8 } from 'node:buffer';
 import { expect } from 'vitest';
@@ -166,7 +166,7 @@ export async function probe(
   return res;
 }
 
-// ---- Issue 18 families: bytes that are not UTF-8, list cursors and page limits. ----
+// ---- Families: bytes that are not UTF-8, list cursors and page limits. ----
 
 /** Byte sequences that are not UTF-8: the probe's own, plus random high bytes that do not decode. */
 export const invalidUtf8: fc.Arbitrary<Buffer> = fc.oneof(

@@ -1,4 +1,4 @@
-// Issue 18 item 1: bytes that are not UTF-8 are refused on every surface, never "repaired" to U+FFFD. tRPC decoded
+// Bytes that are not UTF-8 are refused on every surface, never "repaired" to U+FFFD. tRPC decoded
 // like Fetch (`Request.json()`), so `"u8-1-\xFF"` created a task holding `u8-1-\uFFFD` and `"u8-1-\xFE"` then came
 // back `deduplicated:true` — two identities collapsed into one task (SPEC §2.1 keeps ids byte for byte). REST and
 // MCP already answered 400 `invalid payload`; tRPC now says the same, on the native single-call path and on the

@@ -1,4 +1,4 @@
-// Issue 9 item 5: console pages carry security headers (next.config.mjs): a CSP that forbids framing
+// Console pages carry security headers (next.config.mjs): a CSP that forbids framing
 // (frame-ancestors 'none') and plugins, a same-origin referrer policy, X-Frame-Options and nosniff — checked
 // on the BUILT app's real HTML responses (`npm test` builds first; outside CI a run without `.next` skips this file, in CI it must not).
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 18 items 2 and 3: list parameters are one zod schema per list, shared by every surface, so each surface
+// List parameters are one zod schema per list, shared by every surface, so each surface
 // accepts the same values and refuses the rest with the same 400 and the same words.
 // - Task list cursor (REST `?cursor=`, tRPC `task.list`, MCP `list_tasks`): above 2^31-1 it reached PostgreSQL's
 //   `integer` column (500 `value out of range`), and `0x10`, `1e3`, `" 5"` were read as numbers.

@@ -52,7 +52,7 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
       TETHER_RATE_LIMIT_PER_SEC: '0',
       TETHER_LEASE_MS: '1000',
       TETHER_RECOVERY_POLL_MS: '200',
-      // Issue 18: readiness re-attests while the database is away. An unreachable database must leave the last
+      // Readiness re-attests while the database is away. An unreachable database must leave the last
       // answer standing — were it read as "not attested", identity creates would answer the identity 503 below.
       TETHER_ATTEST_INTERVAL_MS: '200',
     });
@@ -75,7 +75,7 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
         signal: AbortSignal.timeout(20_000),
       });
       const text = await res.text();
-      // Issue 19: every REST answer, outage ones included, is one the OpenAPI document describes.
+      // Every REST answer, outage ones included, is one the OpenAPI document describes.
       if (surface === 'rest') checkRestResponse('POST', path, { status: res.status, headers: res.headers, text });
       const json = JSON.parse(text) as Record<string, unknown>;
       const data = surface === 'rest' ? json : ((json.result as { data?: Record<string, unknown> } | undefined)?.data ?? json);

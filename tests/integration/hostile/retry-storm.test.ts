@@ -1,4 +1,4 @@
-// Issue 9 item 3: a client that sends every create several times at once, with random client-side timeouts
+// A client that sends every create several times at once, with random client-side timeouts
 // (AbortController), then retries until it gets an answer. SPEC §3/§4: every answer is one of the four outcomes
 // or a clean error, every answer for one identity names the same task, and exactly one task exists per identity.
 // `npm test` runs 200 identities × 5; TETHER_STORM_IDS=1000 TETHER_STORM_COPIES=10 runs the full storm.
@@ -42,7 +42,7 @@ async function create(ext: string, timeoutMs?: number): Promise<Answer> {
   const ctrl = new AbortController();
   const timer = timeoutMs === undefined ? undefined : setTimeout(() => ctrl.abort(), timeoutMs);
   try {
-    // call(): every answer is also held to the OpenAPI document (issue 19).
+    // call(): every answer is also held to the OpenAPI document.
     const res = await call(api.url, 'POST', '/api/v1/tasks', {
       token,
       body: { workspace_id: ws.id, external_id: ext, title: `storm ${ext}` },

@@ -1,4 +1,4 @@
-// Issue 18 item 5: health said ready while every call failed. With the database dropped every API call answered 500
+// Health said ready while every call failed. With the database dropped every API call answered 500
 // (SQLSTATE 3D000 was not "unavailable"); re-created empty, `/api/health` answered 200 `ready:true` with the
 // start-up `checked_at` while every call answered 500 `relation "api_tokens" does not exist`. Now a missing database
 // or table is a 503 `database unavailable` like any outage, and readiness re-attests (readiness.ts) — at once when a

@@ -1,4 +1,4 @@
-// Issue 18 item 6: slow clients and connection floods. Before, nothing but Node's 300 s request timeout (checked
+// Slow clients and connection floods. Before, nothing but Node's 300 s request timeout (checked
 // every 30 s) applied: 150 slow-header plus 150 slow-body connections held for 35 s were never closed. Now header,
 // body (whole request) and keep-alive timeouts come from config.ts (README's table) and connections are capped per
 // client address and overall. Transport only, so one dialect (the sqlite project) runs it.

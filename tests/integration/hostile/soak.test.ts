@@ -1,4 +1,4 @@
-// Issue 9 item 4, short version of `npm run soak` (bench/soak.ts): the same mixed workload for ~20 s against
+// A short version of `npm run soak` (bench/soak.ts): the same mixed workload for ~20 s against
 // two real server processes sharing one database (the full soak runs the built app on PostgreSQL for minutes).
 import { describe, expect, it } from 'vitest';
 import { soakPassed, soakWorkload, seedSoak, type SoakReport, type SoakSetup } from '../../../bench/soak';

@@ -1,4 +1,4 @@
-// Issue 9 item 2 (SQLite): several server processes writing one database file under concurrent load. SQLite
+// SQLite: several server processes writing one database file under concurrent load. SQLite
 // admits one writer at a time across processes; a busy database must be waited for (busy_timeout, BEGIN
 // IMMEDIATE), never surface as SQLITE_BUSY in a 5xx, and the identity promise holds across processes.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 19: the OpenAPI document as the live server serves it, and proof that it tells the truth — every operation it
+// The OpenAPI document as the live server serves it, and proof that it tells the truth — every operation it
 // lists is answered once here with its documented success and once without credentials (call() holds each answer to
 // the document: tests/support/openapi-check.ts), and the query parameters it describes are the ones the server takes.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Issue 18 item 4: request targets that are not a path (RFC 9112 §3.2) are answered by the custom server before
+// Request targets that are not a path (RFC 9112 §3.2) are answered by the custom server before
 // anything else sees them. On the built app Next answered `OPTIONS *` with a 500 (and a stack in the log: any client
 // could fill it) and `GET http://evil.example/api/health` with a 308 to evil.example. The built-app half of this is
 // in tests/integration/hostile/built-app-edges.test.ts; here the server runs without Next.

@@ -1,4 +1,4 @@
-// Issue 17 item 7 (SPEC §4.1 step 1, §10): an `external_id` that is not a string is `400 {"error":"invalid payload"}`
+// SPEC §4.1 step 1, §10: an `external_id` that is not a string is `400 {"error":"invalid payload"}`
 // while the envelope is read — BEFORE authorization — on REST, tRPC and MCP alike. It used to be checked after
 // authorization (so a caller without access got 404 and one with access got "invalid payload: external_id must be a
 // string"). One parse for every surface: domain/tasks/create-input.ts (`parseEnvelope`, `parseIdentityEnvelope`).

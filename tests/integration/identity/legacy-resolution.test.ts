@@ -1,4 +1,4 @@
-// Issue 17 item 1 (SPEC §12): legacy rows have a way out, and readiness returns without a restart. A running server
+// SPEC §12: legacy rows have a way out, and readiness returns without a restart. A running server
 // (in this process, re-attesting on its own) is driven from outside through the real `tether` CLI — `attest`,
 // `identity legacy list`, `identity legacy resolve --settle|--release` — and through the console's tRPC procedures;
 // every resolution is audited (who, when, which channel) and every identity read answers 503 while not ready, the

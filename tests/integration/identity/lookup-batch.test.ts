@@ -1,4 +1,4 @@
-// Issue 4: on PostgreSQL, identity lookups issued together share one statement (src/server/db/dialect/postgres/
+// On PostgreSQL, identity lookups issued together share one statement (src/server/db/dialect/postgres/
 // tasks.ts). Each caller must still get exactly the answer its own single-row lookup would give.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCHED_BY_EXTERNAL_ID } from '../../../src/server/db/dialect/postgres/tasks';
@@ -8,7 +8,7 @@ import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
 import { createIdentities, makeWorkspace, testServices, uniq, type TestWorkspace } from '../../support/fixtures';
 
-describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (issue 4, PostgreSQL)', () => {
+describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (PostgreSQL)', () => {
   let db: Db;
   let services: Services;
   let a: TestWorkspace;

@@ -1,4 +1,4 @@
-// Issue 17 item 6 (SPEC §4.1 step 2, §11): a create that names only a parent must not reveal whether that parent
+// SPEC §4.1 step 2, §11: a create that names only a parent must not reveal whether that parent
 // exists in a workspace the caller cannot access. Before the fix, a hidden parent answered 404 `task not created`
 // (its workspace was resolved, then authorization failed) and a parent that does not exist answered 400
 // `workspace_id is required` — an oracle for task ids across workspaces. Both now get the same bytes, on every

@@ -1,22 +1,10 @@
 // Concurrency is settled by the database (SPEC §2.2, §4.1 steps 7–8), on the dialect of the running project.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
-import type { Db } from '../../../src/server/db/types';
-import type { Services } from '../../../src/server/services';
-import { count, makeWorkspace, testServices, tokenActor, uniq, until, withPlannedStep } from '../../support/fixtures';
-import { freshDb } from '../../support/db';
-
-let db: Db;
-let services: Services;
-
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db);
-});
-afterAll(async () => db.close());
+import { count, makeWorkspace, tokenActor, uniq, until, withPlannedStep } from '../../support/fixtures';
+import { describe, expect, it } from '../../support/database-test';
 
 describe('races', () => {
-  it('50 simultaneous creates of one identity → one task, one Created, 49 Found, sequence +1', async () => {
+  it('50 simultaneous creates of one identity → one task, one Created, 49 Found, sequence +1', async ({ db, services }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id]);
     const ext = uniq('race-');
@@ -33,10 +21,10 @@ describe('races', () => {
   });
 
   // SPEC §4.3: a zero-step plan commits Begin and Complete as one transaction; a planned step keeps the two phases.
-  it.each([
+  it.for([
     { plan: 'zero-step (one commit)', body: (ws: string, ext: string, i: number) => ({ workspace_id: ws, external_id: ext, title: `T${i}` }) },
     { plan: 'with a planned step (two phases)', body: (ws: string, ext: string, i: number) => withPlannedStep({ workspace_id: ws, external_id: ext, title: `T${i}` }) },
-  ])('64 simultaneous creates of one identity, $plan → one task, settled, one event, sequence +1', async ({ body }) => {
+  ])('64 simultaneous creates of one identity, $plan → one task, settled, one event, sequence +1', async ({ body }, { db, services }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id]);
     const ext = uniq('race64-');
@@ -52,7 +40,7 @@ describe('races', () => {
     expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1', [ws.id])).toBe(1);
   });
 
-  it('identifiers stay gapless when losers roll back (SPEC §4.1 step 7)', async () => {
+  it('identifiers stay gapless when losers roll back (SPEC §4.1 step 7)', async ({ db, services }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id]);
     for (let round = 0; round < 5; round++) {
@@ -67,7 +55,7 @@ describe('races', () => {
 });
 
 describe('WIP admission (SPEC §4.1 steps 5, 7, 8)', () => {
-  it('Found beats a full step', async () => {
+  it('Found beats a full step', async ({ db, services }) => {
     const ws = await makeWorkspace(db, { steps: [{ name: 'Todo', wipLimit: 1 }] });
     const actor = tokenActor([ws.id]);
     const ext = uniq('wip-');
@@ -77,7 +65,7 @@ describe('WIP admission (SPEC §4.1 steps 5, 7, 8)', () => {
     expect(again.task.id).toBe(first.task.id);
   });
 
-  it('a lone create against a full step gets the capacity error and writes nothing', async () => {
+  it('a lone create against a full step gets the capacity error and writes nothing', async ({ db, services }) => {
     const ws = await makeWorkspace(db, { steps: [{ name: 'Todo', wipLimit: 1 }] });
     const actor = tokenActor([ws.id]);
     await createTask(services, actor, { workspace_id: ws.id, title: 'fills it' });
@@ -88,7 +76,7 @@ describe('WIP admission (SPEC §4.1 steps 5, 7, 8)', () => {
     expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(1);
   });
 
-  it('two creates racing for the last slot with one identity → one Created, one Found (real race)', async () => {
+  it('two creates racing for the last slot with one identity → one Created, one Found (real race)', async ({ db, services }) => {
     const ws = await makeWorkspace(db, { steps: [{ name: 'Todo', wipLimit: 1 }] });
     const actor = tokenActor([ws.id]);
     const ext = uniq('wip-');
@@ -99,7 +87,7 @@ describe('WIP admission (SPEC §4.1 steps 5, 7, 8)', () => {
     expect(results[0]!.task.id).toBe(results[1]!.task.id);
   });
 
-  it('the WIP loser re-reads before surfacing the error (deterministic via failpoint)', async () => {
+  it('the WIP loser re-reads before surfacing the error (deterministic via failpoint)', async ({ db, services }) => {
     // B misses the lookup, then A commits and takes the last slot while B is validating; B's Begin hits the WIP
     // limit, re-reads and returns A's task (SPEC §4.1 step 8).
     const ws = await makeWorkspace(db, { steps: [{ name: 'Todo', wipLimit: 1 }] });
@@ -117,7 +105,7 @@ describe('WIP admission (SPEC §4.1 steps 5, 7, 8)', () => {
     expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(1);
   });
 
-  it('the identity-index loser rolls back its sequence number and returns Found (deterministic via failpoint)', async () => {
+  it('the identity-index loser rolls back its sequence number and returns Found (deterministic via failpoint)', async ({ db, services }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id]);
     const ext = uniq('uv-');

@@ -1,4 +1,4 @@
-// SPEC §7 (amended, issue 17 item 2): releasing a holder whose create is aborting answers 409 creation_aborting on
+// SPEC §7 (amended): releasing a holder whose create is aborting answers 409 creation_aborting on
 // every surface — nothing changes and nothing is stored as final — and once the abort has removed the task, a retry
 // with the same key finds no holder. Before the fix this answered creation_completing.
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 15 (SPEC §7, §13): a release may carry a reason — on REST (`?reason=`) and tRPC (`reason`) — stored with the
+// SPEC §7, §13: a release may carry a reason — on REST (`?reason=`) and tRPC (`reason`) — stored with the
 // release record. It is not part of the request hash: a retry with the same key and another reason replays the
 // first release (and keeps the first reason); a bad reason is a 400 that changes nothing.
 import { randomUUID } from 'node:crypto';
@@ -30,7 +30,7 @@ const trpcRelease = (ext: string, key: string, reason?: unknown) =>
   trpc(api.url, 'mutation', 'task.releaseExternalId', { workspace_id: ws.id, external_id: ext, idempotency_key: key, ...(reason === undefined ? {} : { reason }) }, token);
 const storedReason = async (key: string) => (await db.one<{ reason: unknown }>('SELECT reason FROM release_operations WHERE idempotency_key = $1', [key]))?.reason;
 
-describe('release reason (issue 15)', () => {
+describe('release reason', () => {
   it('REST: ?reason= is stored with the release record, trimmed', async () => {
     const { ext } = await held();
     const key = randomUUID();

@@ -118,7 +118,7 @@ describe('MCP tool input fuzzing', () => {
   });
 });
 
-describe('issue 18 families on MCP: bytes that are not UTF-8, list_tasks cursor and limit', () => {
+describe('on MCP: bytes that are not UTF-8, list_tasks cursor and limit', () => {
   it('a tools/call body with bytes that are not UTF-8 is a 400 parse error, nothing written', async () => {
     await fc.assert(
       fc.asyncProperty(invalidUtf8, fc.constantFrom('external_id', 'title'), async (bad, name) => {

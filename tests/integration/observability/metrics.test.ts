@@ -1,4 +1,4 @@
-// Issue 17 item 9: /api/metrics in the Prometheus text format, admins only. A scripted mix of calls on REST, tRPC
+// /api/metrics in the Prometheus text format, admins only. A scripted mix of calls on REST, tRPC
 // and MCP against a fresh server must show exactly the expected counts; the docs must list every metric.
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';

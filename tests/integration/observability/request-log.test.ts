@@ -1,4 +1,4 @@
-// Issue 17 item 10: one structured log line per request — request id (accepted or generated, echoed back), route,
+// One structured log line per request — request id (accepted or generated, echoed back), route,
 // status, duration, actor — and never a secret, a body or a query string, on every surface.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// SPEC §11 / issue 9 item 5: cookie-authenticated mutations are refused without the session's CSRF token,
+// SPEC §11: cookie-authenticated mutations are refused without the session's CSRF token,
 // and from another origin even with it.
 import { describe, expect, it } from 'vitest';
 import { checkCsrf, isSafeMethod } from '../../../src/server/auth/csrf';

@@ -1,4 +1,4 @@
-// Issue 9 item 5: per-token rate limiting (the edges turn a refusal into 429 + Retry-After).
+// Per-token rate limiting (the edges turn a refusal into 429 + Retry-After).
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../src/server/auth/rate-limit';
 import { loadConfig } from '../../../src/server/config';

@@ -1,4 +1,4 @@
-// Issue 9 item 5: secure cookie flags on the console session.
+// Secure cookie flags on the console session.
 import { describe, expect, it } from 'vitest';
 import { secureCookies, sessionCookie } from '../../../src/server/auth/session';
 

@@ -1,4 +1,4 @@
-// Issue 9 item 5: secrets are compared in constant time. `safeEqual` hashes both sides first, so
+// Secrets are compared in constant time. `safeEqual` hashes both sides first, so
 // timingSafeEqual always compares 32 bytes (no length leak, no throw on different lengths); and the code paths
 // that check a presented secret (API tokens, CSRF tokens) go through it rather than `===`.
 import { readFileSync } from 'node:fs';

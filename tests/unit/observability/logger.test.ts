@@ -1,4 +1,4 @@
-// Issue 17 item 10: the structured log — JSON lines by default, readable lines on a terminal, quiet under the test
+// The structured log — JSON lines by default, readable lines on a terminal, quiet under the test
 // runner, secret-named fields redacted — and its settings (config.ts: TETHER_LOG_LEVEL, TETHER_LOG_FORMAT).
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/server/config';
@@ -37,7 +37,7 @@ describe('createLogger', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ token: '[redacted]', headers: { authorization: '[redacted]', cookie: '[redacted]' }, user: { password: '[redacted]' } });
   });
 
-  it('writes a request line without the redaction pass byte for byte as the redacting logger writes it (issue 16 item 3)', () => {
+  it('writes a request line without the redaction pass byte for byte as the redacting logger writes it', () => {
     for (const format of ['json', 'pretty'] as const) {
       const { lines, out } = capture();
       const log = createLogger({ level: 'info', format }, out);

@@ -1,0 +1,23 @@
+// The set-up domain-level integration tests share, as vitest fixtures: a fresh migrated database on the running
+// project's dialect (tests/support/db.ts), services over it (attested, failpoints on) and a workspace with the default
+// steps. Each is file-scoped: built once, for the first test in the file that asks for it, and closed after the file's
+// last test. Tests in one file share them, so they use unique external ids and names (`uniq`).
+//
+//   import { describe, expect, it } from '../../support/database-test';
+//   it('creates', async ({ services, ws }) => { … });
+import { test as base } from 'vitest';
+import { freshDb } from './db';
+import { makeWorkspace, testServices } from './fixtures';
+
+export const it = base
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern; none here
+  .extend('db', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const db = await freshDb();
+    onCleanup(() => db.close());
+    return db;
+  })
+  .extend('services', { scope: 'file' }, async ({ db }) => testServices(db))
+  .extend('ws', { scope: 'file' }, async ({ db }) => makeWorkspace(db));
+
+export const test = it;
+export { afterAll, afterEach, beforeAll, beforeEach, describe, expect } from 'vitest';
