@@ -1,5 +1,5 @@
 // `npm run bench [-- --quick] [-- --profile]`: Tether's cost of idempotency against the database's own limit,
-// measured in one run (issue 4). See docs/BENCHMARKS.md for how to read the output.
+// measured in one run. See docs/BENCHMARKS.md for how to read the output.
 import { Agent, get } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -175,7 +175,7 @@ async function scaleSide(services: Services, seeded: Seeded, raw: Baseline, app:
 }
 
 /**
- * Issue 15: the console's browser, in process — a page of 25 ids starting with a two-digit prefix (`ext-37`: 11,111
+ * The console's browser, in process — a page of 25 ids starting with a two-digit prefix (`ext-37`: 11,111
  * of a million ids, so the page's capped count reads its 10,001 index entries), sorted by external id, and a later
  * page of the same (keyset, after a cursor).
  */

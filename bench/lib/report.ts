@@ -24,7 +24,7 @@ export interface ScaleSide {
   rawP50Ms: number;
   inProcessP50Ms: number;
   httpP50Ms: number;
-  /** Issue 15: the console's task browser, in process — a prefix page of 25 (with its capped count), and a later page. */
+  /** The console's task browser, in process — a prefix page of 25 (with its capped count), and a later page. */
   prefixPageP50Ms?: number;
   prefixNextPageP50Ms?: number;
 }
@@ -83,7 +83,7 @@ function targets(report: Report): string[][] {
     const v = s ? ratio(report, s) : undefined;
     if (v !== undefined) rows.push([`${label}, ${DIALECT_LABEL[dialect]}`, `≥ ${min} ×`, `${f(v, 2)} ×`, mark(v >= min)]);
   };
-  // Issue 16.
+  // The cost of the create protocol against the database's own statements (targets in docs/BENCHMARKS.md).
   ratioRow('REST Created / raw insert', 'postgres', 'REST Created', 0.35);
   ratioRow('REST Created / raw insert', 'sqlite', 'REST Created', 0.35);
   ratioRow('tRPC Created / raw insert', 'postgres', 'tRPC Created', 0.3);
@@ -100,7 +100,7 @@ function targets(report: Report): string[][] {
     const ok = c.statements <= most && c.transactions === 1;
     rows.push([`Statements per zero-step Created, ${DIALECT_LABEL[dialect]}`, `≤ ${most}, 1 commit`, `${f(c.statements, 2)}, ${f(c.transactions, 2)} commit`, mark(ok)]);
   }
-  // Issue 4, still held.
+  // The cost of the typed path and of in-process lookups against a raw lookup.
   ratioRow('tRPC Found / raw lookup', 'postgres', 'tRPC Found', 0.5);
   ratioRow('Found in-process / raw lookup', 'postgres', 'in-process Found', 0.8);
   for (const [dialect, c] of Object.entries(report.counts)) {
@@ -244,7 +244,7 @@ export function toMarkdown(report: Report): string {
       ),
     );
     out.push('');
-    out.push('Prefix page: the console\'s task browser in process (issue 15) — 25 ids starting with a random two-digit prefix (`ext-37`), sorted by external id, with the matching count capped at 10,000; later page: the page after the first one\'s cursor.');
+    out.push('Prefix page: the console\'s task browser in process — 25 ids starting with a random two-digit prefix (`ext-37`), sorted by external id, with the matching count capped at 10,000; later page: the page after the first one\'s cursor.');
     out.push('');
     out.push(`Bulk load of ${s.large.tasks.toLocaleString('en')} tasks took ${f(s.loadSeconds, 1)} s (INSERT … SELECT generate_series).`);
   }

@@ -3,6 +3,8 @@
 //   - the data layer imports only types from the domain; what both need at run time (the task and event shapes,
 //     the stored access words, the lease-lost error) is the model's (src/server/model), which imports neither;
 //   - no measurement switches: the product ships one path, comparisons run through `bench:compare`;
+//   - no tracker references (the word "issue" and a number) in code, tests, scripts or docs: a reader has the code, not the tracker, so a
+//     comment says the reason (applied migrations keep theirs: editing one changes its checksum);
 //   - the environment is read only by the config module (src/server/config.ts);
 //   - no import circles anywhere in src/ (type-only imports included);
 //   - the domain imports no transport (api, rest, mcp, http) and no runtime (recovery, relay, dispatcher);
@@ -93,6 +95,22 @@ describe('layering', () => {
       walkAll(join(ROOT, d)).map((path) => ({ path, rel: relative(ROOT, path), text: readFileSync(path, 'utf8') })),
     );
     expect(hits([...files, ...more], SWITCH)).toEqual([]);
+  });
+
+  it('cites no tracker entries: comments and docs say the reason', () => {
+    const TRACKER = /\bissues? #?\d+/i;
+    const text = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) return ['node_modules', 'generated', 'results', 'migrations'].includes(name) ? [] : text(path);
+        return /\.(ts|tsx|mts|mjs|js|md|prisma)$/.test(name) ? [path] : [];
+      });
+    const dirs = ['src', 'tests', 'bench', 'scripts', 'e2e', 'docs', 'prisma'];
+    const more = dirs.flatMap((d) => text(join(ROOT, d))).map((path) => ({ path, rel: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
+    const readme = join(ROOT, 'README.md');
+    const all = [...more, { path: readme, rel: 'README.md', text: readFileSync(readme, 'utf8') }];
+    expect(all.length).toBeGreaterThan(100);
+    expect(hits(all, TRACKER)).toEqual([]);
   });
 
   it('the domain imports neither transport nor runtime', () => {

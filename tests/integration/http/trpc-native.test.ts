@@ -136,7 +136,7 @@ const cases: Array<[string, () => Send, number, boolean]> = [
   ['invalid JSON in ?input=', () => get('task.get', '?input=%7Bbad'), 400, true],
   ['an invalid JSON body', () => post('task.create', '{"title": '), 400, true],
   ['an empty body', () => post('task.create', ''), 400, true],
-  // Issue 18: both paths refuse bytes that are not UTF-8 as REST does (they used to repair them to U+FFFD).
+  // Both paths refuse bytes that are not UTF-8 as REST does (they used to repair them to U+FFFD).
   ['a body that is not UTF-8', () => postRaw('session.login', () => Buffer.from('{"email":"a\xff@x.test","password":"password-1"}', 'latin1')), 400, true],
   ['a create whose external_id is not UTF-8', () => postRaw('task.create', () => Buffer.from(`{"workspace_id":"${ws.id}","external_id":"u8-\xfe","title":"T"}`, 'latin1')), 400, true],
   ['?input= whose escapes are not UTF-8', () => get('task.byExternalId', `?input=${encodeURIComponent(JSON.stringify({ workspace_id: ws.id, external_id: 'x' })).replace('x', '%ED%A0%80')}`), 400, true],
@@ -172,7 +172,7 @@ describe('tRPC native path answers exactly like the adapter', () => {
   });
 });
 
-describe('what the native path relies on in @trpc/server (issue 14 item 6: an upgrade must fail here, loudly)', () => {
+describe('what the native path relies on in @trpc/server (a tRPC upgrade must fail here, loudly)', () => {
   it(`is the @trpc/server version the native path was checked against (${NATIVE_CALL_VERIFIED_WITH})`, () => {
     const require = createRequire(import.meta.url);
     const installed = (JSON.parse(readFileSync(require.resolve('@trpc/server/package.json'), 'utf8')) as { version: string }).version;
