@@ -45,7 +45,13 @@ export default function config(phase) {
     // TETHER_TYPES_CHECKED=1 so that next build does not check it a second time. Every other build checks.
     typescript: { ignoreBuildErrors: process.env.TETHER_TYPES_CHECKED === '1' },
     // Native and server-only packages stay out of any page bundle even if something imports them by mistake.
-    serverExternalPackages: ['better-sqlite3', 'pg', '@prisma/client', '@prisma/adapter-better-sqlite3', '@prisma/adapter-pg'],
+    serverExternalPackages: [
+      'better-sqlite3',
+      'pg',
+      '@prisma/client',
+      '@prisma/adapter-better-sqlite3',
+      '@prisma/adapter-pg',
+    ],
     async headers() {
       return [{ source: '/:path*', headers: pageHeaders(dev) }];
     },

@@ -23,10 +23,13 @@ type SeriesName = (typeof SERIES)[number];
 const HELD = 10_000;
 
 const argv = process.argv.slice(2);
-const option = (name: string, fallback: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const option = (name: string, fallback: string) =>
+  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const other = argv.find((a) => !a.startsWith('--'));
 if (!other || !existsSync(resolve(other, 'package.json'))) {
-  console.error('usage: npm run bench:compare -- <path of another checkout, with node_modules and .next> [--rounds=N] [--seconds=N] [--instances=N] [--dialect=postgres|sqlite] [--series=…]');
+  console.error(
+    'usage: npm run bench:compare -- <path of another checkout, with node_modules and .next> [--rounds=N] [--seconds=N] [--instances=N] [--dialect=postgres|sqlite] [--series=…]',
+  );
   process.exit(2);
 }
 const rounds = Number(option('rounds', '8'));
@@ -58,15 +61,25 @@ function peakRssMb(pid: number): number {
 }
 
 async function start(label: string, root: string, databaseUrl: string): Promise<Server> {
-  const seeded = spawnSync(process.execPath, ['--import', 'tsx', resolve(ROOT, 'bench/lib/compare-seed.ts'), root, databaseUrl, String(HELD)], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, TETHER_LOG_LEVEL: 'silent' },
-  });
+  const seeded = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', resolve(ROOT, 'bench/lib/compare-seed.ts'), root, databaseUrl, String(HELD)],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, TETHER_LOG_LEVEL: 'silent' },
+    },
+  );
   if (seeded.status !== 0) throw new Error(`${label}: seeding failed\n${seeded.stderr}`);
-  const { token, workspaceId } = JSON.parse(seeded.stdout.trim().split('\n').pop()!) as { token: string; workspaceId: string };
+  const { token, workspaceId } = JSON.parse(seeded.stdout.trim().split('\n').pop()!) as {
+    token: string;
+    workspaceId: string;
+  };
   const bundled = existsSync(resolve(root, 'scripts/build-server.mjs'));
-  if (bundled && spawnSync(process.execPath, ['scripts/build-server.mjs', '--quiet'], { cwd: root, stdio: 'inherit' }).status !== 0) {
+  if (
+    bundled &&
+    spawnSync(process.execPath, ['scripts/build-server.mjs', '--quiet'], { cwd: root, stdio: 'inherit' }).status !== 0
+  ) {
     throw new Error(`${label}: the server bundle did not build`);
   }
   const port = await freePort();
@@ -74,7 +87,14 @@ async function start(label: string, root: string, databaseUrl: string): Promise<
   const child = spawn(process.execPath, ['--max-old-space-size=512', ...entry], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', TETHER_RATE_LIMIT_PER_SEC: '0' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TETHER_RATE_LIMIT_PER_SEC: '0',
+    },
   });
   let output = '';
   await new Promise<void>((ok, fail) => {
@@ -104,22 +124,40 @@ let created = 0;
 const fresh = () => `new-${run}-${++created}`;
 
 function request(s: Server, name: SeriesName) {
-  const create = (id: () => string) => JSON.stringify({ workspace_id: s.workspaceId, external_id: id(), title: 'bench task' });
+  const create = (id: () => string) =>
+    JSON.stringify({ workspace_id: s.workspaceId, external_id: id(), title: 'bench task' });
   switch (name) {
     case 'found':
       return { method: 'POST', path: '/api/v1/tasks', setupRequest: (r: object) => ({ ...r, body: create(held) }) };
     case 'trpc-found':
-      return { method: 'POST', path: '/api/trpc/task.create', setupRequest: (r: object) => ({ ...r, body: create(held) }) };
+      return {
+        method: 'POST',
+        path: '/api/trpc/task.create',
+        setupRequest: (r: object) => ({ ...r, body: create(held) }),
+      };
     case 'created':
       return { method: 'POST', path: '/api/v1/tasks', setupRequest: (r: object) => ({ ...r, body: create(fresh) }) };
     case 'trpc-created':
-      return { method: 'POST', path: '/api/trpc/task.create', setupRequest: (r: object) => ({ ...r, body: create(fresh) }) };
+      return {
+        method: 'POST',
+        path: '/api/trpc/task.create',
+        setupRequest: (r: object) => ({ ...r, body: create(fresh) }),
+      };
     case 'lookup':
-      return { method: 'GET', setupRequest: (r: object) => ({ ...r, path: `/api/v1/workspaces/${s.workspaceId}/tasks/by-external-id?external_id=${held()}` }) };
+      return {
+        method: 'GET',
+        setupRequest: (r: object) => ({
+          ...r,
+          path: `/api/v1/workspaces/${s.workspaceId}/tasks/by-external-id?external_id=${held()}`,
+        }),
+      };
     case 'trpc-lookup':
       return {
         method: 'GET',
-        setupRequest: (r: object) => ({ ...r, path: `/api/trpc/task.byExternalId?input=${encodeURIComponent(JSON.stringify({ workspace_id: s.workspaceId, external_id: held() }))}` }),
+        setupRequest: (r: object) => ({
+          ...r,
+          path: `/api/trpc/task.byExternalId?input=${encodeURIComponent(JSON.stringify({ workspace_id: s.workspaceId, external_id: held() }))}`,
+        }),
       };
   }
 }
@@ -142,7 +180,8 @@ async function round(s: Server, name: SeriesName, secs: number): Promise<{ us: n
 const pg = dialect === 'postgres' ? await startPostgres() : undefined;
 const files = dialect === 'sqlite' ? mkdtempSync(join(tmpdir(), 'tether-compare-')) : undefined;
 /** A fresh database for one server: a PostgreSQL database, or a SQLite file. */
-const database = (name: string) => (pg ? createDatabase(pg.url, name) : Promise.resolve(`file:${join(files!, `${name}.db`)}`));
+const database = (name: string) =>
+  pg ? createDatabase(pg.url, name) : Promise.resolve(`file:${join(files!, `${name}.db`)}`);
 const servers: Server[] = [];
 const stopAll = () => {
   for (const s of servers) s.child.kill('SIGKILL');
@@ -173,14 +212,21 @@ try {
         for (const s of pair) (sides.mine.includes(s) ? mine : theirs).push((await round(s, name, seconds)).us);
       }
       results.get(name)!.push({ mine: mean(mine), theirs: mean(theirs) });
-      process.stderr.write(`compare: round ${i + 1} ${name}: other ${mean(theirs).toFixed(0)} µs, this ${mean(mine).toFixed(0)} µs\n`);
+      process.stderr.write(
+        `compare: round ${i + 1} ${name}: other ${mean(theirs).toFixed(0)} µs, this ${mean(mine).toFixed(0)} µs\n`,
+      );
     }
   }
   const m = (xs: number[]) => median(xs).toFixed(0);
-  const lines = [`| Series | other: server µs/request | this checkout | this / other (median of paired rounds) |`, '|---|---|---|---|'];
+  const lines = [
+    `| Series | other: server µs/request | this checkout | this / other (median of paired rounds) |`,
+    '|---|---|---|---|',
+  ];
   for (const [name, pairs] of results) {
     const ratio = median(pairs.map((p) => p.mine / p.theirs));
-    lines.push(`| ${name} | ${m(pairs.map((p) => p.theirs))} | ${m(pairs.map((p) => p.mine))} | ${ratio.toFixed(2)} × |`);
+    lines.push(
+      `| ${name} | ${m(pairs.map((p) => p.theirs))} | ${m(pairs.map((p) => p.mine))} | ${ratio.toFixed(2)} × |`,
+    );
   }
   const rss = (side: Server[]) => side.map((s) => peakRssMb(s.pid).toFixed(0)).join(', ');
   lines.push(

@@ -70,4 +70,5 @@ export function summarize(profile: Profile, top = 25): string {
 
 const file = process.argv[2];
 if (file) process.stdout.write(summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile) + '\n');
-else if (process.argv[1]?.endsWith('profile-summary.ts')) console.error('usage: tsx bench/profile-summary.ts <file.cpuprofile>');
+else if (process.argv[1]?.endsWith('profile-summary.ts'))
+  console.error('usage: tsx bench/profile-summary.ts <file.cpuprofile>');

@@ -17,7 +17,16 @@ import { closedLoop, randomInt, sequentialLatency, type LoadResult } from './lib
 import { parseOptions } from './lib/options';
 import { race } from './lib/race';
 import { browseTasks } from '../src/server/domain/console/browse';
-import { ANCHOR_INSERT, ANCHOR_LOOKUP, toMarkdown, VIA_PGBOUNCER, writeReport, type Report, type ScaleSide, type Series } from './lib/report';
+import {
+  ANCHOR_INSERT,
+  ANCHOR_LOOKUP,
+  toMarkdown,
+  VIA_PGBOUNCER,
+  writeReport,
+  type Report,
+  type ScaleSide,
+  type Series,
+} from './lib/report';
 import { bulkLoad, seed, type Seeded } from './lib/seed';
 import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
 import { countStatements, inProcess } from './lib/tether';
@@ -65,7 +74,13 @@ interface Plan {
 
 /** Rounds interleave the series (round 1 of every series, then round 2, …) so drift hits all of them alike. */
 async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuProbe): Promise<void> {
-  const series: Series[] = plans.map((p) => ({ dialect, name: p.name, baseline: p.baseline, anchor: p.anchor, runs: [] }));
+  const series: Series[] = plans.map((p) => ({
+    dialect,
+    name: p.name,
+    baseline: p.baseline,
+    anchor: p.anchor,
+    runs: [],
+  }));
   report.series.push(...series);
   for (const p of plans) await p.run(opts.warmupSeconds);
   for (let round = 0; round < opts.runs; round++) {
@@ -74,7 +89,9 @@ async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuPro
       const r = await p.run(opts.seconds);
       r.cpu = await stop(r.ops);
       series[i]!.runs.push(r);
-      log(`${dialect} ${p.name} round ${round + 1}: ${r.opsPerSec.toFixed(0)} ops/s, p50 ${r.p50Ms.toFixed(2)} ms${r.errors ? `, ${r.errors} errors: ${r.firstError}` : ''}`);
+      log(
+        `${dialect} ${p.name} round ${round + 1}: ${r.opsPerSec.toFixed(0)} ops/s, p50 ${r.p50Ms.toFixed(2)} ms${r.errors ? `, ${r.errors} errors: ${r.firstError}` : ''}`,
+      );
     }
   }
 }
@@ -136,11 +153,26 @@ function plansFor(
       ];
     };
     plans.push(
-      { name: `${label} Found`, ...reads, server: app, run: (s) => httpLoad(target, surface, 'found', { connections: c, seconds: s }) },
+      {
+        name: `${label} Found`,
+        ...reads,
+        server: app,
+        run: (s) => httpLoad(target, surface, 'found', { connections: c, seconds: s }),
+      },
       ...viaPooler('found'),
-      { name: `${label} Created`, ...writes, server: app, run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }) },
+      {
+        name: `${label} Created`,
+        ...writes,
+        server: app,
+        run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }),
+      },
       ...viaPooler('created'),
-      { name: `${label} lookup`, ...reads, server: app, run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }) },
+      {
+        name: `${label} lookup`,
+        ...reads,
+        server: app,
+        run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }),
+      },
     );
   }
   const measuredAgainst = (name: string) => /^(raw|anchor|pgbench) /.test(name);
@@ -157,7 +189,14 @@ function httpGet(agent: Agent, url: string, token: string): Promise<void> {
 }
 
 /** Lookup latency one request at a time (no queueing), in a workspace holding `tasks` identities. */
-async function scaleSide(services: Services, seeded: Seeded, raw: Baseline, app: AppProcess, ws: { id: string }, tasks: number): Promise<ScaleSide> {
+async function scaleSide(
+  services: Services,
+  seeded: Seeded,
+  raw: Baseline,
+  app: AppProcess,
+  ws: { id: string },
+  tasks: number,
+): Promise<ScaleSide> {
   const n = opts.scaleSamples;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const key = () => `ext-${1 + randomInt(tasks)}`;
@@ -179,7 +218,12 @@ async function scaleSide(services: Services, seeded: Seeded, raw: Baseline, app:
  * of a million ids, so the page's capped count reads its 10,001 index entries), sorted by external id, and a later
  * page of the same (keyset, after a cursor).
  */
-async function prefixPages(services: Services, seeded: Seeded, ws: { id: string }, n: number): Promise<Pick<ScaleSide, 'prefixPageP50Ms' | 'prefixNextPageP50Ms'>> {
+async function prefixPages(
+  services: Services,
+  seeded: Seeded,
+  ws: { id: string },
+  n: number,
+): Promise<Pick<ScaleSide, 'prefixPageP50Ms' | 'prefixNextPageP50Ms'>> {
   const prefix = () => `ext-${1 + randomInt(9)}${randomInt(10)}`;
   const browse = (p: string, cursor: string | null) =>
     browseTasks(services.store, seeded.actor, {
@@ -255,21 +299,36 @@ async function postgresPhase(): Promise<void> {
     const stopBouncer = bouncer.stop;
     cleanups.add(stopBouncer);
     const viaPooler = { env: { DIRECT_DATABASE_URL: url } };
-    pooledApps.push(...(await Promise.all([startApp(bouncer.url(name), viaPooler), startApp(bouncer.url(name), viaPooler)])));
+    pooledApps.push(
+      ...(await Promise.all([startApp(bouncer.url(name), viaPooler), startApp(bouncer.url(name), viaPooler)])),
+    );
     for (const a of pooledApps) cleanups.add(a.kill);
     raw = pgBaseline(url);
     anchor = pgAnchor(url);
 
-    report.counts.postgres = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
+    report.counts.postgres = await countStatements(
+      services,
+      seeded.token,
+      inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks),
+      opts.countSamples,
+    );
     if (opts.phases.has('matrix')) {
       const driver = services.store.driver;
-      const walLsn = async () => Number((await driver.one<{ b: unknown }>("SELECT pg_current_wal_lsn() - '0/0' AS b"))?.b ?? 0);
+      const walLsn = async () =>
+        Number((await driver.one<{ b: unknown }>("SELECT pg_current_wal_lsn() - '0/0' AS b"))?.b ?? 0);
       const pooler = bouncer;
       const probe = (more: AppProcess[]) =>
-        cpuProbe(() => [...apps, ...pooledApps, ...more].map((a) => a.pid), Number(new URL(url).port), walLsn, pooler && (() => pooler.pid()));
+        cpuProbe(
+          () => [...apps, ...pooledApps, ...more].map((a) => a.pid),
+          Number(new URL(url).port),
+          walLsn,
+          pooler && (() => pooler.pid()),
+        );
       const bin = findPgbench();
       if (!bin) report.notes.push('pgbench is not installed next to the PostgreSQL server: its series were skipped.');
-      const pgbench = bin ? (kind: 'lookup' | 'insert', s: number) => runPgbench(bin, url, kind, opts.concurrency, opts.cores, s) : undefined;
+      const pgbench = bin
+        ? (kind: 'lookup' | 'insert', s: number) => runPgbench(bin, url, kind, opts.concurrency, opts.cores, s)
+        : undefined;
       const more = { pooled: pooledApps[0], pgbench };
       await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc'], more), probe([]));
       report.peakRssMb = app.peakRssMb();
@@ -295,13 +354,32 @@ async function postgresPhase(): Promise<void> {
   }
 }
 
-async function racePhase(services: Services, seeded: Seeded, apps: AppProcess[], pooledApps: AppProcess[]): Promise<void> {
+async function racePhase(
+  services: Services,
+  seeded: Seeded,
+  apps: AppProcess[],
+  pooledApps: AppProcess[],
+): Promise<void> {
   log(`race: ${opts.raceIdentities} identities × ${opts.raceConcurrency} creates across 2 processes`);
-  report.race = await race(services.store.driver, apps.map((a) => a.url), seeded.token, seeded.race.id, opts.raceIdentities, opts.raceConcurrency);
+  report.race = await race(
+    services.store.driver,
+    apps.map((a) => a.url),
+    seeded.token,
+    seeded.race.id,
+    opts.raceIdentities,
+    opts.raceConcurrency,
+  );
   report.peakRssMb = Math.max(report.peakRssMb ?? 0, apps[0]!.peakRssMb());
   if (pooledApps.length === 0) return;
   log(`race through PgBouncer: the same across 2 more processes on ?pgbouncer=true`);
-  report.racePooled = await race(services.store.driver, pooledApps.map((a) => a.url), seeded.token, seeded.racePooled.id, opts.raceIdentities, opts.raceConcurrency);
+  report.racePooled = await race(
+    services.store.driver,
+    pooledApps.map((a) => a.url),
+    seeded.token,
+    seeded.racePooled.id,
+    opts.raceIdentities,
+    opts.raceConcurrency,
+  );
 }
 
 async function scalePhase(services: Services, seeded: Seeded, raw: Baseline, app: AppProcess): Promise<void> {
@@ -328,9 +406,18 @@ async function sqlitePhase(): Promise<void> {
     cleanups.add(app.kill);
     raw = sqliteBaseline(file);
     anchor = sqliteAnchor(file);
-    report.counts.sqlite = await countStatements(services, seeded.token, inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks), opts.countSamples);
+    report.counts.sqlite = await countStatements(
+      services,
+      seeded.token,
+      inProcess(services, seeded.actor, seeded.main.id, opts.smallTasks),
+      opts.countSamples,
+    );
     const live = app;
-    await matrix('sqlite', plansFor(services, seeded, raw, anchor, app, ['rest']), cpuProbe(() => [live.pid], undefined));
+    await matrix(
+      'sqlite',
+      plansFor(services, seeded, raw, anchor, app, ['rest']),
+      cpuProbe(() => [live.pid], undefined),
+    );
   } finally {
     await raw?.close();
     await anchor?.close();
@@ -345,8 +432,14 @@ const started = Date.now();
 ensureBuilt(log);
 await postgresPhase();
 if (opts.phases.has('sqlite')) await sqlitePhase();
-if (opts.mode === 'quick') report.notes.push('quick mode: fewer and shorter runs and a smaller scale comparison; use the full mode for reference figures.');
-if (opts.profile) report.notes.push('the first PostgreSQL server and the SQLite server ran under --cpu-prof (slower); profiles are in bench/results/profiles — summarize with `tsx bench/profile-summary.ts <file>`.');
+if (opts.mode === 'quick')
+  report.notes.push(
+    'quick mode: fewer and shorter runs and a smaller scale comparison; use the full mode for reference figures.',
+  );
+if (opts.profile)
+  report.notes.push(
+    'the first PostgreSQL server and the SQLite server ran under --cpu-prof (slower); profiles are in bench/results/profiles — summarize with `tsx bench/profile-summary.ts <file>`.',
+  );
 report.notes.push(`wall time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 const files = writeReport(report, RESULTS);
 process.stdout.write(toMarkdown(report));

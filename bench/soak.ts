@@ -58,14 +58,29 @@ export interface SoakReport {
   /** Operations still open past their lease once the load stopped (the recovery runtime must be idle). */
   leftoverOperations: number;
   /** RSS per server. V8 grows the heap in a sawtooth, so the trend is read from the troughs (min of first/last third). */
-  rssMb: Array<{ pid: number; startMb: number; endMb: number; maxMb: number; troughFirstMb: number; troughLastMb: number; samples: number[] }>;
+  rssMb: Array<{
+    pid: number;
+    startMb: number;
+    endMb: number;
+    maxMb: number;
+    troughFirstMb: number;
+    troughLastMb: number;
+    samples: number[];
+  }>;
   latencyMs: { p50: number; p99: number; max: number };
 }
 
 const OPS = ['create_new', 'create_dup', 'lookup_rest', 'lookup_trpc', 'release', 'console_read'] as const;
 type Op = (typeof OPS)[number];
 // Weights of the mix: mostly creates and lookups, some releases, a steady trickle of console reads.
-const WEIGHTS: Record<Op, number> = { create_new: 30, create_dup: 25, lookup_rest: 15, lookup_trpc: 10, release: 5, console_read: 15 };
+const WEIGHTS: Record<Op, number> = {
+  create_new: 30,
+  create_dup: 25,
+  lookup_rest: 15,
+  lookup_trpc: 10,
+  release: 5,
+  console_read: 15,
+};
 
 function pick(): Op {
   let r = Math.random() * 100;
@@ -101,7 +116,11 @@ export async function soakWorkload(setup: SoakSetup, opts: SoakOptions): Promise
   const bearer = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const console_ = { cookie: setup.cookie };
 
-  async function request(op: Op, url: string, init: RequestInit): Promise<{ status: number; json: Record<string, unknown> | undefined }> {
+  async function request(
+    op: Op,
+    url: string,
+    init: RequestInit,
+  ): Promise<{ status: number; json: Record<string, unknown> | undefined }> {
     const t0 = Date.now();
     try {
       const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
@@ -128,7 +147,11 @@ export async function soakWorkload(setup: SoakSetup, opts: SoakOptions): Promise
   }
 
   async function create(base: string, ext: string, op: Op): Promise<void> {
-    const r = await request(op, `${base}/api/v1/tasks`, { method: 'POST', headers: bearer, body: JSON.stringify({ workspace_id: ws, external_id: ext, title: `soak ${ext}` }) });
+    const r = await request(op, `${base}/api/v1/tasks`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ workspace_id: ws, external_id: ext, title: `soak ${ext}` }),
+    });
     if (r.status === 200 && r.json?.deduplicated === false) createdCount.set(ext, (createdCount.get(ext) ?? 0) + 1);
     if (r.status === 200 && op === 'create_new') known.push(ext);
   }
@@ -164,7 +187,9 @@ export async function soakWorkload(setup: SoakSetup, opts: SoakOptions): Promise
         return;
       }
       case 'console_read': {
-        const proc = ['console.overview', 'console.tasks', 'console.unsettled', 'console.releases'][Math.floor(Math.random() * 4)]!;
+        const proc = ['console.overview', 'console.tasks', 'console.unsettled', 'console.releases'][
+          Math.floor(Math.random() * 4)
+        ]!;
         const input = encodeURIComponent(JSON.stringify({ workspace_id: ws }));
         await request(op, `${base}/api/trpc/${proc}?input=${input}`, { headers: console_ });
         return;
@@ -176,11 +201,16 @@ export async function soakWorkload(setup: SoakSetup, opts: SoakOptions): Promise
   const deadline = started + opts.seconds * 1000;
   const pids = setup.pids ?? [];
   const samples = new Map<number, number[]>(pids.map((p) => [p, [rssMb(p)]]));
-  const sampler = setInterval(() => {
-    for (const p of pids) samples.get(p)!.push(rssMb(p));
-    const done = Object.values(byOperation).reduce((a, b) => a + b, 0);
-    log(`${Math.round((Date.now() - started) / 1000)} s: ${done} requests, ${serverErrors.length} 5xx, RSS ${pids.map((p) => `${rssMb(p)} MB`).join(' / ')}`);
-  }, Math.max(1000, Math.min(10_000, (opts.seconds * 1000) / 20)));
+  const sampler = setInterval(
+    () => {
+      for (const p of pids) samples.get(p)!.push(rssMb(p));
+      const done = Object.values(byOperation).reduce((a, b) => a + b, 0);
+      log(
+        `${Math.round((Date.now() - started) / 1000)} s: ${done} requests, ${serverErrors.length} 5xx, RSS ${pids.map((p) => `${rssMb(p)} MB`).join(' / ')}`,
+      );
+    },
+    Math.max(1000, Math.min(10_000, (opts.seconds * 1000) / 20)),
+  );
 
   const outageTask = opts.outage
     ? (async () => {
@@ -193,7 +223,11 @@ export async function soakWorkload(setup: SoakSetup, opts: SoakOptions): Promise
         // Recovery time: from the database being back to the first successful create on EVERY server.
         for (const base of targets) {
           for (;;) {
-            const r = await fetch(`${base}/api/v1/tasks`, { method: 'POST', headers: bearer, body: JSON.stringify({ workspace_id: ws, title: 'probe' }) }).catch(() => undefined);
+            const r = await fetch(`${base}/api/v1/tasks`, {
+              method: 'POST',
+              headers: bearer,
+              body: JSON.stringify({ workspace_id: ws, title: 'probe' }),
+            }).catch(() => undefined);
             if (r?.status === 200) break;
             await new Promise((res) => setTimeout(res, 50));
           }
@@ -216,10 +250,12 @@ export async function soakWorkload(setup: SoakSetup, opts: SoakOptions): Promise
   // The recovery runtime must be idle: give it one lease (and a poll) to finish what the load left, then count.
   const leftover = async () =>
     Number(
-      (await setup.db.one<{ n: unknown }>(
-        "SELECT COUNT(*) AS n FROM creation_operations WHERE state IN ('preparing', 'completing', 'aborting') AND lease_expires_at < $1",
-        [new Date().toISOString()],
-      ))?.n ?? 0,
+      (
+        await setup.db.one<{ n: unknown }>(
+          "SELECT COUNT(*) AS n FROM creation_operations WHERE state IN ('preparing', 'completing', 'aborting') AND lease_expires_at < $1",
+          [new Date().toISOString()],
+        )
+      )?.n ?? 0,
     );
   let leftoverOperations = await leftover();
   for (let i = 0; i < 30 && leftoverOperations > 0; i++) {
@@ -268,15 +304,30 @@ export async function soakWorkload(setup: SoakSetup, opts: SoakOptions): Promise
 export async function seedSoak(db: Db): Promise<Omit<SoakSetup, 'targets' | 'pids' | 'db'>> {
   const ws = await makeWorkspace(db);
   const store = new Store(db); // over the caller's database, which the caller closes
-  const { token } = await createApiToken(store, { name: 'soak', workspaceIds: [ws.id], scopes: ['tasks:read', 'tasks:write', 'identities:release'] });
-  const user = await createUser(store, { email: `soak-${randomUUID().slice(0, 8)}@example.com`, password: 'soak password 1234', role: 'operator', workspaceIds: [ws.id] });
+  const { token } = await createApiToken(store, {
+    name: 'soak',
+    workspaceIds: [ws.id],
+    scopes: ['tasks:read', 'tasks:write', 'identities:release'],
+  });
+  const user = await createUser(store, {
+    email: `soak-${randomUUID().slice(0, 8)}@example.com`,
+    password: 'soak password 1234',
+    role: 'operator',
+    workspaceIds: [ws.id],
+  });
   const session = await createSession(store, user.id);
   return { workspaceId: ws.id, token, cookie: `${SESSION_COOKIE}=${session.cookieValue}` };
 }
 
 /** Whether a report kept every promise. */
 export function soakPassed(r: SoakReport): boolean {
-  return r.serverErrors.length === 0 && r.duplicateCreates === 0 && r.duplicateRows === 0 && r.leftoverOperations === 0 && r.transportErrors === 0;
+  return (
+    r.serverErrors.length === 0 &&
+    r.duplicateCreates === 0 &&
+    r.duplicateRows === 0 &&
+    r.leftoverOperations === 0 &&
+    r.transportErrors === 0
+  );
 }
 
 function arg(argv: string[], name: string, dflt: number): number {
@@ -328,11 +379,18 @@ async function main(argv: string[]): Promise<void> {
     const dir = resolve(ROOT, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = resolve(dir, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ minutes, clients, outageSeconds, node: process.versions.node, report }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify({ minutes, clients, outageSeconds, node: process.versions.node, report }, null, 2),
+    );
     console.log(JSON.stringify({ ...report, rssMb: report.rssMb.map(({ samples: _samples, ...r }) => r) }, null, 2));
     log(`report written to ${file}`);
     const ok = soakPassed(report);
-    log(ok ? 'PASS: no 5xx, no duplicates, recovery runtime idle' : 'FAIL: see serverErrors / duplicates / leftoverOperations');
+    log(
+      ok
+        ? 'PASS: no 5xx, no duplicates, recovery runtime idle'
+        : 'FAIL: see serverErrors / duplicates / leftoverOperations',
+    );
     process.exitCode = ok ? 0 : 1;
   } finally {
     await Promise.all(apps.map((a) => a.stop()));

@@ -15,12 +15,18 @@ interface Served {
 }
 
 /** Every operation of the document as served: what the page must show. */
-async function servedOperations(): Promise<Array<{ method: string; path: string; operationId: string; summary: string }>> {
+async function servedOperations(): Promise<
+  Array<{ method: string; path: string; operationId: string; summary: string }>
+> {
   const doc = (await (await fetch(`${BASE_URL}/api/v1/openapi.json`)).json()) as Served;
-  return Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method, path, ...op })));
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ method, path, ...op })),
+  );
 }
 
-test('the console header opens the API reference, which shows every operation of the served document', async ({ page }, testInfo) => {
+test('the console header opens the API reference, which shows every operation of the served document', async ({
+  page,
+}, testInfo) => {
   const elsewhere: string[] = [];
   page.on('request', (r) => {
     const url = r.url();
@@ -65,7 +71,9 @@ test('the console header opens the API reference, which shows every operation of
   const create = page.locator('section[id="createTask"]');
   await expect(create.getByText('Required, as application/json.')).toBeVisible();
   await expect(create.getByRole('rowheader', { name: /^workspace_id\s*required$/ }).first()).toBeVisible();
-  await expect(create.getByRole('rowheader', { name: /^repositories\[\]\.repository_id\s*required$/ }).first()).toBeVisible();
+  await expect(
+    create.getByRole('rowheader', { name: /^repositories\[\]\.repository_id\s*required$/ }).first(),
+  ).toBeVisible();
   await create.getByRole('link', { name: 'CreateTaskResult' }).first().click();
   await expect(page).toHaveURL(`${BASE_URL}/docs/api#schema-CreateTaskResult`);
   await expect(page.getByRole('heading', { level: 3, name: 'CreateTaskResult' })).toBeInViewport();
@@ -80,7 +88,9 @@ test('the console header opens the API reference, which shows every operation of
   expect(refused).toEqual([]);
 });
 
-test('the reference is public like the document, and is HTML from the server: no sign-in, no script needed', async ({ browser }, testInfo) => {
+test('the reference is public like the document, and is HTML from the server: no sign-in, no script needed', async ({
+  browser,
+}, testInfo) => {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   const res = await page.goto('/docs/api');

@@ -1,6 +1,18 @@
 // Sign-in, sign-out and roles (SPEC §11): a viewer sees no release button and the server refuses them.
 import { expect, test } from '@playwright/test';
-import { BASE_URL, createTask, expectAccessible, PASSWORD, row, rows, screenshot, seedWorkspace, sessionDigest, signIn, type Seed } from './support/console';
+import {
+  BASE_URL,
+  createTask,
+  expectAccessible,
+  PASSWORD,
+  row,
+  rows,
+  screenshot,
+  seedWorkspace,
+  sessionDigest,
+  signIn,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 test.beforeAll(() => {
@@ -16,7 +28,9 @@ test('signing in with a wrong password is refused in plain words and sets no ses
   expect(await page.context().cookies()).toEqual([]);
 });
 
-test('too many failed sign-ins are refused in plain words with the wait, and the button waits too (SPEC §11)', async ({ page }) => {
+test('too many failed sign-ins are refused in plain words with the wait, and the button waits too (SPEC §11)', async ({
+  page,
+}) => {
   // An email nobody has: throttled exactly like a real account, and no seeded person is locked out for other specs.
   const email = `nobody-${Date.now()}@example.test`;
   await page.goto('/signin');
@@ -34,7 +48,9 @@ test('too many failed sign-ins are refused in plain words with the wait, and the
   expect(await page.context().cookies()).toEqual([]);
 });
 
-test('the console sends a signed-out visitor to sign-in, and back to the page they asked for', async ({ page }, testInfo) => {
+test('the console sends a signed-out visitor to sign-in, and back to the page they asked for', async ({
+  page,
+}, testInfo) => {
   await page.goto('/releases');
   await expect(page).toHaveURL(/\/signin\?next=%2Freleases/);
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
@@ -84,7 +100,9 @@ test('a viewer sees no release button, and the server refuses their release', as
   );
   // SPEC §7: unauthorized → 404 "task not found", indistinguishable from a miss; nothing stored.
   expect(status).toBe(404);
-  expect(row<{ external_id: string }>('SELECT external_id FROM tasks WHERE id = ?', task.id)!.external_id).toBe(externalId);
+  expect(row<{ external_id: string }>('SELECT external_id FROM tasks WHERE id = ?', task.id)!.external_id).toBe(
+    externalId,
+  );
   expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', key)).toHaveLength(0);
 });
 

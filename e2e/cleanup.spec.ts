@@ -3,23 +3,61 @@
 // stored step says so. The create fails for real (a contribution URL another task holds); the `compensate` failpoint
 // makes removing its folder fail until it is released.
 import { expect, test } from '@playwright/test';
-import { api, armFailpoint, chooseWorkspace, expectAccessible, releaseFailpoint, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+import {
+  api,
+  armFailpoint,
+  chooseWorkspace,
+  expectAccessible,
+  releaseFailpoint,
+  row,
+  screenshot,
+  seedWorkspace,
+  signIn,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 test.beforeAll(() => {
   seed = seedWorkspace('CL');
 });
 
-test('a compensation that keeps failing is shown on the Operations page until a retry succeeds', async ({ page }, testInfo) => {
+test('a compensation that keeps failing is shown on the Operations page until a retry succeeds', async ({
+  page,
+}, testInfo) => {
   const url = `https://git.example.com/acme/app/pull/${Date.now()}`;
-  expect((await api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, title: 'holder', remote_contributions: [url] })).status).toBe(200);
+  expect(
+    (
+      await api('POST', '/tasks', seed.token, {
+        workspace_id: seed.workspaceId,
+        title: 'holder',
+        remote_contributions: [url],
+      })
+    ).status,
+  ).toBe(200);
   const externalId = `cleanup:${Date.now()}`;
   await armFailpoint({ name: 'compensate', action: 'error', match: `${externalId}#0` });
   try {
-    const failed = await api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, external_id: externalId, title: 'doomed', remote_contributions: [url] });
+    const failed = await api('POST', '/tasks', seed.token, {
+      workspace_id: seed.workspaceId,
+      external_id: externalId,
+      title: 'doomed',
+      remote_contributions: [url],
+    });
     expect(failed.status).toBe(409);
-    const op = row<{ id: string }>('SELECT id FROM creation_operations WHERE workspace_id = ? AND external_id = ?', seed.workspaceId, externalId)!;
-    await expect.poll(() => row<{ n: number }>('SELECT compensation_attempts AS n FROM creation_steps WHERE operation_id = ? AND step_index = 0', op.id)?.n ?? 0).toBeGreaterThanOrEqual(3);
+    const op = row<{ id: string }>(
+      'SELECT id FROM creation_operations WHERE workspace_id = ? AND external_id = ?',
+      seed.workspaceId,
+      externalId,
+    )!;
+    await expect
+      .poll(
+        () =>
+          row<{ n: number }>(
+            'SELECT compensation_attempts AS n FROM creation_steps WHERE operation_id = ? AND step_index = 0',
+            op.id,
+          )?.n ?? 0,
+      )
+      .toBeGreaterThanOrEqual(3);
 
     await signIn(page, seed.operator.email);
     await chooseWorkspace(page, seed.workspaceId);
@@ -34,7 +72,12 @@ test('a compensation that keeps failing is shown on the Operations page until a 
 
     await releaseFailpoint('compensate');
     await expect(panel).toContainText('Nothing is waiting for cleanup.', { timeout: 30_000 });
-    expect(row('SELECT compensation_state, compensation_error FROM creation_steps WHERE operation_id = ? AND step_index = 0', op.id)).toEqual({
+    expect(
+      row(
+        'SELECT compensation_state, compensation_error FROM creation_steps WHERE operation_id = ? AND step_index = 0',
+        op.id,
+      ),
+    ).toEqual({
       compensation_state: 'compensated',
       compensation_error: null,
     });

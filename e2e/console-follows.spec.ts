@@ -4,7 +4,17 @@
 // polls a cheap pulse once a second (components/pulse.tsx). Measured here: a create paused after Begin shows on
 // Unsettled and in the Overview's count within 2 s, and leaves both within 2 s of finishing.
 import { expect, test } from '@playwright/test';
-import { api, armFailpoint, expectAccessible, releaseFailpoint, screenshot, seedWorkspace, signIn, waitForPause, type Seed } from './support/console';
+import {
+  api,
+  armFailpoint,
+  expectAccessible,
+  releaseFailpoint,
+  screenshot,
+  seedWorkspace,
+  signIn,
+  waitForPause,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 test.beforeAll(() => {
@@ -19,7 +29,10 @@ async function timed(assertion: () => Promise<void>): Promise<number> {
   return Date.now() - started;
 }
 
-test('a paused create appears on Unsettled and Overview within 2 s and leaves within 2 s of finishing', async ({ page, context }, testInfo) => {
+test('a paused create appears on Unsettled and Overview within 2 s and leaves within 2 s of finishing', async ({
+  page,
+  context,
+}, testInfo) => {
   await signIn(page, seed.operator.email);
   await page.goto('/unsettled');
   await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
@@ -34,11 +47,17 @@ test('a paused create appears on Unsettled and Overview within 2 s and leaves wi
 
   const ext = `follow-${Date.now()}`;
   await armFailpoint({ name: 'after_begin', action: 'pause', match: ext });
-  const creating = api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, external_id: ext, title: 'Watched while creating' });
+  const creating = api('POST', '/tasks', seed.token, {
+    workspace_id: seed.workspaceId,
+    external_id: ext,
+    title: 'Watched while creating',
+  });
   await waitForPause('after_begin');
   const row = page.getByRole('row').filter({ hasText: ext });
   const appeared = await timed(() => expect(row).toBeVisible({ timeout: 10_000 }));
-  const counted = await timed(() => expect(unsettledCount.locator('.stat__value')).toHaveText(String(before + 1), { timeout: 10_000 }));
+  const counted = await timed(() =>
+    expect(unsettledCount.locator('.stat__value')).toHaveText(String(before + 1), { timeout: 10_000 }),
+  );
   await expect(row).toContainText('preparing');
   await screenshot(page, testInfo, 'unsettled-paused-create');
 
@@ -52,25 +71,37 @@ test('a paused create appears on Unsettled and Overview within 2 s and leaves wi
   await screenshot(page, testInfo, 'unsettled-after-finish');
   await expectAccessible(page);
 
-  testInfo.annotations.push({ type: 'latency', description: `appeared ${appeared} ms, counted ${counted} ms after; left ${left} ms, uncounted ${uncounted} ms after finishing` });
+  testInfo.annotations.push({
+    type: 'latency',
+    description: `appeared ${appeared} ms, counted ${counted} ms after; left ${left} ms, uncounted ${uncounted} ms after finishing`,
+  });
   expect(appeared).toBeLessThan(2_000);
   expect(appeared + counted).toBeLessThan(2_000);
   expect(left).toBeLessThan(2_000);
   expect(uncounted).toBeLessThan(2_000);
 });
 
-test('Operations (in flight) shows the paused create within 2 s; its page shows holder and history, then its end', async ({ page }, testInfo) => {
+test('Operations (in flight) shows the paused create within 2 s; its page shows holder and history, then its end', async ({
+  page,
+}, testInfo) => {
   await signIn(page, seed.operator.email);
   await page.goto('/operations?state=open');
   await expect(page.getByRole('heading', { name: 'Creation operations' })).toBeVisible();
   await page.waitForTimeout(1_500);
   const ext = `history-${Date.now()}`;
   await armFailpoint({ name: 'after_begin', action: 'pause', match: ext });
-  const creating = api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, external_id: ext, title: 'History' });
+  const creating = api('POST', '/tasks', seed.token, {
+    workspace_id: seed.workspaceId,
+    external_id: ext,
+    title: 'History',
+  });
   await waitForPause('after_begin');
   const row = page.getByRole('row').filter({ hasText: ext });
   const appeared = await timed(() => expect(row).toBeVisible({ timeout: 10_000 }));
-  testInfo.annotations.push({ type: 'latency', description: `operations list: appeared ${appeared} ms after the pause` });
+  testInfo.annotations.push({
+    type: 'latency',
+    description: `operations list: appeared ${appeared} ms after the pause`,
+  });
   expect(appeared).toBeLessThan(2_000);
   await row.getByRole('link').first().click();
   const history = page.getByRole('list', { name: 'Operation history' });

@@ -5,7 +5,15 @@
 // the export of a filtered list. A workspace of its own (its counts are asserted).
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { api, expectAccessible, makeApiToken, makeBareWorkspace, makeUser, screenshot, signIn } from './support/console';
+import {
+  api,
+  expectAccessible,
+  makeApiToken,
+  makeBareWorkspace,
+  makeUser,
+  screenshot,
+  signIn,
+} from './support/console';
 
 let ws: ReturnType<typeof makeBareWorkspace>;
 let operator: { email: string };
@@ -24,14 +32,31 @@ test.beforeAll(async () => {
   token = makeApiToken(tokenName, [ws.id], ['tasks:write', 'identities:release']);
   for (let n = 0; n < JIRA + GH; n++) {
     const externalId = n < JIRA ? `jira:L-${n}` : `gh:L-${n}`;
-    const r = await api('POST', '/tasks', token, { workspace_id: ws.id, external_id: externalId, title: `List ${n}` }, n === 7 ? { 'x-request-id': requestId } : {});
+    const r = await api(
+      'POST',
+      '/tasks',
+      token,
+      { workspace_id: ws.id, external_id: externalId, title: `List ${n}` },
+      n === 7 ? { 'x-request-id': requestId } : {},
+    );
     expect(r.status).toBe(200);
   }
-  const release = (externalId: string, reason: string | null, idempotencyKey = crypto.randomUUID(), rid = `rel-${crypto.randomUUID()}`) =>
-    api('DELETE', `/workspaces/${ws.id}/tasks/by-external-id?external_id=${encodeURIComponent(externalId)}${reason ? `&reason=${encodeURIComponent(reason)}` : ''}`, token, undefined, {
-      'idempotency-key': idempotencyKey,
-      'x-request-id': rid,
-    });
+  const release = (
+    externalId: string,
+    reason: string | null,
+    idempotencyKey = crypto.randomUUID(),
+    rid = `rel-${crypto.randomUUID()}`,
+  ) =>
+    api(
+      'DELETE',
+      `/workspaces/${ws.id}/tasks/by-external-id?external_id=${encodeURIComponent(externalId)}${reason ? `&reason=${encodeURIComponent(reason)}` : ''}`,
+      token,
+      undefined,
+      {
+        'idempotency-key': idempotencyKey,
+        'x-request-id': rid,
+      },
+    );
   expect((await release('jira:L-1', 'duplicate from a replayed WEBHOOK', key, `rel-first-${stamp}`)).status).toBe(204);
   expect((await release('jira:L-1', 'duplicate from a replayed WEBHOOK', key, `rel-replay-${stamp}`)).status).toBe(204);
   expect((await release('jira:L-2', null, key, `rel-conflict-${stamp}`)).status).toBe(409);
@@ -41,7 +66,9 @@ test.beforeAll(async () => {
 
 const summary = (page: Page) => page.getByTestId('page-summary');
 
-test('operations: every page reachable with its place in the total; filters and the page are in the URL and survive a reload', async ({ page }, testInfo) => {
+test('operations: every page reachable with its place in the total; filters and the page are in the URL and survive a reload', async ({
+  page,
+}, testInfo) => {
   await signIn(page, operator.email);
   await page.goto(`/operations?ws=${ws.id}`);
   await expect(summary(page)).toHaveText(`Operations 1–50 of ${JIRA + GH}`);
@@ -89,7 +116,9 @@ test('operations: every page reachable with its place in the total; filters and 
   await expectAccessible(page);
 });
 
-test('an operation is found by the request id of the create that began it, and names the token that began it', async ({ page }, testInfo) => {
+test('an operation is found by the request id of the create that began it, and names the token that began it', async ({
+  page,
+}, testInfo) => {
   await signIn(page, operator.email);
   await page.goto(`/operations?ws=${ws.id}`);
   const filters = page.getByRole('search', { name: 'Find and filter operations' });
@@ -120,7 +149,9 @@ test('export: the whole filtered list, every page, as CSV and JSON', async ({ pa
   await expect(summary(page)).toHaveText(`Operations 1–${GH} of ${GH}`);
   const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'CSV' }).click()]);
   expect(csv.suggestedFilename()).toMatch(/^tether-operations-\d{8}T\d{6}Z\.csv$/);
-  const lines = readFileSync((await csv.path())!, 'utf8').trim().split('\r\n');
+  const lines = readFileSync((await csv.path())!, 'utf8')
+    .trim()
+    .split('\r\n');
   expect(lines).toHaveLength(GH + 1);
   expect(lines.slice(1).every((l) => l.includes('gh:L-'))).toBe(true);
   await page.goto(`/operations?ws=${ws.id}`);
@@ -130,7 +161,9 @@ test('export: the whole filtered list, every page, as CSV and JSON', async ({ pa
   expect(rows.every((r) => r.begun_by === `token “${tokenName}”`)).toBe(true);
 });
 
-test('releases: reason, request id and key; filters by reason and by who; replays and key conflicts beside the release they met', async ({ page }, testInfo) => {
+test('releases: reason, request id and key; filters by reason and by who; replays and key conflicts beside the release they met', async ({
+  page,
+}, testInfo) => {
   await signIn(page, operator.email);
   await page.goto(`/releases?ws=${ws.id}`);
   await expect(summary(page)).toHaveText('Releases 1–3 of 3');
@@ -162,7 +195,9 @@ test('releases: reason, request id and key; filters by reason and by who; replay
   await expect(summary(page)).toHaveText('Releases 1–1 of 1');
 });
 
-test('the overview counts work by id namespace: which integration holds, leaves unsettled, creates and releases', async ({ page }, testInfo) => {
+test('the overview counts work by id namespace: which integration holds, leaves unsettled, creates and releases', async ({
+  page,
+}, testInfo) => {
   await signIn(page, operator.email);
   await page.goto(`/?ws=${ws.id}`);
   const table = page.getByTestId('namespaces');

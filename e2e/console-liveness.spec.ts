@@ -5,7 +5,18 @@
 // showing a holder "preparing" after it was released elsewhere. The browser goes offline through Chromium's own network
 // emulation; the API fails through the server's `console_read` failpoint (real 500s).
 import { expect, test } from '@playwright/test';
-import { api, armFailpoint, createTask, expectAccessible, makeApiToken, releaseFailpoint, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+import {
+  api,
+  armFailpoint,
+  createTask,
+  expectAccessible,
+  makeApiToken,
+  releaseFailpoint,
+  screenshot,
+  seedWorkspace,
+  signIn,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 let releaser: string;
@@ -15,7 +26,10 @@ test.beforeAll(() => {
 });
 test.afterEach(async () => releaseFailpoint('console_read'));
 
-test('offline: the indicator says so with the last update, the list keeps its rows marked stale; back online it is live again', async ({ page, context }, testInfo) => {
+test('offline: the indicator says so with the last update, the list keeps its rows marked stale; back online it is live again', async ({
+  page,
+  context,
+}, testInfo) => {
   const task = await createTask(seed, `live-offline-${Date.now()}`, 'Kept while offline');
   await signIn(page, seed.operator.email);
   await page.goto(`/tasks?ws=${seed.workspaceId}`);
@@ -42,7 +56,9 @@ test('offline: the indicator says so with the last update, the list keeps its ro
   await expect(page.getByRole('row', { name: new RegExp(`${later.identifier}\\b`) })).toBeVisible({ timeout: 10_000 });
 });
 
-test('every console request answering 500: the Overview keeps its counts marked stale and its Server panel says the API fails', async ({ page }, testInfo) => {
+test('every console request answering 500: the Overview keeps its counts marked stale and its Server panel says the API fails', async ({
+  page,
+}, testInfo) => {
   await signIn(page, seed.operator.email);
   await page.goto(`/?ws=${seed.workspaceId}`);
   await expect(page.getByRole('list', { name: 'Counts' })).toBeVisible();
@@ -55,7 +71,9 @@ test('every console request answering 500: the Overview keeps its counts marked 
   await expect(page.getByTestId('health')).not.toContainText('Ready');
   // A task made now sends an event: the page refetches its counts, and that read fails too. The counts already on
   // screen stay, marked as not up to date — no error box in their place.
-  const refetched = page.waitForResponse((r) => r.url().includes('/api/trpc/') && r.url().includes('console.overview') && r.status() !== 200);
+  const refetched = page.waitForResponse(
+    (r) => r.url().includes('/api/trpc/') && r.url().includes('console.overview') && r.status() !== 200,
+  );
   await createTask(seed, `while-failing-${Date.now()}`, 'Made while the API fails');
   await refetched;
   const stale = page.getByRole('main').getByRole('status').filter({ hasText: 'Not up to date.' }).first();
@@ -76,7 +94,9 @@ test('every console request answering 500: the Overview keeps its counts marked 
   await expect(page.getByTestId('health')).toContainText('Ready', { timeout: 15_000 });
 });
 
-test('the release dialog follows its holder: released elsewhere while it is open, it says so', async ({ page }, testInfo) => {
+test('the release dialog follows its holder: released elsewhere while it is open, it says so', async ({
+  page,
+}, testInfo) => {
   const externalId = `follow-dialog-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Released elsewhere');
   await signIn(page, seed.operator.email);
@@ -86,7 +106,13 @@ test('the release dialog follows its holder: released elsewhere while it is open
   await expect(dialog).toContainText('Settled');
   await expect(dialog.getByTestId('holder-changed')).toHaveCount(0);
 
-  const r = await api('DELETE', `/workspaces/${seed.workspaceId}/tasks/by-external-id?external_id=${encodeURIComponent(externalId)}`, releaser, undefined, { 'idempotency-key': crypto.randomUUID() });
+  const r = await api(
+    'DELETE',
+    `/workspaces/${seed.workspaceId}/tasks/by-external-id?external_id=${encodeURIComponent(externalId)}`,
+    releaser,
+    undefined,
+    { 'idempotency-key': crypto.randomUUID() },
+  );
   expect(r.status).toBe(204);
   const changed = dialog.getByTestId('holder-changed');
   await expect(changed).toContainText('Released elsewhere: nothing holds', { timeout: 5_000 });

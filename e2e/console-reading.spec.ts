@@ -6,7 +6,19 @@
 // identifiers and "1 minute ago" wrapped; on a phone Unsettled cards pushed the holder under the label column, and
 // Unsettled said "0/1 succeeded" where it should say which step is running.
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { api, armFailpoint, createTask, expectAccessible, makeSeed, releaseFailpoint, row, screenshot, signIn, waitForPause, type Seed } from './support/console';
+import {
+  api,
+  armFailpoint,
+  createTask,
+  expectAccessible,
+  makeSeed,
+  releaseFailpoint,
+  row,
+  screenshot,
+  signIn,
+  waitForPause,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 // A workspace of its own: a create here is left unsettled on purpose (its attempt failed and the e2e lease is long).
@@ -26,12 +38,20 @@ const lines = (l: Locator) =>
 test.describe('times', () => {
   test.use({ timezoneId: 'America/New_York' });
 
-  test('absolute with the zone beside relative, local or UTC by one remembered toggle; timelines show milliseconds and the time between', async ({ page }, testInfo) => {
+  test('absolute with the zone beside relative, local or UTC by one remembered toggle; timelines show milliseconds and the time between', async ({
+    page,
+  }, testInfo) => {
     const externalId = `times-${stamp()}`;
     const requestId = `req-times-${stamp()}`;
     // A create whose step fails once: the client gets a 500, the operation stays open with the attempt's error.
     await armFailpoint({ name: 'step_before_effect', action: 'error', match: `${externalId}#0`, times: 1 });
-    const r = await api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, external_id: externalId, title: 'Timed' }, { 'x-request-id': requestId });
+    const r = await api(
+      'POST',
+      '/tasks',
+      seed.token,
+      { workspace_id: seed.workspaceId, external_id: externalId, title: 'Timed' },
+      { 'x-request-id': requestId },
+    );
     expect(r.status).toBe(500);
     const op = row<{ id: string }>('SELECT id FROM creation_operations WHERE external_id = ?', externalId)!;
 
@@ -68,7 +88,9 @@ test.describe('times', () => {
   });
 });
 
-test('Find by exact id is in the URL: reload keeps it, back returns to the previous search, and a shared link shows it', async ({ page }, testInfo) => {
+test('Find by exact id is in the URL: reload keeps it, back returns to the previous search, and a shared link shows it', async ({
+  page,
+}, testInfo) => {
   const first = await createTask(seed, `find-url-${stamp()}`, 'First found');
   const second = await createTask(seed, `find-url-${stamp()}`, 'Second found');
   await signIn(page, seed.operator.email);
@@ -96,7 +118,9 @@ test('Find by exact id is in the URL: reload keeps it, back returns to the previ
   await screenshot(page, testInfo, 'find-in-url');
 });
 
-test('escapes can be typed back in any common form, with a hint, and are drawn in a marked box, not parentheses', async ({ page }, testInfo) => {
+test('escapes can be typed back in any common form, with a hint, and are drawn in a marked box, not parentheses', async ({
+  page,
+}, testInfo) => {
   const s = stamp();
   const id = `invoice\u200B-42-${s}`;
   const task = await createTask(seed, id, 'Invisible inside');
@@ -105,7 +129,12 @@ test('escapes can be typed back in any common form, with a hint, and are drawn i
   const find = page.getByRole('search', { name: 'Find by external id' });
   const input = find.getByLabel('External id (exact)');
   const result = page.getByRole('region', { name: 'Find by external id' }).getByRole('status');
-  for (const typed of [`invoice<U+200B>-42-${s}`, `invoice\\u200B-42-${s}`, `invoice⟦U+200B⟧-42-${s}`, `invoice(U+200B)-42-${s}`]) {
+  for (const typed of [
+    `invoice<U+200B>-42-${s}`,
+    `invoice\\u200B-42-${s}`,
+    `invoice⟦U+200B⟧-42-${s}`,
+    `invoice(U+200B)-42-${s}`,
+  ]) {
     await input.fill(typed);
     const hint = page.getByTestId('escape-hint');
     await expect(hint).toContainText('U+200B ZERO WIDTH SPACE');
@@ -143,20 +172,29 @@ async function headerIsOneRow(page: Page) {
   const header = page.getByRole('banner');
   const nav = header.getByRole('navigation', { name: 'Console' });
   const tops = await Promise.all(
-    [header.getByRole('link', { name: 'Tether' }), nav.getByRole('link', { name: 'Overview' }), nav.getByRole('link', { name: 'Settings' }), header.getByRole('button', { name: 'Sign out' })].map(
-      async (l) => (await l.boundingBox())!,
-    ),
+    [
+      header.getByRole('link', { name: 'Tether' }),
+      nav.getByRole('link', { name: 'Overview' }),
+      nav.getByRole('link', { name: 'Settings' }),
+      header.getByRole('button', { name: 'Sign out' }),
+    ].map(async (l) => (await l.boundingBox())!),
   );
   const box = (await header.boundingBox())!;
   expect(box.height).toBeLessThan(64);
   for (const t of tops) expect(t.y + t.height).toBeLessThanOrEqual(box.y + box.height + 1);
 }
 
-test('at 1440 px the header is one row and identifiers and times never wrap; Unsettled says which step is running', async ({ page }, testInfo) => {
+test('at 1440 px the header is one row and identifiers and times never wrap; Unsettled says which step is running', async ({
+  page,
+}, testInfo) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   const externalId = `density-${stamp()}-${'segment-'.repeat(3)}`;
   await armFailpoint({ name: 'after_begin', action: 'pause', match: externalId });
-  const pending = api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, external_id: externalId, title: 'Paused with a long id' });
+  const pending = api('POST', '/tasks', seed.token, {
+    workspace_id: seed.workspaceId,
+    external_id: externalId,
+    title: 'Paused with a long id',
+  });
   try {
     await waitForPause('after_begin');
     await signIn(page, seed.admin.email);
@@ -182,7 +220,9 @@ test('at 1440 px the header is one row and identifiers and times never wrap; Uns
     const linkBox = (await holder.getByRole('link').first().boundingBox())!;
     expect(linkBox.x - cellBox.x).toBeLessThan(24);
     expect(linkBox.y).toBeGreaterThan(cellBox.y + 8);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(
+      0,
+    );
     await expectAccessible(page);
     await screenshot(page, testInfo, '390-unsettled-card');
   } finally {

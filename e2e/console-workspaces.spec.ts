@@ -3,7 +3,16 @@
 // as a viewer of two workspaces with INT used last, `/identity?id=jira:PROJ-1001` (held in OPS) said "Nothing holds it…
 // Never released" without naming the workspace it looked in, and the console's own links read the browser's memory.
 import { expect, test, type Page } from '@playwright/test';
-import { api, expectAccessible, makeApiToken, makeBareWorkspace, makeUser, row, screenshot, signIn } from './support/console';
+import {
+  api,
+  expectAccessible,
+  makeApiToken,
+  makeBareWorkspace,
+  makeUser,
+  row,
+  screenshot,
+  signIn,
+} from './support/console';
 
 let ops: ReturnType<typeof makeBareWorkspace>;
 let int: ReturnType<typeof makeBareWorkspace>;
@@ -34,7 +43,9 @@ async function useIntLast(page: Page) {
   await expect(picker(page)).toHaveValue(int.id);
 }
 
-test('a shared identity link opens the workspace it names, whatever this browser used last, and says where it looked', async ({ page }, testInfo) => {
+test('a shared identity link opens the workspace it names, whatever this browser used last, and says where it looked', async ({
+  page,
+}, testInfo) => {
   await signIn(page, viewer.email);
   await useIntLast(page);
   await page.goto(`/identity?ws=${ops.id}&id=${encodeURIComponent(externalId)}`);
@@ -45,7 +56,9 @@ test('a shared identity link opens the workspace it names, whatever this browser
   await screenshot(page, testInfo, 'identity-shared-link');
 });
 
-test('an address without a workspace opens the one used last, is rewritten to name it, and says where else the id is held', async ({ page }, testInfo) => {
+test('an address without a workspace opens the one used last, is rewritten to name it, and says where else the id is held', async ({
+  page,
+}, testInfo) => {
   await signIn(page, viewer.email);
   await useIntLast(page);
   await page.goto(`/identity?id=${encodeURIComponent(externalId)}`);
@@ -63,7 +76,16 @@ test('an address without a workspace opens the one used last, is rewritten to na
 
 test('every console link on every page names the workspace on screen', async ({ page }) => {
   await signIn(page, viewer.email);
-  const pages = ['/', '/tasks', '/unsettled', '/operations', '/releases', `/identity?id=${encodeURIComponent(externalId)}`, `/tasks/${held.id}`, `/operations/${operationId}`];
+  const pages = [
+    '/',
+    '/tasks',
+    '/unsettled',
+    '/operations',
+    '/releases',
+    `/identity?id=${encodeURIComponent(externalId)}`,
+    `/tasks/${held.id}`,
+    `/operations/${operationId}`,
+  ];
   for (const path of pages) {
     await page.goto(`${path}${path.includes('?') ? '&' : '?'}ws=${ops.id}`);
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
@@ -82,7 +104,9 @@ test('every console link on every page names the workspace on screen', async ({ 
   await expect(picker(page)).toHaveValue(ops.id);
 });
 
-test('an address naming a workspace the person cannot see says so, the same whether it exists or not', async ({ page }, testInfo) => {
+test('an address naming a workspace the person cannot see says so, the same whether it exists or not', async ({
+  page,
+}, testInfo) => {
   await signIn(page, viewer.email);
   for (const ws of [stranger.id, '00000000-0000-4000-8000-000000000000']) {
     await page.goto(`/operations?ws=${ws}`);
@@ -91,7 +115,10 @@ test('an address naming a workspace the person cannot see says so, the same whet
   }
   await expectAccessible(page);
   await screenshot(page, testInfo, 'unknown-workspace');
-  await page.getByTestId('unknown-workspace').getByRole('button', { name: `${ops.prefix} · ${ops.name}` }).click();
+  await page
+    .getByTestId('unknown-workspace')
+    .getByRole('button', { name: `${ops.prefix} · ${ops.name}` })
+    .click();
   await expect(page).toHaveURL(new RegExp(`/operations\\?ws=${ops.id}$`));
 });
 

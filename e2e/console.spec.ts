@@ -22,7 +22,9 @@ test.beforeAll(() => {
   seed = seedWorkspace('CO');
 });
 
-test('find by external id answers for a held, an archived and a free identity, showing the normalized value', async ({ page }, testInfo) => {
+test('find by external id answers for a held, an archived and a free identity, showing the normalized value', async ({
+  page,
+}, testInfo) => {
   const held = await createTask(seed, `held-${Date.now()}`, 'Held task');
   const archived = await createTask(seed, `archived-${Date.now()}`, 'Archived task');
   expect((await api('POST', `/tasks/${archived.id}/archive`, seed.token)).status).toBe(200);
@@ -74,13 +76,22 @@ test('the tasks table sorts by a column and pages', async ({ page }) => {
   await expect(page.getByRole('button', { name: 'Next page' })).toBeDisabled();
 });
 
-test('an unsettled create held open by a failpoint appears with its operation, then settles', async ({ page }, testInfo) => {
+test('an unsettled create held open by a failpoint appears with its operation, then settles', async ({
+  page,
+}, testInfo) => {
   const externalId = `unsettled-${Date.now()}`;
   await armFailpoint({ name: 'after_begin', action: 'pause', match: externalId });
-  const pending = api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, external_id: externalId, title: 'Paused create' });
+  const pending = api('POST', '/tasks', seed.token, {
+    workspace_id: seed.workspaceId,
+    external_id: externalId,
+    title: 'Paused create',
+  });
   try {
     await expect.poll(() => row('SELECT id FROM tasks WHERE external_id = ?', externalId)).toBeTruthy();
-    const op = row<{ id: string; state: string }>('SELECT id, state FROM creation_operations WHERE external_id = ?', externalId)!;
+    const op = row<{ id: string; state: string }>(
+      'SELECT id, state FROM creation_operations WHERE external_id = ?',
+      externalId,
+    )!;
     expect(op.state).toBe('preparing');
 
     await signIn(page, seed.operator.email);
@@ -128,7 +139,9 @@ test('the operation detail page shows each step state of a finished create', asy
   await expect(step).toContainText('1 attempt');
   await step.getByText('Evidence').click();
   await expect(step.locator('pre').first()).toBeVisible();
-  expect(row<{ state: string }>('SELECT state FROM creation_steps WHERE operation_id = ? AND step_index = 0', op.id)!.state).toBe('succeeded');
+  expect(
+    row<{ state: string }>('SELECT state FROM creation_steps WHERE operation_id = ? AND step_index = 0', op.id)!.state,
+  ).toBe('succeeded');
   await expectAccessible(page);
   await screenshot(page, testInfo, 'operation-detail');
   await page.goto('/operations');
@@ -136,7 +149,9 @@ test('the operation detail page shows each step state of a finished create', asy
   await screenshot(page, testInfo, 'operations');
 });
 
-test('the overview, releases and settings pages render for an admin without accessibility violations', async ({ page }, testInfo) => {
+test('the overview, releases and settings pages render for an admin without accessibility violations', async ({
+  page,
+}, testInfo) => {
   await createTask(seed, `overview-${Date.now()}`);
   await signIn(page, seed.admin.email);
   await chooseWorkspace(page, seed.workspaceId);
@@ -178,17 +193,25 @@ test('an admin creates an API token that is shown once, and revokes it', async (
   const token = await page.getByTestId('new-token').textContent();
   expect(token).toMatch(/^tth_/);
   // It works, and the database keeps only its digest.
-  const res = await fetch(`${BASE_URL}/api/v1/workspaces/${seed.workspaceId}/tasks`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${BASE_URL}/api/v1/workspaces/${seed.workspaceId}/tasks`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(res.status).toBe(200);
-  expect(row<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens WHERE secret_hash LIKE ?', `%${token!.slice(-20)}%`)!.n).toBe(0);
+  expect(
+    row<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens WHERE secret_hash LIKE ?', `%${token!.slice(-20)}%`)!.n,
+  ).toBe(0);
 
   page.once('dialog', (d) => void d.accept());
   await page.getByRole('button', { name: 'Revoke console token' }).click();
   await expect(page.getByRole('row', { name: /console token/ })).toContainText('revoked');
-  expect(row<{ revoked_at: string | null }>("SELECT revoked_at FROM api_tokens WHERE name = 'console token'")!.revoked_at).not.toBeNull();
+  expect(
+    row<{ revoked_at: string | null }>("SELECT revoked_at FROM api_tokens WHERE name = 'console token'")!.revoked_at,
+  ).not.toBeNull();
 });
 
-test('an admin creates a token that expires, and the list says when it expires and that it was never used (SPEC §11)', async ({ page }) => {
+test('an admin creates a token that expires, and the list says when it expires and that it was never used (SPEC §11)', async ({
+  page,
+}) => {
   await signIn(page, seed.admin.email);
   await chooseWorkspace(page, seed.workspaceId);
   await page.goto('/settings');
@@ -202,7 +225,10 @@ test('an admin creates a token that expires, and the list says when it expires a
   // The console's short relative time (src/components/time.tsx): `in 30 d`, beside the absolute date.
   await expect(tokenRow).toContainText(/· in 30 d\b/);
   await expect(tokenRow).toContainText('never');
-  const stored = row<{ expires_at: string; last_used_at: string | null }>('SELECT expires_at, last_used_at FROM api_tokens WHERE name = ?', name)!;
+  const stored = row<{ expires_at: string; last_used_at: string | null }>(
+    'SELECT expires_at, last_used_at FROM api_tokens WHERE name = ?',
+    name,
+  )!;
   expect(Math.abs(Date.parse(stored.expires_at) - (Date.now() + 30 * 86_400_000))).toBeLessThan(5 * 60_000);
   expect(stored.last_used_at).toBeNull();
 });

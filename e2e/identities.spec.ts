@@ -4,7 +4,19 @@
 // container — and each capability: browse state in the URL (reload), release from Find and from Unsettled, an
 // identity's history after release and re-create. Axe runs on every page touched; screenshots go to test-results/.
 import { expect, test, type Page } from '@playwright/test';
-import { api, armFailpoint, createTask, expectAccessible, releaseFailpoint, row, rows, makeSeed, screenshot, signIn, type Seed } from './support/console';
+import {
+  api,
+  armFailpoint,
+  createTask,
+  expectAccessible,
+  releaseFailpoint,
+  row,
+  rows,
+  makeSeed,
+  screenshot,
+  signIn,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 // A workspace of its own: other specs count the releases of the shared one.
@@ -17,7 +29,11 @@ const stamp = () => `${Date.now()}${Math.random().toString(36).slice(2, 5)}`;
 /** The one element that shows an id, and what the reader's eye gets from it. */
 async function idElement(page: Page, scope = page.locator('body')) {
   const el = scope.getByTestId('extid-value').first();
-  const facts = await el.evaluate((e) => ({ tag: e.tagName, bidi: getComputedStyle(e).unicodeBidi, text: e.textContent ?? '' }));
+  const facts = await el.evaluate((e) => ({
+    tag: e.tagName,
+    bidi: getComputedStyle(e).unicodeBidi,
+    text: e.textContent ?? '',
+  }));
   return { el, ...facts };
 }
 
@@ -25,7 +41,9 @@ function dialogOf(page: Page) {
   return page.getByRole('dialog', { name: 'Release external identity' });
 }
 
-test('a U+202E id renders isolated with its escape, Find for the shown text finds it, and typing the shown text releases it', async ({ page }, testInfo) => {
+test('a U+202E id renders isolated with its escape, Find for the shown text finds it, and typing the shown text releases it', async ({
+  page,
+}, testInfo) => {
   const id = `rtl:\u202Eevil-${stamp()}`;
   const shown = id.replace('\u202E', '⟦U+202E⟧');
   const task = await createTask(seed, id, 'Spoofed');
@@ -66,9 +84,13 @@ test('a U+202E id renders isolated with its escape, Find for the shown text find
   await screenshot(page, testInfo, 'release-dialog-rtl');
   await release.click();
   await expect(dialog.getByRole('status')).toContainText('Released.');
-  expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', task.id)).toEqual({ external_id: null });
+  expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', task.id)).toEqual({
+    external_id: null,
+  });
   // The real value was released, not the text typed.
-  expect(rows('SELECT external_id FROM release_operations WHERE holder_task_id = ?', task.id)).toEqual([{ external_id: id }]);
+  expect(rows('SELECT external_id FROM release_operations WHERE holder_task_id = ?', task.id)).toEqual([
+    { external_id: id },
+  ]);
   await dialog.getByRole('button', { name: 'Close' }).click();
   // Find now says it was released, and by whom.
   await expect(result).toContainText('Nothing holds this external id');
@@ -93,7 +115,9 @@ test('a zero-width-space id shows its escape and is released by typing the shown
   await expect(release).toBeEnabled();
   await release.click();
   await expect(dialog.getByRole('status')).toContainText('Released.');
-  expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', task.id)).toEqual({ external_id: null });
+  expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', task.id)).toEqual({
+    external_id: null,
+  });
   await screenshot(page, testInfo, 'released-zero-width');
 });
 
@@ -111,7 +135,9 @@ test('NFC and NFD spellings of one word: each row says another task holds a look
   await screenshot(page, testInfo, 'lookalikes');
 });
 
-test('double-clicking Release releases once and says so once; focus then lands on Close', async ({ page }, testInfo) => {
+test('double-clicking Release releases once and says so once; focus then lands on Close', async ({
+  page,
+}, testInfo) => {
   const id = `dbl-${stamp()}`;
   const task = await createTask(seed, id, 'Double click');
   await signIn(page, seed.operator.email);
@@ -130,12 +156,16 @@ test('double-clicking Release releases once and says so once; focus then lands o
   await expect(dialog).not.toContainText('earlier attempt');
   expect(calls).toHaveLength(1);
   await expect(dialog.getByRole('button', { name: 'Close' })).toBeFocused();
-  expect(rows('SELECT reason FROM release_operations WHERE holder_task_id = ?', task.id)).toEqual([{ reason: 'double-click test' }]);
+  expect(rows('SELECT reason FROM release_operations WHERE holder_task_id = ?', task.id)).toEqual([
+    { reason: 'double-click test' },
+  ]);
   await expectAccessible(page);
   await screenshot(page, testInfo, 'released-once');
 });
 
-test('the browser keeps prefix, filters, sort and page in the URL: a reload shows the same view', async ({ page }, testInfo) => {
+test('the browser keeps prefix, filters, sort and page in the URL: a reload shows the same view', async ({
+  page,
+}, testInfo) => {
   const p = `page-${stamp()}-`;
   for (let n = 0; n < 26; n++) await createTask(seed, `${p}${String(n).padStart(2, '0')}`, `Paged ${n}`);
   await signIn(page, seed.operator.email);
@@ -143,7 +173,10 @@ test('the browser keeps prefix, filters, sort and page in the URL: a reload show
   const browse = page.getByRole('search', { name: 'Browse tasks' });
   await browse.getByLabel('External id starts with').fill(p);
   await browse.getByLabel('Identity').selectOption('settled');
-  await page.getByRole('columnheader', { name: /External id/ }).getByRole('button').click();
+  await page
+    .getByRole('columnheader', { name: /External id/ })
+    .getByRole('button')
+    .click();
   await expect(page).toHaveURL(/sort=external_id/);
   await expect(page.getByTestId('matching')).toHaveText('26 tasks match');
   const table = page.getByRole('table');
@@ -167,7 +200,9 @@ test('the browser keeps prefix, filters, sort and page in the URL: a reload show
   await screenshot(page, testInfo, 'browse-url-state');
 });
 
-test('history after release and re-create: both holders, the release with its reason, the new holder', async ({ page }, testInfo) => {
+test('history after release and re-create: both holders, the release with its reason, the new holder', async ({
+  page,
+}, testInfo) => {
   const id = `hist-${stamp()}`;
   const first = await createTask(seed, id, 'First holder');
   await signIn(page, seed.operator.email);
@@ -201,13 +236,21 @@ test('history after release and re-create: both holders, the release with its re
   const find = page.getByRole('search', { name: 'Find by external id' });
   await find.getByLabel('External id (exact)').fill(id);
   await find.getByRole('button', { name: 'Find' }).click();
-  await expect(page.getByRole('region', { name: 'Find by external id' }).getByRole('status')).toContainText(`by ${seed.operator.email} from ${first.identifier}; now held by ${second.identifier}`);
+  await expect(page.getByRole('region', { name: 'Find by external id' }).getByRole('status')).toContainText(
+    `by ${seed.operator.email} from ${first.identifier}; now held by ${second.identifier}`,
+  );
 });
 
-test('release straight from an Unsettled row: the same guarded dialog, and the row stays while it is open', async ({ page }, testInfo) => {
+test('release straight from an Unsettled row: the same guarded dialog, and the row stays while it is open', async ({
+  page,
+}, testInfo) => {
   const id = `unsettled-rel-${stamp()}`;
   await armFailpoint({ name: 'after_begin', action: 'pause', match: id });
-  const pending = api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, external_id: id, title: 'Paused for release' });
+  const pending = api('POST', '/tasks', seed.token, {
+    workspace_id: seed.workspaceId,
+    external_id: id,
+    title: 'Paused for release',
+  });
   try {
     await expect.poll(() => row('SELECT id FROM tasks WHERE external_id = ?', id)).toBeTruthy();
     const task = row<{ id: string; identifier: string }>('SELECT id, identifier FROM tasks WHERE external_id = ?', id)!;
@@ -228,7 +271,9 @@ test('release straight from an Unsettled row: the same guarded dialog, and the r
     await screenshot(page, testInfo, 'release-from-unsettled');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await expect(page.getByRole('row', { name: new RegExp(id) })).toHaveCount(0);
-    expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', task.id)).toEqual({ external_id: null });
+    expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', task.id)).toEqual({
+      external_id: null,
+    });
   } finally {
     await releaseFailpoint('after_begin');
     await pending;

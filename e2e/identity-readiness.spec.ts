@@ -4,7 +4,17 @@
 import { expect, test } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { chooseWorkspace, cli, DATABASE_URL, expectAccessible, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+import {
+  chooseWorkspace,
+  cli,
+  DATABASE_URL,
+  expectAccessible,
+  row,
+  screenshot,
+  seedWorkspace,
+  signIn,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 test.beforeAll(() => {
@@ -13,7 +23,10 @@ test.beforeAll(() => {
 
 /** A task holding an identity with no settlement and no creation operation, written as an old build would have. */
 function insertLegacyRow(externalId: string): { id: string; identifier: string } {
-  const step = row<{ id: string }>('SELECT id FROM workflow_steps WHERE workspace_id = ? ORDER BY position LIMIT 1', seed.workspaceId)!;
+  const step = row<{ id: string }>(
+    'SELECT id FROM workflow_steps WHERE workspace_id = ? ORDER BY position LIMIT 1',
+    seed.workspaceId,
+  )!;
   const number = 900_000 + Math.floor(Math.random() * 99_999);
   const task = { id: randomUUID(), identifier: `${seed.prefix}-${number}` };
   const db = new Database(DATABASE_URL.replace(/^file:/, ''), { fileMustExist: true, timeout: 10_000 });
@@ -29,7 +42,9 @@ function insertLegacyRow(externalId: string): { id: string; identifier: string }
   return task;
 }
 
-test('an admin re-attests, sees the legacy row blocking readiness, settles it, and readiness returns', async ({ page }, testInfo) => {
+test('an admin re-attests, sees the legacy row blocking readiness, settles it, and readiness returns', async ({
+  page,
+}, testInfo) => {
   const externalId = `legacy:OLD-${Date.now()}`;
   const task = insertLegacyRow(externalId);
   try {
@@ -50,10 +65,15 @@ test('an admin re-attests, sees the legacy row blocking readiness, settles it, a
     await expect(section).toContainText('Ready: external identities are served.');
     await expect(section).toContainText('No legacy identities in this workspace.');
 
-    const stored = row<{ external_id: string; external_id_settled_at: string | null }>('SELECT external_id, external_id_settled_at FROM tasks WHERE id = ?', task.id)!;
+    const stored = row<{ external_id: string; external_id_settled_at: string | null }>(
+      'SELECT external_id, external_id_settled_at FROM tasks WHERE id = ?',
+      task.id,
+    )!;
     expect(stored.external_id).toBe(externalId);
     expect(stored.external_id_settled_at).not.toBeNull();
-    expect(row('SELECT action, actor_id, source, external_id FROM legacy_resolutions WHERE task_id = ?', task.id)).toEqual({
+    expect(
+      row('SELECT action, actor_id, source, external_id FROM legacy_resolutions WHERE task_id = ?', task.id),
+    ).toEqual({
       action: 'settle',
       actor_id: seed.admin.id,
       source: 'console',
@@ -63,7 +83,8 @@ test('an admin re-attests, sees the legacy row blocking readiness, settles it, a
     await screenshot(page, testInfo, 'identity-readiness-ready');
   } finally {
     // Never leave a row that blocks readiness for the specs that follow.
-    if (row('SELECT id FROM legacy_resolutions WHERE task_id = ?', task.id) === undefined) cli(['identity', 'legacy', 'resolve', task.id, '--settle']);
+    if (row('SELECT id FROM legacy_resolutions WHERE task_id = ?', task.id) === undefined)
+      cli(['identity', 'legacy', 'resolve', task.id, '--settle']);
   }
 });
 

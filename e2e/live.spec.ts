@@ -11,7 +11,9 @@ test.beforeAll(() => {
 
 const isTaskList = (r: Request) => r.url().includes('/api/trpc/') && r.url().includes('console.tasks');
 
-test('a task created through the REST API appears on the open tasks page by event, without reload or polling', async ({ page }) => {
+test('a task created through the REST API appears on the open tasks page by event, without reload or polling', async ({
+  page,
+}) => {
   const before = await createTask(seed, `live-before-${Date.now()}`, 'Already there');
   await signIn(page, seed.operator.email);
   const stream = page.waitForRequest((r) => r.url().includes('/api/trpc/event.onEvent'));

@@ -2,7 +2,17 @@
 // bare error with a useless Try again, answering HTTP 200 and asking the API twice; unknown routes getting Next's bare
 // 404 outside the console; a failed session check replacing the page with one bare line.
 import { expect, test, type Page } from '@playwright/test';
-import { armFailpoint, createTask, expectAccessible, releaseFailpoint, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+import {
+  armFailpoint,
+  createTask,
+  expectAccessible,
+  releaseFailpoint,
+  row,
+  screenshot,
+  seedWorkspace,
+  signIn,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 test.beforeAll(() => {
@@ -27,7 +37,8 @@ for (const [what, path] of [
     await signIn(page, seed.operator.email);
     const apiCalls: string[] = [];
     page.on('request', (r) => {
-      if (r.url().includes('/api/trpc/console.task') || r.url().includes('/api/trpc/console.operation')) apiCalls.push(r.url());
+      if (r.url().includes('/api/trpc/console.task') || r.url().includes('/api/trpc/console.operation'))
+        apiCalls.push(r.url());
     });
     const res = await page.goto(path);
     expect(res?.status()).toBe(404);
@@ -44,7 +55,10 @@ for (const [what, path] of [
   });
 }
 
-test('a task and an operation that exist answer 200, and one in a workspace you cannot see is a 404', async ({ page, browser }) => {
+test('a task and an operation that exist answer 200, and one in a workspace you cannot see is a 404', async ({
+  page,
+  browser,
+}) => {
   const task = await createTask(seed, `nf-exists-${Date.now()}`);
   const op = row<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = ?', task.id)!;
   await signIn(page, seed.operator.email);

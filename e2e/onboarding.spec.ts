@@ -71,7 +71,11 @@ test('the printed setup URL creates the first admin once, then stops working', a
 
   const db = new Database(dbFile, { readonly: true });
   try {
-    const users = db.prepare('SELECT email, is_admin, password_hash FROM users').all() as Array<{ email: string; is_admin: number; password_hash: string }>;
+    const users = db.prepare('SELECT email, is_admin, password_hash FROM users').all() as Array<{
+      email: string;
+      is_admin: number;
+      password_hash: string;
+    }>;
     expect(users).toHaveLength(1);
     expect(users[0]).toMatchObject({ email: 'first.admin@example.test', is_admin: 1 });
     expect(users[0]!.password_hash).not.toContain('a long enough password');
@@ -90,14 +94,20 @@ test('the printed setup URL creates the first admin once, then stops working', a
 
   // And the API refuses it too, so no second admin can be made by skipping the page.
   const res = await page.request.post(`${new URL(setupUrl).origin}/api/trpc/session.setup`, {
-    data: { token: new URL(setupUrl).searchParams.get('token'), email: 'second@example.test', password: 'another long password' },
+    data: {
+      token: new URL(setupUrl).searchParams.get('token'),
+      email: 'second@example.test',
+      password: 'another long password',
+    },
   });
   expect(res.status()).toBe(404);
 });
 
 // Right after setup the only admin must not be told "You are not a member of any workspace yet. Ask an admin to add
 // you." — and the console could not create a workspace. Now they create it (and its first token, shown once) there.
-test('right after setup, the first admin creates a workspace and its first token in the console', async ({ page }, testInfo) => {
+test('right after setup, the first admin creates a workspace and its first token in the console', async ({
+  page,
+}, testInfo) => {
   const origin = new URL(setupUrl).origin;
   await page.goto(`${origin}/signin`);
   await page.getByLabel('Email').fill('first.admin@example.test');
@@ -121,10 +131,16 @@ test('right after setup, the first admin creates a workspace and its first token
   let workspaceId = '';
   const db = new Database(dbFile, { readonly: true });
   try {
-    const ws = db.prepare('SELECT id, name, prefix FROM workspaces').all() as Array<{ id: string; name: string; prefix: string }>;
+    const ws = db.prepare('SELECT id, name, prefix FROM workspaces').all() as Array<{
+      id: string;
+      name: string;
+      prefix: string;
+    }>;
     expect(ws).toEqual([{ id: expect.any(String), name: 'Operations', prefix: 'OPS' }]);
     workspaceId = ws[0]!.id;
-    const tokens = db.prepare('SELECT t.secret_hash, g.workspace_id FROM api_tokens t JOIN api_token_grants g ON g.token_id = t.id').all() as Array<{ secret_hash: string; workspace_id: string }>;
+    const tokens = db
+      .prepare('SELECT t.secret_hash, g.workspace_id FROM api_tokens t JOIN api_token_grants g ON g.token_id = t.id')
+      .all() as Array<{ secret_hash: string; workspace_id: string }>;
     expect(tokens).toEqual([{ secret_hash: expect.any(String), workspace_id: workspaceId }]);
     expect(tokens[0]!.secret_hash).not.toContain(secret);
   } finally {
@@ -132,7 +148,10 @@ test('right after setup, the first admin creates a workspace and its first token
   }
 
   // The token works against the API, and the console opens on the new workspace.
-  const created = await page.request.post(`${origin}/api/v1/tasks`, { headers: { authorization: `Bearer ${secret}` }, data: { workspace_id: workspaceId, title: 'First task' } });
+  const created = await page.request.post(`${origin}/api/v1/tasks`, {
+    headers: { authorization: `Bearer ${secret}` },
+    data: { workspace_id: workspaceId, title: 'First task' },
+  });
   expect(created.status()).toBe(200);
   await page.getByRole('button', { name: /open the console/ }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();

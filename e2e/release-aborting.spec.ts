@@ -6,19 +6,56 @@ import { expect, test } from '@playwright/test';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { armFailpoint, BASE_URL, chooseWorkspace, cli, expectAccessible, releaseFailpoint, row, rows, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+import {
+  armFailpoint,
+  BASE_URL,
+  chooseWorkspace,
+  cli,
+  expectAccessible,
+  releaseFailpoint,
+  row,
+  rows,
+  screenshot,
+  seedWorkspace,
+  signIn,
+  type Seed,
+} from './support/console';
 
 let seed: Seed;
 test.beforeAll(() => {
   seed = seedWorkspace('RA');
 });
 
-test('releasing while the holder’s create is being undone is refused in plain words; after the abort nothing holds it', async ({ page }, testInfo) => {
+test('releasing while the holder’s create is being undone is refused in plain words; after the abort nothing holds it', async ({
+  page,
+}, testInfo) => {
   const file = join(mkdtempSync(join(tmpdir(), 'tether-e2e-file-')), 'not-a-folder');
   writeFileSync(file, '');
-  const prefix = `AB${Math.random().toString(36).slice(2, 6).toUpperCase().replace(/[^A-Z0-9]/g, 'X')}`;
-  const ws = cli<{ id: string }>(['workspace', 'create', '--name', `Aborting ${prefix}`, '--prefix', prefix, '--root', join(file, 'root')]);
-  const token = cli<{ token: string }>(['token', 'create', '--name', `e2e ${prefix}`, '--workspace', ws.id, '--scope', 'tasks:write']).token;
+  const prefix = `AB${Math.random()
+    .toString(36)
+    .slice(2, 6)
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, 'X')}`;
+  const ws = cli<{ id: string }>([
+    'workspace',
+    'create',
+    '--name',
+    `Aborting ${prefix}`,
+    '--prefix',
+    prefix,
+    '--root',
+    join(file, 'root'),
+  ]);
+  const token = cli<{ token: string }>([
+    'token',
+    'create',
+    '--name',
+    `e2e ${prefix}`,
+    '--workspace',
+    ws.id,
+    '--scope',
+    'tasks:write',
+  ]).token;
   const externalId = `doomed:${Date.now()}`;
 
   await armFailpoint({ name: 'abort_before_remove', action: 'pause', match: externalId });
@@ -29,9 +66,20 @@ test('releasing while the holder’s create is being undone is refused in plain 
   });
   try {
     await expect
-      .poll(() => row<{ state: string }>('SELECT state FROM creation_operations WHERE workspace_id = ? AND external_id = ?', ws.id, externalId)?.state)
+      .poll(
+        () =>
+          row<{ state: string }>(
+            'SELECT state FROM creation_operations WHERE workspace_id = ? AND external_id = ?',
+            ws.id,
+            externalId,
+          )?.state,
+      )
       .toBe('aborting');
-    const task = row<{ id: string; identifier: string }>('SELECT id, identifier FROM tasks WHERE workspace_id = ? AND external_id = ?', ws.id, externalId)!;
+    const task = row<{ id: string; identifier: string }>(
+      'SELECT id, identifier FROM tasks WHERE workspace_id = ? AND external_id = ?',
+      ws.id,
+      externalId,
+    )!;
 
     await signIn(page, seed.admin.email);
     await chooseWorkspace(page, ws.id);
@@ -56,7 +104,9 @@ test('releasing while the holder’s create is being undone is refused in plain 
     expect((await create).status).toBe(500);
     await dialog.getByRole('button', { name: 'Retry release' }).click();
     await expect(dialog.getByRole('status')).toContainText('Nothing holds it.');
-    expect(rows<{ result_status: number }>('SELECT result_status FROM release_operations WHERE idempotency_key = ?', key)).toEqual([{ result_status: 404 }]);
+    expect(
+      rows<{ result_status: number }>('SELECT result_status FROM release_operations WHERE idempotency_key = ?', key),
+    ).toEqual([{ result_status: 404 }]);
   } finally {
     await releaseFailpoint('abort_before_remove');
     await create.catch(() => undefined);

@@ -24,7 +24,9 @@ test.beforeAll(() => {
   seed = seedWorkspace('RE');
 });
 
-test('the release dialog refuses until the identity is typed exactly, then releases and records it', async ({ page }, testInfo) => {
+test('the release dialog refuses until the identity is typed exactly, then releases and records it', async ({
+  page,
+}, testInfo) => {
   const externalId = `Jira:PROJ-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Release me');
   const before = row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!;
@@ -64,7 +66,10 @@ test('the release dialog refuses until the identity is typed exactly, then relea
     task.id,
   )!;
   expect(stored).toEqual({ external_id: null, external_id_settled_at: null, revision: before.revision + 1 });
-  const ops = rows<Record<string, unknown>>('SELECT * FROM release_operations WHERE workspace_id = ?', seed.workspaceId);
+  const ops = rows<Record<string, unknown>>(
+    'SELECT * FROM release_operations WHERE workspace_id = ?',
+    seed.workspaceId,
+  );
   expect(ops).toHaveLength(1);
   expect(ops[0]).toMatchObject({
     idempotency_key: key,
@@ -74,7 +79,9 @@ test('the release dialog refuses until the identity is typed exactly, then relea
     source: 'console',
     result_status: 204,
   });
-  expect(rows('SELECT type FROM outbox_events WHERE task_id = ? AND revision = ?', task.id, before.revision + 1)).toEqual([{ type: 'task.updated' }]);
+  expect(
+    rows('SELECT type FROM outbox_events WHERE task_id = ? AND revision = ?', task.id, before.revision + 1),
+  ).toEqual([{ type: 'task.updated' }]);
 
   // Closing returns focus to the button that opened the dialog; the page now shows no identity.
   await dialog.getByRole('button', { name: 'Close' }).click();
@@ -124,7 +131,9 @@ test('a release retried after its answer was lost re-uses the key and releases o
   expect(sentKeys).toHaveLength(2);
   expect(sentKeys[0]).toBe(sentKeys[1]);
   expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', sentKeys[0])).toHaveLength(1);
-  expect(row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!.revision).toBe(before.revision + 1);
+  expect(row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!.revision).toBe(
+    before.revision + 1,
+  );
   expect(rows("SELECT id FROM outbox_events WHERE task_id = ? AND type = 'task.updated'", task.id)).toHaveLength(1);
 });
 
@@ -138,7 +147,9 @@ async function openReleaseDialog(page: Page, taskId: string, externalId: string)
   return { dialog, key };
 }
 
-test('nothing holds it any more: the NOT_FOUND answer reads "Nothing holds it", and the 404 is stored for the key', async ({ page }) => {
+test('nothing holds it any more: the NOT_FOUND answer reads "Nothing holds it", and the 404 is stored for the key', async ({
+  page,
+}) => {
   const externalId = `gone-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Deleted meanwhile');
   await signIn(page, seed.operator.email);
@@ -149,51 +160,85 @@ test('nothing holds it any more: the NOT_FOUND answer reads "Nothing holds it", 
   await dialog.getByRole('button', { name: 'Release', exact: true }).click();
   await expect(dialog.getByRole('status')).toContainText('Nothing holds it.');
   await expect(dialog.getByRole('button', { name: 'Close' })).toBeVisible();
-  expect(rows('SELECT result_status, holder_task_id FROM release_operations WHERE idempotency_key = ?', key)).toEqual([{ result_status: 404, holder_task_id: null }]);
+  expect(rows('SELECT result_status, holder_task_id FROM release_operations WHERE idempotency_key = ?', key)).toEqual([
+    { result_status: 404, holder_task_id: null },
+  ]);
 });
 
-test('a holder whose create is completing: "Creation completing — try again", nothing changes, then the retry releases', async ({ page }) => {
+test('a holder whose create is completing: "Creation completing — try again", nothing changes, then the retry releases', async ({
+  page,
+}) => {
   const externalId = `completing-${Date.now()}`;
   // Hold a create between Complete's two phases (SPEC §4.3): the task is `completing`, so release must refuse.
   await armFailpoint({ name: 'complete_between_phases', action: 'pause', match: externalId });
-  const pending = api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, external_id: externalId, title: 'Completing' });
+  const pending = api('POST', '/tasks', seed.token, {
+    workspace_id: seed.workspaceId,
+    external_id: externalId,
+    title: 'Completing',
+  });
   try {
-    await expect.poll(() => row<{ creation_state: string }>('SELECT creation_state FROM tasks WHERE external_id = ?', externalId)?.creation_state).toBe('completing');
+    await expect
+      .poll(
+        () =>
+          row<{ creation_state: string }>('SELECT creation_state FROM tasks WHERE external_id = ?', externalId)
+            ?.creation_state,
+      )
+      .toBe('completing');
     const taskId = row<{ id: string }>('SELECT id FROM tasks WHERE external_id = ?', externalId)!.id;
     await signIn(page, seed.operator.email);
     const { dialog, key } = await openReleaseDialog(page, taskId, externalId);
     await dialog.getByRole('button', { name: 'Release', exact: true }).click();
     await expect(dialog.getByRole('status')).toContainText('Creation completing — try again.');
-    expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', taskId)!.external_id).toBe(externalId);
+    expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', taskId)!.external_id).toBe(
+      externalId,
+    );
     expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', key)).toEqual([]);
 
     await releaseFailpoint('complete_between_phases');
     expect((await pending).status).toBe(200);
     await dialog.getByRole('button', { name: 'Retry release' }).click();
     await expect(dialog.getByRole('status')).toContainText('Released.');
-    expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', taskId)!.external_id).toBeNull();
-    expect(rows('SELECT result_status FROM release_operations WHERE idempotency_key = ?', key)).toEqual([{ result_status: 204 }]);
+    expect(
+      row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', taskId)!.external_id,
+    ).toBeNull();
+    expect(rows('SELECT result_status FROM release_operations WHERE idempotency_key = ?', key)).toEqual([
+      { result_status: 204 },
+    ]);
   } finally {
     await releaseFailpoint('complete_between_phases');
   }
 });
 
-test("the dialog's key already used for another request: \"Key conflict\", nothing released", async ({ page }) => {
+test('the dialog\'s key already used for another request: "Key conflict", nothing released', async ({ page }) => {
   const externalId = `conflict-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Keep my identity');
   await signIn(page, seed.operator.email);
   const { dialog, key } = await openReleaseDialog(page, task.id, externalId);
   // Someone else's release (another identity, another actor) used the same key first.
-  const releaser = cli<{ token: string }>(['token', 'create', '--name', `e2e releaser ${Date.now()}`, '--workspace', seed.workspaceId, '--scope', 'identities:release']).token;
-  const other = await fetch(`${BASE_URL}/api/v1/workspaces/${seed.workspaceId}/tasks/by-external-id?external_id=other-${Date.now()}`, {
-    method: 'DELETE',
-    headers: { authorization: `Bearer ${releaser}`, 'idempotency-key': key },
-  });
+  const releaser = cli<{ token: string }>([
+    'token',
+    'create',
+    '--name',
+    `e2e releaser ${Date.now()}`,
+    '--workspace',
+    seed.workspaceId,
+    '--scope',
+    'identities:release',
+  ]).token;
+  const other = await fetch(
+    `${BASE_URL}/api/v1/workspaces/${seed.workspaceId}/tasks/by-external-id?external_id=other-${Date.now()}`,
+    {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${releaser}`, 'idempotency-key': key },
+    },
+  );
   expect(other.status).toBe(404);
 
   await dialog.getByRole('button', { name: 'Release', exact: true }).click();
   await expect(dialog.getByRole('status')).toContainText('Key conflict.');
   await expect(dialog.getByRole('button', { name: 'Close' })).toBeVisible();
-  expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', task.id)!.external_id).toBe(externalId);
+  expect(row<{ external_id: string | null }>('SELECT external_id FROM tasks WHERE id = ?', task.id)!.external_id).toBe(
+    externalId,
+  );
   expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', key)).toHaveLength(1);
 });

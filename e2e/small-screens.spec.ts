@@ -34,14 +34,19 @@ const PAGES: Array<{ name: string; path: () => string; heading: RegExp }> = [
   { name: 'operations', path: () => '/operations', heading: /^Creation operations$/ },
   { name: 'operation', path: () => `/operations/${operationId}`, heading: /^Creation operation / },
   { name: 'releases', path: () => '/releases', heading: /^Release/ },
-  { name: 'identity history', path: () => `/identity?id=${encodeURIComponent(externalId)}`, heading: /^Identity history$/ },
+  {
+    name: 'identity history',
+    path: () => `/identity?id=${encodeURIComponent(externalId)}`,
+    heading: /^Identity history$/,
+  },
   { name: 'settings', path: () => '/settings', heading: /^Settings$/ },
   { name: 'not-found', path: () => '/no/such/page', heading: /^Not found$/ },
   { name: 'api-reference', path: () => '/docs/api', heading: /^REST API reference$/ },
 ];
 
 /** How far the page can scroll sideways (0 when it fits). */
-const sidewaysOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+const sidewaysOverflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 for (const p of PAGES) {
   test(`${p.name} does not scroll sideways at 390 px`, async ({ page }, testInfo) => {
@@ -67,7 +72,9 @@ for (const p of PAGES) {
   });
 }
 
-test('the header is one compact line with a Menu that opens the pages and closes on navigation', async ({ page }, testInfo) => {
+test('the header is one compact line with a Menu that opens the pages and closes on navigation', async ({
+  page,
+}, testInfo) => {
   await signInSmall(page, seed.operator.email);
   await page.goto('/operations?state=open');
   const header = page.getByRole('banner');

@@ -39,17 +39,28 @@ try {
     // Declarations: every package import stays external while Rollup walks the server's declarations; tree-shaking
     // then keeps only what the client's exports reach, and checkStandAlone holds the result to EXTERNAL.
     const plugins = [eraseServerContext(join(scratch, 'types')), dts()];
-    await bundle({ input: join(scratch, 'types/client/index.d.ts'), file: join(OUT, 'index.d.ts'), plugins, external: isPackage });
+    await bundle({
+      input: join(scratch, 'types/client/index.d.ts'),
+      file: join(OUT, 'index.d.ts'),
+      plugins,
+      external: isPackage,
+    });
     checkStandAlone(readFileSync(join(OUT, 'index.d.ts'), 'utf8'));
   }
-  process.stdout.write(`tether/client: ${OUT.startsWith(ROOT) ? relative(ROOT, OUT) : OUT}/index.js${JS_ONLY ? '' : ' and index.d.ts'}\n`);
+  process.stdout.write(
+    `tether/client: ${OUT.startsWith(ROOT) ? relative(ROOT, OUT) : OUT}/index.js${JS_ONLY ? '' : ' and index.d.ts'}\n`,
+  );
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
 
 /** Declarations for the client entry and everything it reaches, with the project's own compiler settings. */
 function emitDeclarations(outDir) {
-  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: fail });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: fail },
+  );
   const options = {
     ...config.options,
     noEmit: false,
@@ -63,8 +74,17 @@ function emitDeclarations(outDir) {
   };
   const program = ts.createProgram([ENTRY], options);
   const result = program.emit();
-  const errors = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics].filter((d) => d.category === ts.DiagnosticCategory.Error);
-  if (errors.length) fail(ts.formatDiagnostics(errors, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' }));
+  const errors = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics].filter(
+    (d) => d.category === ts.DiagnosticCategory.Error,
+  );
+  if (errors.length)
+    fail(
+      ts.formatDiagnostics(errors, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => ROOT,
+        getNewLine: () => '\n',
+      }),
+    );
 }
 
 /** src/client's own files as ES modules (its imports of server files are type-only and vanish). */
@@ -73,7 +93,12 @@ function transpileClient(outDir) {
   for (const name of ts.sys.readDirectory(dir, ['.ts'])) {
     const out = ts.transpileModule(readFileSync(name, 'utf8'), {
       fileName: name,
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false, isolatedModules: true },
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+        verbatimModuleSyntax: false,
+        isolatedModules: true,
+      },
     });
     const file = join(outDir, relative(dir, name).replace(/\.ts$/, '.js'));
     mkdirSync(dirname(file), { recursive: true });
@@ -96,7 +121,10 @@ async function bundle({ input, file, plugins = [], external = (id) => EXTERNAL.s
 function eraseServerContext(typesDir) {
   const context = join(typesDir, 'server/api/context.d.ts');
   const erased = join(typesDir, 'erased-context.d.ts');
-  writeFileSync(erased, '/** The server\'s tRPC context: nothing a client sees (src/client/app-router.ts). */\nexport type Context = object;\n');
+  writeFileSync(
+    erased,
+    "/** The server's tRPC context: nothing a client sees (src/client/app-router.ts). */\nexport type Context = object;\n",
+  );
   return {
     name: 'tether-erase-server-context',
     resolveId(source, importer) {
@@ -112,7 +140,8 @@ function checkStandAlone(text) {
   const imports = [...text.matchAll(/from ['"]([^'"]+)['"]/g)].map((m) => m[1]);
   const foreign = imports.filter((spec) => !EXTERNAL.some((re) => re.test(spec)));
   const node = text.match(/\b(NodeJS\.|Buffer\b|node:[a-z]|reference types="node")/);
-  if (foreign.length || node) fail(`dist/client/index.d.ts is not stand-alone: ${[...foreign, node?.[0]].filter(Boolean).join(', ')}`);
+  if (foreign.length || node)
+    fail(`dist/client/index.d.ts is not stand-alone: ${[...foreign, node?.[0]].filter(Boolean).join(', ')}`);
 }
 
 function fail(message) {

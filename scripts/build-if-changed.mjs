@@ -62,7 +62,10 @@ export function fingerprint(root, target, env = process.env) {
   const lines = [`node ${process.version}`];
   for (const rel of target.include) walk(root, rel, target.exclude, lines);
   if (target.env) {
-    for (const key of Object.keys(env).filter((k) => target.env?.test(k)).sort()) lines.push(`env ${key}=${env[key]}`);
+    for (const key of Object.keys(env)
+      .filter((k) => target.env?.test(k))
+      .sort())
+      lines.push(`env ${key}=${env[key]}`);
   }
   return createHash('sha256').update(lines.join('\n')).digest('hex');
 }

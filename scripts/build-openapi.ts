@@ -13,4 +13,6 @@ const OUT = outArg >= 0 ? resolve(argv[outArg + 1]!) : join(ROOT, 'dist/openapi.
 
 mkdirSync(dirname(OUT), { recursive: true });
 writeFileSync(OUT, `${JSON.stringify(openApiDocument, null, 2)}\n`);
-process.stdout.write(`openapi: ${OUT.startsWith(ROOT) ? relative(ROOT, OUT) : OUT} (${Object.keys(openApiDocument.paths).length} paths)\n`);
+process.stdout.write(
+  `openapi: ${OUT.startsWith(ROOT) ? relative(ROOT, OUT) : OUT} (${Object.keys(openApiDocument.paths).length} paths)\n`,
+);

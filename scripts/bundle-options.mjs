@@ -22,7 +22,9 @@ export function bundleOptions(entry, outfile) {
     target: 'node20',
     packages: 'external',
     tsconfig: resolve(ROOT, 'tsconfig.json'),
-    banner: { js: "import { createRequire as __tetherCreateRequire } from 'node:module'; const require = __tetherCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __tetherCreateRequire } from 'node:module'; const require = __tetherCreateRequire(import.meta.url);",
+    },
     logLevel: 'warning',
   };
 }

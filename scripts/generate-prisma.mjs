@@ -9,7 +9,8 @@ import { writeSqliteSchema } from './prisma-schemas.mjs';
 if (writeSqliteSchema()) console.log('prisma/sqlite/schema.prisma regenerated from prisma/postgres/schema.prisma');
 
 const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' };
-if (!env.PRISMA_SCHEMA_ENGINE_BINARY) env.PRISMA_SCHEMA_ENGINE_BINARY = existsSync('/bin/true') ? '/bin/true' : process.execPath;
+if (!env.PRISMA_SCHEMA_ENGINE_BINARY)
+  env.PRISMA_SCHEMA_ENGINE_BINARY = existsSync('/bin/true') ? '/bin/true' : process.execPath;
 
 for (const schema of ['prisma/sqlite/schema.prisma', 'prisma/postgres/schema.prisma']) {
   if (!existsSync(schema)) continue;

@@ -33,7 +33,9 @@ function replaceChecked(text, from, to, what, count) {
   const parts = text.split(from);
   const found = parts.length - 1;
   if (found === 0 || (count !== undefined && found !== count)) {
-    throw new Error(`prisma-schemas: expected ${count ?? 'at least one'} ${what} in the PostgreSQL schema, found ${found}`);
+    throw new Error(
+      `prisma-schemas: expected ${count ?? 'at least one'} ${what} in the PostgreSQL schema, found ${found}`,
+    );
   }
   return parts.join(to);
 }
@@ -44,7 +46,13 @@ export function renderSqliteSchema(postgres) {
   if (start < 0) throw new Error('prisma-schemas: no `generator client` block in the PostgreSQL schema');
   let s = postgres.slice(start);
   s = replaceChecked(s, 'provider = "postgresql"', 'provider = "sqlite"', 'postgresql provider', 1);
-  s = replaceChecked(s, '"../../src/generated/prisma-postgres"', '"../../src/generated/prisma-sqlite"', 'client output', 1);
+  s = replaceChecked(
+    s,
+    '"../../src/generated/prisma-postgres"',
+    '"../../src/generated/prisma-sqlite"',
+    'client output',
+    1,
+  );
   s = s.replace(/ @db\.\w+(\([^)]*\))?/g, '');
   s = s.replace(/^(\s+\w+\s+)BigInt(\s+@id @default\(autoincrement\(\)\))/gm, '$1Int   $2');
   s = s.replace(/(@relation\([^)]*?), map: "[^"]+"/g, '$1');

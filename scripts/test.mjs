@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite, in two steps; a step in which a stage failed is the last one run.
-//   1. typecheck → next build  ‖  lint  ‖  client build → openapi build → server build
+//   1. typecheck → next build  ‖  lint → format check  ‖  client build → openapi build → server build
 //   2. vitest (projects unit, sqlite, postgres)  ‖  playwright (the built app in Chromium)
 // `‖` runs side by side (two cores: the checks and builds are single-threaded until next build; vitest's PostgreSQL
 // tests spend much of their time waiting on servers, which Playwright's browser fills). Each stage's output is printed
@@ -32,6 +32,8 @@ const bin = (name) => join('node_modules', '.bin', name);
 const STAGE = {
   typecheck: { cmd: bin('tsc'), args: ['--noEmit'], core: true },
   lint: { cmd: bin('eslint'), args: ['.'], core: true },
+  // `npm run format` writes what this checks (.prettierrc.json; prose and generated files are left alone).
+  'format check': { cmd: bin('prettier'), args: ['--check', '.'], core: true },
   // The builds come before vitest: tests type-check and run a client project against the built `tether/client`, and a
   // few integration tests check the built app's page responses.
   'client build': { cmd: process.execPath, args: ['scripts/build-client.mjs'], core: true },
@@ -47,7 +49,11 @@ const STAGE = {
 };
 /** Steps, run one after the other; each is lanes run side by side; each lane is stages run in order. */
 const PLAN = [
-  [['typecheck', 'next build'], ['lint'], ['client build', 'openapi build', 'server build']],
+  [
+    ['typecheck', 'next build'],
+    ['lint', 'format check'],
+    ['client build', 'openapi build', 'server build'],
+  ],
   [['vitest'], ['playwright']],
 ];
 
@@ -55,7 +61,9 @@ const wanted = (name) => {
   const s = STAGE[name];
   return e2eOnly ? Boolean(s.e2e) : s.core || (s.e2e && withE2e);
 };
-const STEPS = PLAN.map((lanes) => lanes.map((lane) => lane.filter(wanted)).filter((lane) => lane.length > 0)).filter((lanes) => lanes.length > 0);
+const STEPS = PLAN.map((lanes) => lanes.map((lane) => lane.filter(wanted)).filter((lane) => lane.length > 0)).filter(
+  (lanes) => lanes.length > 0,
+);
 const STAGES = STEPS.flat(2).map((name) => ({ name, ...STAGE[name] }));
 if (STAGES.some((s) => s.name === 'typecheck')) STAGE['next build'].env = { TETHER_TYPES_CHECKED: '1' };
 
@@ -83,7 +91,9 @@ if (missing.length > 0) {
   if (!isRoot || !isDebian) {
     console.error(
       `npm test needs the Debian package(s) ${missing.join(', ')}` +
-        (missing.includes('postgresql') ? ' (PostgreSQL server binaries under /usr/lib/postgresql/*/bin, or set TEST_DATABASE_URL)' : '') +
+        (missing.includes('postgresql')
+          ? ' (PostgreSQL server binaries under /usr/lib/postgresql/*/bin, or set TEST_DATABASE_URL)'
+          : '') +
         (missing.includes('pgbouncer') ? ` (PgBouncer at ${PGBOUNCER})` : '') +
         (missing.includes('chromium') ? ` (Chromium at ${CHROMIUM})` : '') +
         `.\nInstall them with: sudo apt-get install -y ${missing.join(' ')}`,
@@ -101,9 +111,7 @@ if (missing.length > 0) {
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const apt = (aptArgs) => spawnSync('apt-get', aptArgs, { stdio: 'inherit', env }).status === 0;
-  const ok =
-    apt(['update']) &&
-    apt(['install', '-y', '-o', 'Dpkg::Options::=--force-confold', ...missing]);
+  const ok = apt(['update']) && apt(['install', '-y', '-o', 'Dpkg::Options::=--force-confold', ...missing]);
   if (
     !ok ||
     (missing.includes('chromium') && !existsSync(CHROMIUM)) ||
@@ -128,7 +136,10 @@ function runStage(name, live) {
   if (live) console.log(`\n${line}`);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(stage.cmd, stage.args, { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...ENV, ...stage.env } });
+    const child = spawn(stage.cmd, stage.args, {
+      stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      env: { ...ENV, ...stage.env },
+    });
     const chunks = [];
     if (!live) {
       child.stdout.on('data', (d) => chunks.push(d));
@@ -182,7 +193,9 @@ STEPS.forEach((lanes, i) => {
   }
   for (const name of lanes.flat()) {
     const r = results.get(name);
-    console.log(`  ${sideBySide ? '  ' : ''}${r ? (r.passed ? 'PASS' : 'FAIL') : 'not run'}  ${name}${r ? `  (${r.seconds.toFixed(1)}s)` : ''}`);
+    console.log(
+      `  ${sideBySide ? '  ' : ''}${r ? (r.passed ? 'PASS' : 'FAIL') : 'not run'}  ${name}${r ? `  (${r.seconds.toFixed(1)}s)` : ''}`,
+    );
   }
 });
 const passed = [...results.values()].filter((r) => r.passed).length;

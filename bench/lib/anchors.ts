@@ -96,12 +96,31 @@ const SCRIPTS = {
  * pgbench running one of the two anchor statements for `seconds` with `clients` connections (`-M prepared`, no
  * vacuum). pgbench reports only an average latency: it is given as p50, and p99 is left unmeasured.
  */
-export async function runPgbench(bin: string, url: string, kind: 'lookup' | 'insert', clients: number, threads: number, seconds: number): Promise<LoadResult> {
+export async function runPgbench(
+  bin: string,
+  url: string,
+  kind: 'lookup' | 'insert',
+  clients: number,
+  threads: number,
+  seconds: number,
+): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'tether-pgbench-'));
   const script = join(dir, `${kind}.sql`);
   writeFileSync(script, SCRIPTS[kind]);
   const u = new URL(url);
-  const args = ['-n', '-M', 'prepared', '-c', String(clients), '-j', String(threads), '-T', String(Math.max(1, Math.round(seconds))), '-f', script];
+  const args = [
+    '-n',
+    '-M',
+    'prepared',
+    '-c',
+    String(clients),
+    '-j',
+    String(threads),
+    '-T',
+    String(Math.max(1, Math.round(seconds))),
+    '-f',
+    script,
+  ];
   args.push('-h', u.hostname, '-p', u.port, '-U', decodeURIComponent(u.username), u.pathname.slice(1));
   try {
     const out = await new Promise<string>((ok, fail) => {
@@ -110,7 +129,9 @@ export async function runPgbench(bin: string, url: string, kind: 'lookup' | 'ins
       child.stdout.on('data', (d) => (text += String(d)));
       child.stderr.on('data', (d) => (text += String(d)));
       child.on('error', fail);
-      child.on('exit', (code) => (code === 0 ? ok(text) : fail(new Error(`pgbench exited ${code}: ${text.slice(-500)}`))));
+      child.on('exit', (code) =>
+        code === 0 ? ok(text) : fail(new Error(`pgbench exited ${code}: ${text.slice(-500)}`)),
+      );
     });
     const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? NaN);
     const done = Number(/number of transactions actually processed: (\d+)/.exec(out)?.[1] ?? NaN);

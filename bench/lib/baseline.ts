@@ -23,14 +23,34 @@ let number = 1_000_000_000;
 function insertParams(ws: { id: string; stepId: string; prefix: string }) {
   const n = ++number;
   const at = new Date().toISOString();
-  return [randomUUID(), ws.id, n, `${ws.prefix}-${n}`, 'raw task', null, ws.stepId, null, null, at, at, 0, 'completed', `raw-${n}`, at];
+  return [
+    randomUUID(),
+    ws.id,
+    n,
+    `${ws.prefix}-${n}`,
+    'raw task',
+    null,
+    ws.stepId,
+    null,
+    null,
+    at,
+    at,
+    0,
+    'completed',
+    `raw-${n}`,
+    at,
+  ];
 }
 
 export function pgBaseline(url: string): Baseline {
   const pool = new pg.Pool({ connectionString: url, max: loadConfig().postgres.poolSize });
   return {
     async lookup(workspaceId, held) {
-      const r = await pool.query({ name: 'raw_lookup', text: LOOKUP, values: [workspaceId, `ext-${1 + randomInt(held)}`] });
+      const r = await pool.query({
+        name: 'raw_lookup',
+        text: LOOKUP,
+        values: [workspaceId, `ext-${1 + randomInt(held)}`],
+      });
       if (r.rowCount !== 1) throw new Error('raw lookup missed');
     },
     async insert(ws) {

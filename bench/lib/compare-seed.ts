@@ -11,7 +11,9 @@ const load = (file: string) => import(pathToFileURL(resolve(root, file)).href);
 
 const { loadConfig } = await load('src/server/config.ts');
 // Where createServices lives moved over time: app.ts now, create-services.ts or services.ts in older checkouts.
-const servicesModule = ['src/server/app.ts', 'src/server/create-services.ts'].find((f) => existsSync(resolve(root, f))) ?? 'src/server/services.ts';
+const servicesModule =
+  ['src/server/app.ts', 'src/server/create-services.ts'].find((f) => existsSync(resolve(root, f))) ??
+  'src/server/services.ts';
 const { createServices } = await load(servicesModule);
 const { migrate } = await load('src/server/db/migrate.ts');
 const { seed, bulkLoad } = await load('bench/lib/seed.ts');

@@ -42,7 +42,9 @@ function parentOf(pid: number): number {
 /** The postmaster listening on `port` (its command line says `-p <port>`) and all its children. */
 /** The postmaster listening on `port` first, then its children. */
 export function postgresPids(port: number): number[] {
-  const pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+  const pids = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number);
   const master = pids.find((pid) => {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
@@ -65,10 +67,18 @@ export interface CpuProbe {
 
 /** `walLsn`: PostgreSQL's current WAL position in bytes (pg_current_wal_lsn), to report WAL written per operation;
  *  `poolerPid`: PgBouncer's process, counted for the series that go through it (`start(servers, true)`). */
-export function cpuProbe(serverPids: () => number[], postgresPort: number | undefined, walLsn?: () => Promise<number>, poolerPid?: () => number): CpuProbe {
+export function cpuProbe(
+  serverPids: () => number[],
+  postgresPort: number | undefined,
+  walLsn?: () => Promise<number>,
+  poolerPid?: () => number,
+): CpuProbe {
   const pgTicks = () => {
     const [master, ...backends] = postgresPort ? postgresPids(postgresPort) : [];
-    return new Map<number, number>([...(master ? [[master, ticks(master, true)] as const] : []), ...backends.map((p) => [p, ticks(p)] as const)]);
+    return new Map<number, number>([
+      ...(master ? [[master, ticks(master, true)] as const] : []),
+      ...backends.map((p) => [p, ticks(p)] as const),
+    ]);
   };
   return {
     async start(only, pooled) {

@@ -23,13 +23,15 @@ const freshId = () => `new-${run}-${++counter}`;
 const heldId = (t: HttpTarget) => `ext-${1 + randomInt(t.held)}`;
 
 function request(t: HttpTarget, surface: Surface, series: HttpSeries) {
-  const create = (externalId: string) => JSON.stringify({ workspace_id: t.workspaceId, external_id: externalId, title: 'bench task' });
+  const create = (externalId: string) =>
+    JSON.stringify({ workspace_id: t.workspaceId, external_id: externalId, title: 'bench task' });
   const id = series === 'created' ? freshId : () => heldId(t);
   if (series === 'lookup') {
     const path =
       surface === 'rest'
         ? () => `/api/v1/workspaces/${t.workspaceId}/tasks/by-external-id?external_id=${id()}`
-        : () => `/api/trpc/task.byExternalId?input=${encodeURIComponent(JSON.stringify({ workspace_id: t.workspaceId, external_id: id() }))}`;
+        : () =>
+            `/api/trpc/task.byExternalId?input=${encodeURIComponent(JSON.stringify({ workspace_id: t.workspaceId, external_id: id() }))}`;
     return { method: 'GET', setupRequest: (req: object) => ({ ...req, path: path() }) };
   }
   return {
@@ -39,7 +41,12 @@ function request(t: HttpTarget, surface: Surface, series: HttpSeries) {
   };
 }
 
-export async function httpLoad(t: HttpTarget, surface: Surface, series: HttpSeries, opts: { connections: number; seconds: number }): Promise<LoadResult> {
+export async function httpLoad(
+  t: HttpTarget,
+  surface: Surface,
+  series: HttpSeries,
+  opts: { connections: number; seconds: number },
+): Promise<LoadResult> {
   const result = await autocannon({
     url: t.url,
     connections: opts.connections,

@@ -27,7 +27,11 @@ export function median(values: readonly number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-export async function closedLoop(concurrency: number, durationMs: number, op: () => Promise<unknown>): Promise<LoadResult> {
+export async function closedLoop(
+  concurrency: number,
+  durationMs: number,
+  op: () => Promise<unknown>,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
@@ -59,7 +63,10 @@ export async function closedLoop(concurrency: number, durationMs: number, op: ()
 }
 
 /** Sequential calls (concurrency 1) with microsecond timing: the scale comparison needs sub-millisecond p50s. */
-export async function sequentialLatency(count: number, op: (i: number) => Promise<unknown>): Promise<{ p50Ms: number; p99Ms: number }> {
+export async function sequentialLatency(
+  count: number,
+  op: (i: number) => Promise<unknown>,
+): Promise<{ p50Ms: number; p99Ms: number }> {
   const latencies: number[] = [];
   for (let i = 0; i < count; i++) {
     const t = performance.now();

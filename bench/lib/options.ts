@@ -51,7 +51,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     countSamples: quick ? 50 : 200,
     phases: phasesFrom(argv.find((a) => a.startsWith('--only='))?.slice(7)),
     profile: argv.includes('--profile'),
-    series: argv.find((a) => a.startsWith('--series='))?.slice(9).split(','),
+    series: argv
+      .find((a) => a.startsWith('--series='))
+      ?.slice(9)
+      .split(','),
     cores: availableParallelism(),
   };
 }

@@ -18,7 +18,15 @@ function post(agent: Agent, base: string, token: string, body: string): Promise<
   return new Promise((ok, fail) => {
     const req = request(
       `${base}/api/v1/tasks`,
-      { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -32,7 +40,14 @@ function post(agent: Agent, base: string, token: string, body: string): Promise<
   });
 }
 
-export async function race(db: Db, servers: string[], token: string, workspaceId: string, identities: number, concurrency: number): Promise<RaceResult> {
+export async function race(
+  db: Db,
+  servers: string[],
+  token: string,
+  workspaceId: string,
+  identities: number,
+  concurrency: number,
+): Promise<RaceResult> {
   const agents = servers.map(() => new Agent({ keepAlive: true, maxSockets: concurrency }));
   const started = Date.now();
   let errors = 0;
@@ -42,7 +57,10 @@ export async function race(db: Db, servers: string[], token: string, workspaceId
     const body = JSON.stringify({ workspace_id: workspaceId, external_id: `race-${i}`, title: `race ${i}` });
     const responses = await Promise.all(
       Array.from({ length: concurrency }, (_, k) =>
-        post(agents[k % servers.length]!, servers[k % servers.length]!, token, body).catch((err: Error) => ({ status: 0, text: err.message })),
+        post(agents[k % servers.length]!, servers[k % servers.length]!, token, body).catch((err: Error) => ({
+          status: 0,
+          text: err.message,
+        })),
       ),
     );
     const ids = new Set<string>();

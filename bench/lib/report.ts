@@ -45,7 +45,8 @@ export interface Report {
 
 export const medianOf = (s: Series, key: keyof LoadResult) => median(s.runs.map((r) => Number(r[key] ?? 0)));
 const cpuOf = (s: Series, k: keyof CpuSplit) => median(s.runs.map((r) => r.cpu?.[k] ?? 0));
-const cpuTotal = (s: Series) => cpuOf(s, 'benchUs') + cpuOf(s, 'serverUs') + cpuOf(s, 'postgresUs') + cpuOf(s, 'poolerUs');
+const cpuTotal = (s: Series) =>
+  cpuOf(s, 'benchUs') + cpuOf(s, 'serverUs') + cpuOf(s, 'postgresUs') + cpuOf(s, 'poolerUs');
 
 /** The physical anchors (anchors.ts): pgbench's statements through the raw driver. */
 export const ANCHOR_LOOKUP = 'anchor lookup';
@@ -81,7 +82,8 @@ function targets(report: Report): string[][] {
   const ratioRow = (label: string, dialect: 'postgres' | 'sqlite', name: string, min: number) => {
     const s = find(report, dialect, name);
     const v = s ? ratio(report, s) : undefined;
-    if (v !== undefined) rows.push([`${label}, ${DIALECT_LABEL[dialect]}`, `≥ ${min} ×`, `${f(v, 2)} ×`, mark(v >= min)]);
+    if (v !== undefined)
+      rows.push([`${label}, ${DIALECT_LABEL[dialect]}`, `≥ ${min} ×`, `${f(v, 2)} ×`, mark(v >= min)]);
   };
   // The cost of the create protocol against the database's own statements (targets in docs/BENCHMARKS.md).
   ratioRow('REST Created / raw insert', 'postgres', 'REST Created', 0.35);
@@ -92,32 +94,65 @@ function targets(report: Report): string[][] {
   for (const dialect of ['postgres', 'sqlite'] as const) {
     const s = find(report, dialect, 'REST Found');
     const v = s ? median(s.runs.map((r) => r.cpu?.serverUs ?? 0)) : undefined;
-    if (v !== undefined) rows.push([`Server CPU per REST Found, ${DIALECT_LABEL[dialect]}`, '≤ 150 µs', `${f(v)} µs`, mark(v <= 150)]);
+    if (v !== undefined)
+      rows.push([`Server CPU per REST Found, ${DIALECT_LABEL[dialect]}`, '≤ 150 µs', `${f(v)} µs`, mark(v <= 150)]);
   }
-  for (const [dialect, most] of [['postgres', 2], ['sqlite', 6]] as const) {
+  for (const [dialect, most] of [
+    ['postgres', 2],
+    ['sqlite', 6],
+  ] as const) {
     const c = report.counts[dialect]?.created;
     if (!c) continue;
     const ok = c.statements <= most && c.transactions === 1;
-    rows.push([`Statements per zero-step Created, ${DIALECT_LABEL[dialect]}`, `≤ ${most}, 1 commit`, `${f(c.statements, 2)}, ${f(c.transactions, 2)} commit`, mark(ok)]);
+    rows.push([
+      `Statements per zero-step Created, ${DIALECT_LABEL[dialect]}`,
+      `≤ ${most}, 1 commit`,
+      `${f(c.statements, 2)}, ${f(c.transactions, 2)} commit`,
+      mark(ok),
+    ]);
   }
   // The cost of the typed path and of in-process lookups against a raw lookup.
   ratioRow('tRPC Found / raw lookup', 'postgres', 'tRPC Found', 0.5);
   ratioRow('Found in-process / raw lookup', 'postgres', 'in-process Found', 0.8);
   for (const [dialect, c] of Object.entries(report.counts)) {
-    rows.push([`SQL statements per Found after authentication, ${DIALECT_LABEL[dialect as 'postgres']}`, '= 1', f(c.found.statements, 2), mark(c.found.statements === 1)]);
-    rows.push([`Writes per Found, ${DIALECT_LABEL[dialect as 'postgres']}`, '= 0', f(c.found.writes, 2), mark(c.found.writes === 0)]);
+    rows.push([
+      `SQL statements per Found after authentication, ${DIALECT_LABEL[dialect as 'postgres']}`,
+      '= 1',
+      f(c.found.statements, 2),
+      mark(c.found.statements === 1),
+    ]);
+    rows.push([
+      `Writes per Found, ${DIALECT_LABEL[dialect as 'postgres']}`,
+      '= 0',
+      f(c.found.writes, 2),
+      mark(c.found.writes === 0),
+    ]);
   }
-  for (const [label, race] of [['Race', report.race], ['Race through PgBouncer', report.racePooled]] as const) {
+  for (const [label, race] of [
+    ['Race', report.race],
+    ['Race through PgBouncer', report.racePooled],
+  ] as const) {
     if (!race) continue;
     const ok = race.errors === 0 && race.duplicates === 0 && race.tasks === race.identities;
-    rows.push([`${label}: tasks / identities, duplicates, errors`, `${race.identities}, 0, 0`, `${race.tasks}, ${race.duplicates}, ${race.errors}`, mark(ok)]);
+    rows.push([
+      `${label}: tasks / identities, duplicates, errors`,
+      `${race.identities}, 0, 0`,
+      `${race.tasks}, ${race.duplicates}, ${race.errors}`,
+      mark(ok),
+    ]);
   }
   const scale = report.scale;
   if (scale) {
     const v = scale.large.httpP50Ms / scale.small.httpP50Ms;
-    rows.push([`Lookup p50 at ${scale.large.tasks.toLocaleString('en')} / at ${scale.small.tasks.toLocaleString('en')} (HTTP)`, '≤ 1.5 ×', `${f(v, 2)} ×`, mark(v <= 1.5)]);
+    rows.push([
+      `Lookup p50 at ${scale.large.tasks.toLocaleString('en')} / at ${scale.small.tasks.toLocaleString('en')} (HTTP)`,
+      '≤ 1.5 ×',
+      `${f(v, 2)} ×`,
+      mark(v <= 1.5),
+    ]);
   }
-  if (report.peakRssMb !== undefined) rows.push(['Server peak RSS under load', '≤ 300 MB', `${f(report.peakRssMb)} MB`, mark(report.peakRssMb <= 300)]);
+  if (report.peakRssMb !== undefined)
+    rows.push(['Server peak RSS under load', '≤ 300 MB', `${f(report.peakRssMb)} MB`, mark(report.peakRssMb <= 300)]);
   return rows;
 }
 
@@ -142,14 +177,27 @@ function poolerCost(report: Report): string[] {
     '',
     '## What PgBouncer costs (transaction pooling, same run)',
     '',
-    table(['Series', 'ops/s through PgBouncer ÷ direct', 'p50 ms direct → through', 'CPU µs per op direct → through', 'of which PgBouncer'], rows),
+    table(
+      [
+        'Series',
+        'ops/s through PgBouncer ÷ direct',
+        'p50 ms direct → through',
+        'CPU µs per op direct → through',
+        'of which PgBouncer',
+      ],
+      rows,
+    ),
     '',
     'Direct: the first server process on PostgreSQL itself. Through: a server process on `?pgbouncer=true` (unnamed statements), PgBouncer with as many server connections as a server process has pool connections. CPU: the bench process, that server, PostgreSQL and PgBouncer.',
   ];
 }
 
 function table(header: string[], rows: string[][]): string {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }
 
 export function toMarkdown(report: Report): string {
@@ -159,7 +207,9 @@ export function toMarkdown(report: Report): string {
   out.push('');
   out.push(
     `${o.cores} cores, Node ${report.node}, concurrency ${o.concurrency}, median of ${o.runs} runs × ${o.seconds} s per series` +
-      (o.mode === 'quick' ? ` (QUICK: fewer/shorter runs, ${o.raceIdentities} race identities instead of 200, scale compares ${o.smallTasks.toLocaleString('en')} vs ${o.largeTasks.toLocaleString('en')} tasks instead of 1M)` : '') +
+      (o.mode === 'quick'
+        ? ` (QUICK: fewer/shorter runs, ${o.raceIdentities} race identities instead of 200, scale compares ${o.smallTasks.toLocaleString('en')} vs ${o.largeTasks.toLocaleString('en')} tasks instead of 1M)`
+        : '') +
       '.',
   );
   out.push('');
@@ -180,7 +230,8 @@ export function toMarkdown(report: Report): string {
         f(medianOf(s, 'p99Ms'), 2),
         s.baseline ? `${f(ratio(report, s), 2)} × ${s.baseline}` : s.name.startsWith('raw ') ? '(baseline)' : '–',
         anchorCell(report, s),
-        String(s.runs.reduce((n, r) => n + r.errors, 0)) + (s.runs.find((r) => r.firstError)?.firstError ? ` (${s.runs.find((r) => r.firstError)!.firstError})` : ''),
+        String(s.runs.reduce((n, r) => n + r.errors, 0)) +
+          (s.runs.find((r) => r.firstError)?.firstError ? ` (${s.runs.find((r) => r.firstError)!.firstError})` : ''),
       ]),
     ),
   );
@@ -190,12 +241,35 @@ export function toMarkdown(report: Report): string {
   const pooler = report.series.some((s) => s.runs.some((r) => r.cpu?.poolerUs !== undefined));
   out.push(
     table(
-      ['Dialect', 'Series', 'bench process', 'servers', 'PostgreSQL', ...(pooler ? ['PgBouncer'] : []), 'total', 'WAL bytes per op'],
+      [
+        'Dialect',
+        'Series',
+        'bench process',
+        'servers',
+        'PostgreSQL',
+        ...(pooler ? ['PgBouncer'] : []),
+        'total',
+        'WAL bytes per op',
+      ],
       report.series.map((s) => {
-        const [b, sv, pg, pb] = [cpuOf(s, 'benchUs'), cpuOf(s, 'serverUs'), cpuOf(s, 'postgresUs'), cpuOf(s, 'poolerUs')];
+        const [b, sv, pg, pb] = [
+          cpuOf(s, 'benchUs'),
+          cpuOf(s, 'serverUs'),
+          cpuOf(s, 'postgresUs'),
+          cpuOf(s, 'poolerUs'),
+        ];
         const pgsql = s.dialect === 'postgres';
         const via = s.runs.some((r) => r.cpu?.poolerUs !== undefined);
-        return [s.dialect, s.name, f(b), f(sv), pgsql ? f(pg) : '–', ...(pooler ? [via ? f(pb) : '–'] : []), f(b + sv + pg + pb), pgsql ? f(cpuOf(s, 'walBytes')) : '–'];
+        return [
+          s.dialect,
+          s.name,
+          f(b),
+          f(sv),
+          pgsql ? f(pg) : '–',
+          ...(pooler ? [via ? f(pb) : '–'] : []),
+          f(b + sv + pg + pb),
+          pgsql ? f(cpuOf(s, 'walBytes')) : '–',
+        ];
       }),
     ),
   );
@@ -214,14 +288,21 @@ export function toMarkdown(report: Report): string {
   }
   out.push(table(['Dialect', 'Call', 'statements', 'writes', 'transactions'], countRows));
   out.push('');
-  out.push('authCold/authWarm = bearer-token authentication with an empty / warm token cache; found, created and lookup are the domain calls after authentication.');
+  out.push(
+    'authCold/authWarm = bearer-token authentication with an empty / warm token cache; found, created and lookup are the domain calls after authentication.',
+  );
   if (report.race) {
     out.push('');
     out.push('## Race (2 server processes)');
-    for (const [label, r] of [['', report.race], ['Through PgBouncer (2 more server processes): ', report.racePooled]] as const) {
+    for (const [label, r] of [
+      ['', report.race],
+      ['Through PgBouncer (2 more server processes): ', report.racePooled],
+    ] as const) {
       if (!r) continue;
       out.push('');
-      out.push(`${label}${r.identities} identities × ${o.raceConcurrency} concurrent creates = ${r.requests} requests in ${f(r.seconds, 1)} s → ${r.tasks} tasks, ${r.duplicates} duplicates, ${r.errors} errors${r.firstError ? ` (first: ${r.firstError})` : ''}.`);
+      out.push(
+        `${label}${r.identities} identities × ${o.raceConcurrency} concurrent creates = ${r.requests} requests in ${f(r.seconds, 1)} s → ${r.tasks} tasks, ${r.duplicates} duplicates, ${r.errors} errors${r.firstError ? ` (first: ${r.firstError})` : ''}.`,
+      );
     }
   }
   out.push(...poolerCost(report));
@@ -232,7 +313,14 @@ export function toMarkdown(report: Report): string {
     out.push('');
     out.push(
       table(
-        ['Tasks in workspace', 'raw p50 ms', 'in-process p50 ms', 'HTTP (REST) p50 ms', 'prefix page p50 ms', 'later prefix page p50 ms'],
+        [
+          'Tasks in workspace',
+          'raw p50 ms',
+          'in-process p50 ms',
+          'HTTP (REST) p50 ms',
+          'prefix page p50 ms',
+          'later prefix page p50 ms',
+        ],
         [s.small, s.large].map((x) => [
           x.tasks.toLocaleString('en'),
           f(x.rawP50Ms, 3),
@@ -244,9 +332,13 @@ export function toMarkdown(report: Report): string {
       ),
     );
     out.push('');
-    out.push('Prefix page: the console\'s task browser in process — 25 ids starting with a random two-digit prefix (`ext-37`), sorted by external id, with the matching count capped at 10,000; later page: the page after the first one\'s cursor.');
+    out.push(
+      "Prefix page: the console's task browser in process — 25 ids starting with a random two-digit prefix (`ext-37`), sorted by external id, with the matching count capped at 10,000; later page: the page after the first one's cursor.",
+    );
     out.push('');
-    out.push(`Bulk load of ${s.large.tasks.toLocaleString('en')} tasks took ${f(s.loadSeconds, 1)} s (INSERT … SELECT generate_series).`);
+    out.push(
+      `Bulk load of ${s.large.tasks.toLocaleString('en')} tasks took ${f(s.loadSeconds, 1)} s (INSERT … SELECT generate_series).`,
+    );
   }
   if (report.peakRssMb !== undefined) {
     out.push('');

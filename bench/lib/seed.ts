@@ -44,13 +44,21 @@ export async function seed(db: Db): Promise<Seeded> {
     workspaceIds: [main.id, baseline.id, race.id, racePooled.id, small.id, scale.id],
     scopes: ['tasks:read', 'tasks:write'],
   });
-  const auth = await authenticate({ store, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
+  const auth = await authenticate(
+    { store, tokenCache: new TokenCache(0) },
+    { authorization: `Bearer ${token}` },
+    { method: 'POST' },
+  );
   if (!auth) throw new Error('the bench token does not authenticate');
   return { main, baseline, race, racePooled, small, scale, token, actor: auth.actor };
 }
 
 /** `count` settled tasks `ext-1 … ext-count` in one statement per dialect, then fresh planner statistics. */
-export async function bulkLoad(db: Db, ws: { id: string; stepId: string; prefix: string }, count: number): Promise<number> {
+export async function bulkLoad(
+  db: Db,
+  ws: { id: string; stepId: string; prefix: string },
+  count: number,
+): Promise<number> {
   const started = Date.now();
   const insert = `INSERT INTO tasks (id, workspace_id, number, identifier, title, step_id, created_at, updated_at, revision,
       creation_state, external_id, external_id_settled_at)`;

@@ -75,11 +75,15 @@ export async function startApp(databaseUrl: string, opts: StartAppOptions = {}):
     ...opts.env,
   };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  const child: ChildProcess = spawn(process.execPath, [...flags, '--max-old-space-size=512', SERVER_BUNDLE, ...(opts.args ?? [])], {
-    cwd: ROOT,
-    env: env as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...flags, '--max-old-space-size=512', SERVER_BUNDLE, ...(opts.args ?? [])],
+    {
+      cwd: ROOT,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   running.add(child);
   child.once('exit', () => running.delete(child));
   // Kept for start-up checks and error messages, up to MAX_OUTPUT: under load the server writes one line per request,

@@ -74,36 +74,97 @@ export function seedWorkspace(tag: string): Seed {
 
 /** A workspace of its own, for a spec that counts what a workspace holds (seedWorkspace shares one per run). */
 export function makeSeed(tag: string): Seed {
-  const suffix = Math.random().toString(36).slice(2, 7).toUpperCase().replace(/[^A-Z0-9]/g, 'X');
+  const suffix = Math.random()
+    .toString(36)
+    .slice(2, 7)
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, 'X');
   const prefix = `${tag}${suffix}`.slice(0, 10);
   const root = mkdtempSync(join(tmpdir(), 'tether-e2e-root-'));
-  const ws = cli<{ id: string }>(['workspace', 'create', '--name', `E2E ${prefix}`, '--prefix', prefix, '--root', root]);
+  const ws = cli<{ id: string }>([
+    'workspace',
+    'create',
+    '--name',
+    `E2E ${prefix}`,
+    '--prefix',
+    prefix,
+    '--root',
+    root,
+  ]);
   const user = (role: string, extra: string[] = []) =>
-    cli<{ id: string; email: string }>(['user', 'create', '--email', `${role}.${prefix.toLowerCase()}@example.test`, '--role', role, ...extra, '--password-stdin'], PASSWORD);
+    cli<{ id: string; email: string }>(
+      [
+        'user',
+        'create',
+        '--email',
+        `${role}.${prefix.toLowerCase()}@example.test`,
+        '--role',
+        role,
+        ...extra,
+        '--password-stdin',
+      ],
+      PASSWORD,
+    );
   const admin = user('admin');
   const operator = user('operator', ['--workspace', ws.id]);
   const viewer = user('viewer', ['--workspace', ws.id]);
-  const token = cli<{ token: string }>(['token', 'create', '--name', `e2e ${prefix}`, '--workspace', ws.id, '--scope', 'tasks:write']).token;
+  const token = cli<{ token: string }>([
+    'token',
+    'create',
+    '--name',
+    `e2e ${prefix}`,
+    '--workspace',
+    ws.id,
+    '--scope',
+    'tasks:write',
+  ]).token;
   return { workspaceId: ws.id, prefix, token, admin, operator, viewer };
 }
 
 /** A workspace with no working-folder root: its plain creates plan no step and commit at once (SPEC §4.3). */
 export function makeBareWorkspace(tag: string): { id: string; prefix: string; name: string } {
-  const suffix = Math.random().toString(36).slice(2, 7).toUpperCase().replace(/[^A-Z0-9]/g, 'X');
+  const suffix = Math.random()
+    .toString(36)
+    .slice(2, 7)
+    .toUpperCase()
+    .replace(/[^A-Z0-9]/g, 'X');
   const prefix = `${tag}${suffix}`.slice(0, 10);
   const name = `E2E ${prefix}`;
   return { ...cli<{ id: string }>(['workspace', 'create', '--name', name, '--prefix', prefix]), prefix, name };
 }
 
 /** A person with `role` in each of `workspaceIds` (password PASSWORD). */
-export function makeUser(tag: string, role: 'viewer' | 'operator' | 'admin', workspaceIds: string[]): { id: string; email: string } {
+export function makeUser(
+  tag: string,
+  role: 'viewer' | 'operator' | 'admin',
+  workspaceIds: string[],
+): { id: string; email: string } {
   const email = `${role}.${tag.toLowerCase()}.${Math.random().toString(36).slice(2, 7)}@example.test`;
-  return cli<{ id: string; email: string }>(['user', 'create', '--email', email, '--role', role, ...workspaceIds.flatMap((w) => ['--workspace', w]), '--password-stdin'], PASSWORD);
+  return cli<{ id: string; email: string }>(
+    [
+      'user',
+      'create',
+      '--email',
+      email,
+      '--role',
+      role,
+      ...workspaceIds.flatMap((w) => ['--workspace', w]),
+      '--password-stdin',
+    ],
+    PASSWORD,
+  );
 }
 
 /** An API token named `name` on `workspaceIds` with `scopes`. */
 export function makeApiToken(name: string, workspaceIds: string[], scopes: string[]): string {
-  return cli<{ token: string }>(['token', 'create', '--name', name, ...workspaceIds.flatMap((w) => ['--workspace', w]), ...scopes.flatMap((s) => ['--scope', s])]).token;
+  return cli<{ token: string }>([
+    'token',
+    'create',
+    '--name',
+    name,
+    ...workspaceIds.flatMap((w) => ['--workspace', w]),
+    ...scopes.flatMap((s) => ['--scope', s]),
+  ]).token;
 }
 
 /** The stored digest of the session cookie the browser holds (src/server/auth/session.ts keeps sha256 only). */
@@ -113,7 +174,13 @@ export async function sessionDigest(page: Page): Promise<string> {
   return createHash('sha256').update(decodeURIComponent(cookie.value), 'utf8').digest('hex');
 }
 
-export async function api(method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+export async function api(
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${BASE_URL}/api/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
@@ -124,18 +191,35 @@ export async function api(method: string, path: string, token: string, body?: un
 }
 
 export async function createTask(seed: Seed, externalId: string | null, title = `Task for ${externalId ?? 'nothing'}`) {
-  const r = await api('POST', '/tasks', seed.token, { workspace_id: seed.workspaceId, title, ...(externalId === null ? {} : { external_id: externalId }) });
+  const r = await api('POST', '/tasks', seed.token, {
+    workspace_id: seed.workspaceId,
+    title,
+    ...(externalId === null ? {} : { external_id: externalId }),
+  });
   expect(r.status).toBe(200);
   return r.body as { id: string; identifier: string; external_id?: string };
 }
 
-export async function armFailpoint(arm: { name: string; action: 'pause' | 'error'; match?: string; times?: number }): Promise<void> {
-  const res = await fetch(`${BASE_URL}/api/_test/failpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arm }) });
+export async function armFailpoint(arm: {
+  name: string;
+  action: 'pause' | 'error';
+  match?: string;
+  times?: number;
+}): Promise<void> {
+  const res = await fetch(`${BASE_URL}/api/_test/failpoints`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ arm }),
+  });
   expect(res.status).toBe(200);
 }
 
 export async function releaseFailpoint(name: string): Promise<void> {
-  await fetch(`${BASE_URL}/api/_test/failpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ release: name }) });
+  await fetch(`${BASE_URL}/api/_test/failpoints`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ release: name }),
+  });
 }
 
 /** Signs in through the form and waits for the console to show who is signed in. */
@@ -166,10 +250,13 @@ export async function screenshot(page: Page, testInfo: TestInfo, name: string): 
 /** Waits until a create is paused at failpoint `name` (GET /api/_test/failpoints lists how many wait there). */
 export async function waitForPause(name: string): Promise<void> {
   await expect
-    .poll(async () => {
-      const res = await fetch(`${BASE_URL}/api/_test/failpoints`);
-      const { failpoints } = (await res.json()) as { failpoints: Array<{ name: string; paused: number }> };
-      return failpoints.find((f) => f.name === name)?.paused ?? 0;
-    }, { intervals: [50] })
+    .poll(
+      async () => {
+        const res = await fetch(`${BASE_URL}/api/_test/failpoints`);
+        const { failpoints } = (await res.json()) as { failpoints: Array<{ name: string; paused: number }> };
+        return failpoints.find((f) => f.name === name)?.paused ?? 0;
+      },
+      { intervals: [50] },
+    )
     .toBeGreaterThan(0);
 }

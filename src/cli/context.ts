@@ -21,7 +21,15 @@ export function cliActor(): Actor {
   } catch {
     // no passwd entry (some containers): the audit still says it came through the CLI
   }
-  return { kind: 'system', id: `cli:${name}`, label: `cli (${name})`, global: true, roles: new Map(), grants: new Set(), scopes: new Set() };
+  return {
+    kind: 'system',
+    id: `cli:${name}`,
+    label: `cli (${name})`,
+    global: true,
+    roles: new Map(),
+    grants: new Set(),
+    scopes: new Set(),
+  };
 }
 
 /** An error meant for the operator: printed as one line, exit code 1. */
@@ -52,7 +60,8 @@ export function createCliContext(program: Command): CliContext {
     }
     // Reach the database first, so "unreachable" is not reported as "not migrated" (schemaVersion swallows errors).
     await built.store.ping();
-    if (!opts.raw && (await schemaVersion(built.store.driver)) === 0) throw new CliError('the database has no schema yet; run `tether migrate` first');
+    if (!opts.raw && (await schemaVersion(built.store.driver)) === 0)
+      throw new CliError('the database has no schema yet; run `tether migrate` first');
     return built;
   };
   return {
@@ -83,5 +92,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
 export function table(rows: string[][]): string {
   if (rows.length === 0) return '';
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+  return rows
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+    .join('\n');
 }

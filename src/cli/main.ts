@@ -17,11 +17,23 @@ import { register as agentProfile } from './commands/agent-profile';
 import { register as worker } from './commands/worker';
 import { register as identity } from './commands/identity';
 
-const NOUNS: Array<(program: Command, ctx: CliContext) => void> = [migrate, workspace, step, user, token, repo, agentProfile, identity, worker];
+const NOUNS: Array<(program: Command, ctx: CliContext) => void> = [
+  migrate,
+  workspace,
+  step,
+  user,
+  token,
+  repo,
+  agentProfile,
+  identity,
+  worker,
+];
 
 export function buildProgram(): { program: Command; ctx: CliContext } {
   const program = new Command('tether')
-    .description('Tether admin: migrations, workspaces, steps, users, API tokens and identity readiness. DATABASE_URL picks the database.')
+    .description(
+      'Tether admin: migrations, workspaces, steps, users, API tokens and identity readiness. DATABASE_URL picks the database.',
+    )
     .option('--json', 'print results as JSON')
     // Set before the nouns are added, so every subcommand inherits them.
     .exitOverride()

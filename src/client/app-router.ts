@@ -9,6 +9,11 @@ import type { AppRouter as ServerRouter } from '../server/api/root';
 type ServerRoot = ServerRouter['_def']['_config']['$types'];
 
 export type AppRouter = TRPCBuiltRouter<
-  { ctx: object; meta: ServerRoot['meta']; errorShape: ServerRoot['errorShape']; transformer: ServerRoot['transformer'] },
+  {
+    ctx: object;
+    meta: ServerRoot['meta'];
+    errorShape: ServerRoot['errorShape'];
+    transformer: ServerRoot['transformer'];
+  },
   ServerRouter['_def']['record']
 >;

@@ -32,7 +32,9 @@ export function createTetherClient(options: TetherClientOptions): TetherClient {
           url,
           EventSource,
           // A reconnect (after a dropped stream) sends the header again and resumes from the last event id.
-          eventSourceOptions: () => ({ fetch: (input, init) => fetchImpl(input, { ...init, headers: { ...init.headers, ...headers } }) }),
+          eventSourceOptions: () => ({
+            fetch: (input, init) => fetchImpl(input, { ...init, headers: { ...init.headers, ...headers } }),
+          }),
         }),
         false: httpBatchLink({ url, headers, fetch: fetchImpl }),
       }),

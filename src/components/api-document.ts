@@ -83,7 +83,9 @@ export interface Located {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** Every operation, grouped by its first tag, in the document's tag order (then any tag it does not list). */
-export function groupOperationsByTag(doc: ApiDocument): Array<{ name: string; description?: string; operations: Located[] }> {
+export function groupOperationsByTag(
+  doc: ApiDocument,
+): Array<{ name: string; description?: string; operations: Located[] }> {
   const groups = new Map<string, Located[]>((doc.tags ?? []).map((t) => [t.name, []]));
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
@@ -95,7 +97,9 @@ export function groupOperationsByTag(doc: ApiDocument): Array<{ name: string; de
     }
   }
   const described = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
-  return [...groups].filter(([, ops]) => ops.length > 0).map(([name, operations]) => ({ name, description: described.get(name), operations }));
+  return [...groups]
+    .filter(([, ops]) => ops.length > 0)
+    .map(([name, operations]) => ({ name, description: described.get(name), operations }));
 }
 
 /** `#/components/schemas/Task` → `Task`; undefined for any other reference. */
@@ -117,7 +121,10 @@ export function withoutNull(schema: JsonSchema): { schema: JsonSchema; nullable:
   const isNull = (s: JsonSchema) => s.type === 'null';
   if (schema.anyOf?.some(isNull)) {
     const rest = schema.anyOf.filter((s) => !isNull(s));
-    const inner = rest.length === 1 ? { ...rest[0]!, description: rest[0]!.description ?? schema.description } : { ...schema, anyOf: rest };
+    const inner =
+      rest.length === 1
+        ? { ...rest[0]!, description: rest[0]!.description ?? schema.description }
+        : { ...schema, anyOf: rest };
     return { schema: inner, nullable: true };
   }
   if (Array.isArray(schema.type) && schema.type.includes('null')) {

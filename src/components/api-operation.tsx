@@ -1,6 +1,13 @@
 // One operation of the OpenAPI document on the reference page: method and path, summary, description, who may call it,
 // parameters, request body and every response by status — error answers with their exact bodies.
-import { componentName, resolveSchema, type ApiDocument, type JsonSchema, type Located, type Response } from './api-document';
+import {
+  componentName,
+  resolveSchema,
+  type ApiDocument,
+  type JsonSchema,
+  type Located,
+  type Response,
+} from './api-document';
 import { BlockText, InlineText } from './api-text';
 import { Described, SchemaLink, SchemaView, TypeText } from './api-schema';
 
@@ -13,11 +20,18 @@ export function ApiOperation({ doc, located, base }: { doc: ApiDocument; located
     <section id={id} className="api-operation" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>{title}</h3>
       <p className="api-endpoint">
-        <span className={`api-method api-method--${method}`}>{method.toUpperCase()}</span> <code>{`${base}${path}`}</code>
+        <span className={`api-method api-method--${method}`}>{method.toUpperCase()}</span>{' '}
+        <code>{`${base}${path}`}</code>
       </p>
       <p className="api-meta">
         Operation id <code>{id}</code> ·{' '}
-        {op.security && op.security.length === 0 ? 'no credentials needed' : <>needs <a href="#authentication">a bearer token (or the console&apos;s session)</a></>}
+        {op.security && op.security.length === 0 ? (
+          'no credentials needed'
+        ) : (
+          <>
+            needs <a href="#authentication">a bearer token (or the console&apos;s session)</a>
+          </>
+        )}
       </p>
       {op.description && <BlockText text={op.description} />}
 
@@ -78,7 +92,17 @@ export function ApiOperation({ doc, located, base }: { doc: ApiDocument; located
   );
 }
 
-function ResponseEntry({ doc, id, status, response }: { doc: ApiDocument; id: string; status: string; response: Response }) {
+function ResponseEntry({
+  doc,
+  id,
+  status,
+  response,
+}: {
+  doc: ApiDocument;
+  id: string;
+  status: string;
+  response: Response;
+}) {
   const content = Object.entries(response.content ?? {});
   return (
     <>
@@ -90,7 +114,12 @@ function ResponseEntry({ doc, id, status, response }: { doc: ApiDocument; id: st
         {Object.entries(response.headers ?? {}).map(([name, header]) => (
           <p key={name}>
             Header <code>{name}</code> ({header.schema ? <TypeText schema={header.schema} /> : 'string'}
-            {header.required ? ', always sent' : ''}){header.description && <>: <InlineText text={header.description} /></>}
+            {header.required ? ', always sent' : ''})
+            {header.description && (
+              <>
+                : <InlineText text={header.description} />
+              </>
+            )}
           </p>
         ))}
         {content.length === 0 && <p>No body.</p>}
@@ -106,7 +135,11 @@ function ResponseEntry({ doc, id, status, response }: { doc: ApiDocument; id: st
               {errors ? (
                 <ul className="api-errors">
                   {errors.map((name) => (
-                    <ErrorBody key={name} name={name} schema={resolveSchema(doc, { $ref: `#/components/schemas/${name}` })} />
+                    <ErrorBody
+                      key={name}
+                      name={name}
+                      schema={resolveSchema(doc, { $ref: `#/components/schemas/${name}` })}
+                    />
                   ))}
                 </ul>
               ) : (
@@ -136,7 +169,13 @@ function ErrorBody({ name, schema }: { name: string; schema: JsonSchema }) {
   return (
     <li>
       <code className="api-error-body">{JSON.stringify(body)}</code>
-      {detailed && <> (the message may go on with <code>: &lt;detail&gt;</code>)</>} — <SchemaLink name={name} />
+      {detailed && (
+        <>
+          {' '}
+          (the message may go on with <code>: &lt;detail&gt;</code>)
+        </>
+      )}{' '}
+      — <SchemaLink name={name} />
       {schema.description && (
         <>
           {': '}

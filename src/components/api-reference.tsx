@@ -85,7 +85,12 @@ export function ApiReference({ doc }: { doc: ApiDocument }) {
         <h2 id="api-schemas">Schemas</h2>
         <p>The named schemas the operations refer to: request and response bodies, then every error body.</p>
         {schemas.map(([name, schema]) => (
-          <section key={name} id={schemaAnchor(name)} aria-labelledby={`${schemaAnchor(name)}-title`} className="api-schema">
+          <section
+            key={name}
+            id={schemaAnchor(name)}
+            aria-labelledby={`${schemaAnchor(name)}-title`}
+            className="api-schema"
+          >
             <h3 id={`${schemaAnchor(name)}-title`}>
               <code>{name}</code>
             </h3>

@@ -2,7 +2,14 @@
 // of objects flattened into `parent.child` / `list[].child` rows — with type, whether it is required, and the
 // description; a `$ref` is the component's name, linked to its section on the page rather than repeated.
 import { Fragment, type ReactNode } from 'react';
-import { componentName, resolveSchema, schemaAnchor, withoutNull, type ApiDocument, type JsonSchema } from './api-document';
+import {
+  componentName,
+  resolveSchema,
+  schemaAnchor,
+  withoutNull,
+  type ApiDocument,
+  type JsonSchema,
+} from './api-document';
 import { InlineText } from './api-text';
 
 /** A link to a component's section. */
@@ -31,16 +38,26 @@ function BareType({ schema: s }: { schema: JsonSchema }): ReactNode {
   const ref = s.$ref ? componentName(s.$ref) : undefined;
   if (ref) return <SchemaLink name={ref} />;
   if (s.const !== undefined) return <code>{json(s.const)}</code>;
-  if (s.enum) return <Alternatives items={s.enum.map((v, i) => <code key={i}>{json(v)}</code>)} />;
+  if (s.enum)
+    return (
+      <Alternatives
+        items={s.enum.map((v, i) => (
+          <code key={i}>{json(v)}</code>
+        ))}
+      />
+    );
   const variants = s.anyOf ?? s.oneOf;
-  if (variants) return <Alternatives items={variants.map((v, i) => <TypeText key={i} schema={v} />)} />;
+  if (variants)
+    return (
+      <Alternatives
+        items={variants.map((v, i) => (
+          <TypeText key={i} schema={v} />
+        ))}
+      />
+    );
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
   if (types.includes('array')) {
-    return (
-      <>
-        array of {s.items ? <TypeText schema={s.items} /> : 'anything'}
-      </>
-    );
+    return <>array of {s.items ? <TypeText schema={s.items} /> : 'anything'}</>;
   }
   if (types.length === 0) return s.properties ? 'object' : 'any JSON value';
   return (
@@ -155,7 +172,17 @@ export function Described({ schema }: { schema: JsonSchema }) {
  * A whole schema: a `$ref` is named and linked (and, when `expand`, its fields shown too); an object is its table; a
  * choice between objects is one table per shape; anything else is its type in words.
  */
-export function SchemaView({ doc, schema, caption, expand = false }: { doc: ApiDocument; schema: JsonSchema; caption: string; expand?: boolean }) {
+export function SchemaView({
+  doc,
+  schema,
+  caption,
+  expand = false,
+}: {
+  doc: ApiDocument;
+  schema: JsonSchema;
+  caption: string;
+  expand?: boolean;
+}) {
   const ref = schema.$ref ? componentName(schema.$ref) : undefined;
   if (ref) {
     const target = resolveSchema(doc, schema);
@@ -180,7 +207,8 @@ export function SchemaView({ doc, schema, caption, expand = false }: { doc: ApiD
     );
   }
   const inner = withoutNull(schema).schema;
-  if (inner.properties || (inner.type === 'object' && !inner.additionalProperties)) return <FieldsTable object={inner} caption={caption} />;
+  if (inner.properties || (inner.type === 'object' && !inner.additionalProperties))
+    return <FieldsTable object={inner} caption={caption} />;
   return (
     <p>
       Type: <TypeText schema={schema} /> <Described schema={schema} />

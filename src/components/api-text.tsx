@@ -8,8 +8,10 @@ export function InlineText({ text }: { text: string }) {
   return (
     <>
       {parts.map((part, i): ReactNode => {
-        if (part.startsWith('`') && part.endsWith('`') && part.length > 1) return <code key={i}>{part.slice(1, -1)}</code>;
-        if (part.startsWith('**') && part.endsWith('**') && part.length > 3) return <strong key={i}>{part.slice(2, -2)}</strong>;
+        if (part.startsWith('`') && part.endsWith('`') && part.length > 1)
+          return <code key={i}>{part.slice(1, -1)}</code>;
+        if (part.startsWith('**') && part.endsWith('**') && part.length > 3)
+          return <strong key={i}>{part.slice(2, -2)}</strong>;
         return <Fragment key={i}>{part}</Fragment>;
       })}
     </>
@@ -18,11 +20,19 @@ export function InlineText({ text }: { text: string }) {
 
 /** Paragraphs (blank-line separated) and "- " lists; a list item's continuation lines are indented. */
 export function BlockText({ text }: { text: string }) {
-  const blocks = text.split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean);
+  const blocks = text
+    .split(/\n\s*\n/)
+    .map((b) => b.trim())
+    .filter(Boolean);
   return (
     <>
       {blocks.map((block, i) => {
-        if (!block.startsWith('- ')) return <p key={i}><InlineText text={block.replace(/\s*\n\s*/g, ' ')} /></p>;
+        if (!block.startsWith('- '))
+          return (
+            <p key={i}>
+              <InlineText text={block.replace(/\s*\n\s*/g, ' ')} />
+            </p>
+          );
         const items = block.split(/\n(?=- )/).map((item) => item.slice(2).replace(/\s*\n\s*/g, ' '));
         return (
           <ul key={i}>

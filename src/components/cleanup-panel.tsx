@@ -15,8 +15,8 @@ export function CleanupPanel({ workspaceId }: { workspaceId: string }) {
     <section className="panel" aria-labelledby="cleanup-title">
       <h2 id="cleanup-title">Compensations waiting for cleanup</h2>
       <p className="muted small">
-        Effects an aborted create could not undo. Tether retries each with growing pauses until it succeeds; “keeps failing” means it
-        was tried three times or more — check the error and the effect itself.
+        Effects an aborted create could not undo. Tether retries each with growing pauses until it succeeds; “keeps
+        failing” means it was tried three times or more — check the error and the effect itself.
       </p>
       <QueryState query={q} isEmpty={(rows) => rows.length === 0} empty="Nothing is waiting for cleanup.">
         {(rows) => (
@@ -39,13 +39,16 @@ export function CleanupPanel({ workspaceId }: { workspaceId: string }) {
                     <ConsoleLink href={`/operations/${r.operation_id}`}>{r.operation_id.slice(0, 8)}</ConsoleLink>
                   </td>
                   <td data-label="Step">
-                    {r.step_index + 1}. {r.kind} {r.failing ? <Badge tone="bad">keeps failing</Badge> : <Badge tone="warn">retrying</Badge>}
+                    {r.step_index + 1}. {r.kind}{' '}
+                    {r.failing ? <Badge tone="bad">keeps failing</Badge> : <Badge tone="warn">retrying</Badge>}
                   </td>
                   <td data-label="External id">
                     <ExternalId value={r.external_id} />
                   </td>
                   <td data-label="Tries">{r.attempts}</td>
-                  <td data-label="Last error">{r.last_error ? <span className="error-text">{r.last_error}</span> : '—'}</td>
+                  <td data-label="Last error">
+                    {r.last_error ? <span className="error-text">{r.last_error}</span> : '—'}
+                  </td>
                   <td data-label="Next try">
                     <Time iso={r.next_attempt_at} />
                   </td>

@@ -44,7 +44,11 @@ const subscribeOnline = (cb: () => void) => onlineManager.subscribe(cb);
 
 export function ConnectionProvider({ stream, children }: { stream: LiveStatus; children: ReactNode }) {
   const queryClient = useQueryClient();
-  const online = useSyncExternalStore(subscribeOnline, () => onlineManager.isOnline(), () => true);
+  const online = useSyncExternalStore(
+    subscribeOnline,
+    () => onlineManager.isOnline(),
+    () => true,
+  );
   const [lastAnswer, setLastAnswer] = useState<number | null>(null);
   const [unansweredSince, setUnansweredSince] = useState<number | null>(null);
   const [apiFailure, setApiFailure] = useState<ApiFailure | null>(null);
@@ -53,7 +57,9 @@ export function ConnectionProvider({ stream, children }: { stream: LiveStatus; c
     () =>
       queryClient.getQueryCache().subscribe((event) => {
         if (event.type !== 'updated') return;
-        const trpcPath = Array.isArray(event.query.queryKey[0]) ? (event.query.queryKey[0] as string[]).join('.') : null;
+        const trpcPath = Array.isArray(event.query.queryKey[0])
+          ? (event.query.queryKey[0] as string[]).join('.')
+          : null;
         if (event.action.type === 'success') {
           setLastAnswer(Date.now());
           setUnansweredSince(null);
@@ -68,7 +74,8 @@ export function ConnectionProvider({ stream, children }: { stream: LiveStatus; c
           setLastAnswer(Date.now());
           setUnansweredSince(null);
           const status = httpStatusOf(err);
-          if (status !== undefined && status >= 500) setApiFailure({ status, message: messageOf(err), path: trpcPath ?? 'request', at: Date.now() });
+          if (status !== undefined && status >= 500)
+            setApiFailure({ status, message: messageOf(err), path: trpcPath ?? 'request', at: Date.now() });
         }
       }),
     [queryClient],
@@ -79,7 +86,8 @@ export function ConnectionProvider({ stream, children }: { stream: LiveStatus; c
     let status: ConnectionStatus;
     if (!online) status = 'offline';
     else if (unansweredSince !== null) status = now - unansweredSince >= OFFLINE_AFTER_MS ? 'offline' : 'reconnecting';
-    else if (stream === 'offline') status = 'reconnecting'; // refused: the page polls, and the stream is tried again
+    else if (stream === 'offline')
+      status = 'reconnecting'; // refused: the page polls, and the stream is tried again
     else status = stream;
     return { status, lastAnswer, apiFailure };
   }, [online, unansweredSince, now, stream, lastAnswer, apiFailure]);

@@ -46,7 +46,13 @@ export function ConsoleHeader() {
       <div className="console-header__live">
         <LiveIndicator />
       </div>
-      <button type="button" className="btn console-menu-toggle" aria-expanded={open} aria-controls="console-menu" onClick={() => setOpenOn(open ? null : pathname)}>
+      <button
+        type="button"
+        className="btn console-menu-toggle"
+        aria-expanded={open}
+        aria-controls="console-menu"
+        onClick={() => setOpenOn(open ? null : pathname)}
+      >
         Menu
       </button>
       <div id="console-menu" className="console-menu" data-open={open}>

@@ -27,7 +27,13 @@ export function CreatesChart({ hours }: { hours: Hour[] }) {
   const bw = W / Math.max(1, hours.length);
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${W} ${H}`} width="100%" height={H} role="img" aria-label={`Creates per hour over the last 24 hours: ${total} in total`}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        width="100%"
+        height={H}
+        role="img"
+        aria-label={`Creates per hour over the last 24 hours: ${total} in total`}
+      >
         <line x1={0} y1={H - 0.5} x2={W} y2={H - 0.5} stroke="#d9dcdf" />
         {hours.map((h, i) => {
           let y = H;
@@ -39,7 +45,9 @@ export function CreatesChart({ hours }: { hours: Hour[] }) {
                 if (v === 0) return null;
                 const height = (v / max) * (H - 8);
                 y -= height;
-                return <rect key={s.key} x={i * bw + 1} y={y} width={Math.max(1, bw - 2)} height={height} fill={s.color} />;
+                return (
+                  <rect key={s.key} x={i * bw + 1} y={y} width={Math.max(1, bw - 2)} height={height} fill={s.color} />
+                );
               })}
             </g>
           );

@@ -22,7 +22,11 @@ export function EventsList({ events, linkTasks = true }: { events: EventRow[]; l
         <li key={e.id} className="events__row">
           <Badge tone={e.type === 'task.deleted' ? 'bad' : e.type === 'task.created' ? 'ok' : 'info'}>{e.type}</Badge>
           <span>
-            {linkTasks && e.type !== 'task.deleted' ? <ConsoleLink href={`/tasks/${e.task_id}`}>{e.task_identifier ?? e.task_id}</ConsoleLink> : (e.task_identifier ?? e.task_id)}{' '}
+            {linkTasks && e.type !== 'task.deleted' ? (
+              <ConsoleLink href={`/tasks/${e.task_id}`}>{e.task_identifier ?? e.task_id}</ConsoleLink>
+            ) : (
+              (e.task_identifier ?? e.task_id)
+            )}{' '}
             <span className="muted">rev {e.revision}</span>
             {e.external_id && (
               <>

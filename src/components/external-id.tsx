@@ -7,7 +7,14 @@
 // the browsers' prefixes and the release dialog accept it, and `<U+202E>` or `\u202E` too: EscapeHint says how an
 // input was read).
 import { useEffect, useState } from 'react';
-import { describeCodePoint, hasHiddenCharacters, readTypedEscapes, typedEscapes, visibleForm, visibleParts } from '../lib/visible-id';
+import {
+  describeCodePoint,
+  hasHiddenCharacters,
+  readTypedEscapes,
+  typedEscapes,
+  visibleForm,
+  visibleParts,
+} from '../lib/visible-id';
 import { ConsoleLink } from './console-link';
 
 export interface IdLookalike {
@@ -51,7 +58,10 @@ export function ExternalId({
       <IdText value={value} />
       {copy && <CopyButton text={value} label={`Copy external id ${shown}`} />}
       {copy && hasHiddenCharacters(value) && (
-        <span className="extid__hint" title="Characters that draw as nothing or reorder text are shown as ⟦U+XXXX⟧; Copy gives the real value.">
+        <span
+          className="extid__hint"
+          title="Characters that draw as nothing or reorder text are shown as ⟦U+XXXX⟧; Copy gives the real value."
+        >
           hidden characters shown as ⟦U+…⟧
         </span>
       )}
@@ -113,10 +123,18 @@ export function EscapeHint({ text, id, triedFirst = false }: { text: string; id?
   return (
     <p className="small escape-hint" id={id} data-testid="escape-hint">
       {value === undefined ? (
-        <>This holds an escape that names no character ({found.filter((e) => e.char === undefined).map((e) => e.typed).join(', ')}), so it is read as typed.</>
+        <>
+          This holds an escape that names no character (
+          {found
+            .filter((e) => e.char === undefined)
+            .map((e) => e.typed)
+            .join(', ')}
+          ), so it is read as typed.
+        </>
       ) : (
         <>
-          Read as <ExternalId value={value} copy={false} />: {found.map((e) => `${e.typed} is ${describeCodePoint(e.codePoint)}`).join('; ')}.
+          Read as <ExternalId value={value} copy={false} />:{' '}
+          {found.map((e) => `${e.typed} is ${describeCodePoint(e.codePoint)}`).join('; ')}.
           {triedFirst && ' The text exactly as typed is looked up first.'}
         </>
       )}

@@ -23,7 +23,15 @@ export function historyHref(externalId: string): string {
 }
 
 /** Where else the id is held: links into the other workspaces this person may see. */
-export function HeldElsewhere({ elsewhere }: { elsewhere: ReadonlyArray<{ workspace: { id: string; name: string; prefix: string }; task_id: string; identifier: string }> }) {
+export function HeldElsewhere({
+  elsewhere,
+}: {
+  elsewhere: ReadonlyArray<{
+    workspace: { id: string; name: string; prefix: string };
+    task_id: string;
+    identifier: string;
+  }>;
+}) {
   if (elsewhere.length === 0) return null;
   return (
     <p className="small" data-testid="held-elsewhere">
@@ -70,7 +78,15 @@ export function FindExternalId({ workspaceId }: { workspaceId: string }) {
       <form className="find__form" onSubmit={submit} role="search" aria-label="Find by external id">
         <label className="field find__field">
           <span>External id (exact)</span>
-          <input className="mono" name="find" value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} autoComplete="off" aria-describedby="find-hint" />
+          <input
+            className="mono"
+            name="find"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            spellCheck={false}
+            autoComplete="off"
+            aria-describedby="find-hint"
+          />
         </label>
         <button type="submit" className="btn btn--primary">
           Find
@@ -88,8 +104,10 @@ export function FindExternalId({ workspaceId }: { workspaceId: string }) {
           <>
             <p className="small">
               Searched for <ExternalId value={d.normalized} copy={false} />
-              {d.visible_form ? ' (read from its escapes)' : d.normalized !== searched && ' (after trimming surrounding white space)'} in{' '}
-              <strong>{d.workspace.prefix}</strong> · {d.workspace.name}
+              {d.visible_form
+                ? ' (read from its escapes)'
+                : d.normalized !== searched && ' (after trimming surrounding white space)'}{' '}
+              in <strong>{d.workspace.prefix}</strong> · {d.workspace.name}
               {' · '}
               <ConsoleLink href={historyHref(d.normalized)}>History of this id</ConsoleLink>
             </p>
@@ -108,20 +126,23 @@ export function FindExternalId({ workspaceId }: { workspaceId: string }) {
                 {release && (
                   <p className="small">
                     Released <Time iso={release.at} /> by {release.actor.label}
-                    {release.holder_identifier && ` from ${release.holder_identifier}`}; now held by {d.task.identifier}.
+                    {release.holder_identifier && ` from ${release.holder_identifier}`}; now held by {d.task.identifier}
+                    .
                   </p>
                 )}
               </div>
             ) : (
               <>
                 <p>
-                  <strong>Nothing holds this external id</strong> in {d.workspace.prefix} · {d.workspace.name}. A create with it there would make a new task.
+                  <strong>Nothing holds this external id</strong> in {d.workspace.prefix} · {d.workspace.name}. A create
+                  with it there would make a new task.
                 </p>
                 {release ? (
                   <p className="small">
                     Released <Time iso={release.at} /> by {release.actor.label}
                     {release.holder_identifier && ` from ${release.holder_identifier}`}
-                    {release.reason && <> — “{release.reason}”</>}; free since <Time iso={d.free_since ?? release.at} />.
+                    {release.reason && <> — “{release.reason}”</>}; free since <Time iso={d.free_since ?? release.at} />
+                    .
                   </p>
                 ) : (
                   d.free_since && (
@@ -141,7 +162,12 @@ export function FindExternalId({ workspaceId }: { workspaceId: string }) {
           <ReleaseAction
             target={
               d?.task?.external_id
-                ? { workspaceId, externalId: d.task.external_id, holder: d.task, triggerLabel: `Release ${d.task.identifier}’s id…` }
+                ? {
+                    workspaceId,
+                    externalId: d.task.external_id,
+                    holder: d.task,
+                    triggerLabel: `Release ${d.task.identifier}’s id…`,
+                  }
                 : null
             }
           />

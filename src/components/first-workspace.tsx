@@ -40,7 +40,13 @@ export function FirstWorkspace({
     try {
       const w = await createWorkspace.mutateAsync({ name, prefix });
       const token = withToken
-        ? (await createToken.mutateAsync({ workspace_id: w.id, name: `${w.prefix} first token`, scopes: ['tasks:write', 'identities:release'] })).token
+        ? (
+            await createToken.mutateAsync({
+              workspace_id: w.id,
+              name: `${w.prefix} first token`,
+              scopes: ['tasks:write', 'identities:release'],
+            })
+          ).token
         : null;
       setCreated({ id: w.id, prefix: w.prefix, token });
       await queryClient.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
@@ -56,8 +62,8 @@ export function FirstWorkspace({
         <h2 id="first-ws-done">Workspace {created.prefix} is ready</h2>
         <div className="notice notice--ok" role="status">
           <p>
-            <strong>Copy this API token now; it is not shown again.</strong> It may create tasks and release identities in {created.prefix}; more tokens
-            and members are under Settings.
+            <strong>Copy this API token now; it is not shown again.</strong> It may create tasks and release identities
+            in {created.prefix}; more tokens and members are under Settings.
           </p>
           <p className="extid">
             <code className="extid__value" data-testid="new-token">
@@ -78,8 +84,8 @@ export function FirstWorkspace({
     <section className="panel" aria-labelledby="first-ws-title">
       <h2 id="first-ws-title">{another ? 'Create another workspace' : 'Create your first workspace'}</h2>
       <p>
-        Tasks live in a workspace. Give it a name and a task prefix (tasks are numbered <code>PREFIX-1</code>, <code>PREFIX-2</code>, …). Then create an
-        API token so a client can start creating tasks.
+        Tasks live in a workspace. Give it a name and a task prefix (tasks are numbered <code>PREFIX-1</code>,{' '}
+        <code>PREFIX-2</code>, …). Then create an API token so a client can start creating tasks.
       </p>
       <form className="form" onSubmit={(e) => void submit(e)} aria-label="Create a workspace">
         <label className="field">
@@ -88,10 +94,17 @@ export function FirstWorkspace({
         </label>
         <label className="field">
           <span>Task prefix (1–10 capital letters or digits)</span>
-          <input required maxLength={10} pattern="[A-Z0-9]{1,10}" value={prefix} onChange={(e) => setPrefix(e.target.value.toUpperCase())} />
+          <input
+            required
+            maxLength={10}
+            pattern="[A-Z0-9]{1,10}"
+            value={prefix}
+            onChange={(e) => setPrefix(e.target.value.toUpperCase())}
+          />
         </label>
         <label className="check">
-          <input type="checkbox" checked={withToken} onChange={(e) => setWithToken(e.target.checked)} /> Also create its first API token (shown once)
+          <input type="checkbox" checked={withToken} onChange={(e) => setWithToken(e.target.checked)} /> Also create its
+          first API token (shown once)
         </label>
         <button type="submit" className="btn btn--primary" disabled={pending}>
           {pending ? 'Creating…' : 'Create workspace'}

@@ -15,7 +15,7 @@ interface Health {
   dialect: string;
   migration_version: number;
   database: 'up' | 'down';
-    /** `legacy` lists only rows in workspaces this session can read; `legacy_count` counts them all. */
+  /** `legacy` lists only rows in workspaces this session can read; `legacy_count` counts them all. */
   attestation: {
     ready: boolean;
     reasons: string[];
@@ -58,11 +58,13 @@ export function HealthStatus() {
       <section className="health health--down" aria-labelledby="health-title" data-testid="health">
         <h2 id="health-title">Console API failing</h2>
         <p>
-          The console’s requests fail: {apiFailure.message} ({apiFailure.path}, <Time iso={iso(apiFailure.at)} everyMs={1_000} />)
+          The console’s requests fail: {apiFailure.message} ({apiFailure.path},{' '}
+          <Time iso={iso(apiFailure.at)} everyMs={1_000} />)
         </p>
         {health.data && (
           <p className="small">
-            The health endpoint says {health.data.ready ? 'ready' : 'not ready'}, database {health.data.database}: it answers on its own, so it can be up while the API fails.
+            The health endpoint says {health.data.ready ? 'ready' : 'not ready'}, database {health.data.database}: it
+            answers on its own, so it can be up while the API fails.
           </p>
         )}
       </section>
@@ -80,7 +82,11 @@ export function HealthStatus() {
 
   const h = health.data;
   return (
-    <section className={h.ready ? 'health health--ready' : 'health health--not-ready'} aria-labelledby="health-title" data-testid="health">
+    <section
+      className={h.ready ? 'health health--ready' : 'health health--not-ready'}
+      aria-labelledby="health-title"
+      data-testid="health"
+    >
       <h2 id="health-title">{h.ready ? 'Ready' : 'Not ready'}</h2>
       <dl className="health__facts">
         <dt>Database</dt>

@@ -13,11 +13,18 @@ export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const q = useQuery(trpc.identity.readiness.queryOptions({ workspace_id: workspaceId }, { refetchInterval: 10_000 }));
-  const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: trpc.identity.pathKey() }), qc.invalidateQueries({ queryKey: ['health'] })]);
+  const refresh = () =>
+    Promise.all([
+      qc.invalidateQueries({ queryKey: trpc.identity.pathKey() }),
+      qc.invalidateQueries({ queryKey: ['health'] }),
+    ]);
   const attest = useMutation(trpc.identity.attest.mutationOptions({ onSuccess: refresh }));
   const resolve = useMutation(trpc.identity.resolveLegacy.mutationOptions({ onSuccess: refresh }));
 
-  const confirmAndResolve = (row: { task_id: string; identifier: string; external_id: string }, action: 'settle' | 'release') => {
+  const confirmAndResolve = (
+    row: { task_id: string; identifier: string; external_id: string },
+    action: 'settle' | 'release',
+  ) => {
     // SPEC §13: a plain-text question (window.confirm) shows the id's visible form, so it cannot garble the question.
     const id = visibleForm(row.external_id);
     const question =
@@ -50,7 +57,12 @@ export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
                 ))}
               </ul>
             )}
-            <button type="button" className="btn" disabled={attest.isPending} onClick={() => attest.mutate({ workspace_id: workspaceId })}>
+            <button
+              type="button"
+              className="btn"
+              disabled={attest.isPending}
+              onClick={() => attest.mutate({ workspace_id: workspaceId })}
+            >
               {attest.isPending ? 'Attesting…' : 'Re-attest now'}
             </button>
             {attest.isError && (
@@ -61,8 +73,8 @@ export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
 
             <h3>Legacy identities in this workspace</h3>
             <p className="muted small">
-              Tasks holding an external id with no settlement and no creation operation (made before Tether settled identities). Settle one to
-              keep its external id, or release it to free the id; either way the task stays.
+              Tasks holding an external id with no settlement and no creation operation (made before Tether settled
+              identities). Settle one to keep its external id, or release it to free the id; either way the task stays.
             </p>
             {r.legacy.length === 0 ? (
               <p>No legacy identities in this workspace.</p>
@@ -90,10 +102,20 @@ export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
                         <Time iso={row.created_at} />
                       </td>
                       <td>
-                        <button type="button" className="btn" disabled={resolve.isPending} onClick={() => confirmAndResolve(row, 'settle')}>
+                        <button
+                          type="button"
+                          className="btn"
+                          disabled={resolve.isPending}
+                          onClick={() => confirmAndResolve(row, 'settle')}
+                        >
                           Settle <span className="visually-hidden">{row.identifier}</span>
                         </button>{' '}
-                        <button type="button" className="btn btn--danger" disabled={resolve.isPending} onClick={() => confirmAndResolve(row, 'release')}>
+                        <button
+                          type="button"
+                          className="btn btn--danger"
+                          disabled={resolve.isPending}
+                          onClick={() => confirmAndResolve(row, 'release')}
+                        >
                           Release <span className="visually-hidden">{row.identifier}</span>
                         </button>
                       </td>
@@ -109,7 +131,8 @@ export function IdentityReadiness({ workspaceId }: { workspaceId: string }) {
             )}
             {resolve.isSuccess && (
               <p role="status">
-                {resolve.data.action === 'settle' ? 'Settled' : 'Released'} <ExternalId value={resolve.data.external_id} copy={false} />.
+                {resolve.data.action === 'settle' ? 'Settled' : 'Released'}{' '}
+                <ExternalId value={resolve.data.external_id} copy={false} />.
               </p>
             )}
           </>

@@ -46,13 +46,23 @@ export function ListPager({
       <button type="button" className="btn" onClick={() => onPage({})} disabled={!page?.prev_cursor}>
         First page
       </button>
-      <button type="button" className="btn" onClick={() => onPage({ before: page?.prev_cursor ?? '' })} disabled={!page?.prev_cursor}>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => onPage({ before: page?.prev_cursor ?? '' })}
+        disabled={!page?.prev_cursor}
+      >
         Previous page
       </button>
       <span aria-live="polite" data-testid="page-summary" className="pager__summary">
         {page ? pageSummary(page, noun) : ''}
       </span>
-      <button type="button" className="btn" onClick={() => onPage({ after: page?.next_cursor ?? '' })} disabled={!page?.next_cursor}>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => onPage({ after: page?.next_cursor ?? '' })}
+        disabled={!page?.next_cursor}
+      >
         Next page
       </button>
       <label className="pager__size">
@@ -91,7 +101,9 @@ export function ExportLinks({ list, input, label }: { list: string; input: Recor
  * entry (Next keeps useSearchParams in step; nothing remounts). Values equal to the default are left out; the workspace
  * is always named first.
  */
-export function useUrlState<S extends Record<string, string>>(defaults: S): [S, (patch: Partial<S>, how?: 'push' | 'replace') => void] {
+export function useUrlState<S extends Record<string, string>>(
+  defaults: S,
+): [S, (patch: Partial<S>, how?: 'push' | 'replace') => void] {
   const params = useSearchParams();
   const pathname = usePathname() ?? '/';
   const workspace = useWorkspaceOnScreen();
@@ -110,7 +122,11 @@ export function useUrlState<S extends Record<string, string>>(defaults: S): [S, 
       // Parameters this list does not own (the page's others) stay as they are.
       for (const [k, v] of current) if (!(k in defaults) && !out.has(k)) out.set(k, v);
       const q = out.toString();
-      window.history[how === 'push' ? 'pushState' : 'replaceState'](null, '', withWorkspace(q ? `${pathname}?${q}` : pathname, workspace?.id));
+      window.history[how === 'push' ? 'pushState' : 'replaceState'](
+        null,
+        '',
+        withWorkspace(q ? `${pathname}?${q}` : pathname, workspace?.id),
+      );
     },
     [pathname, workspace?.id, read],
   );
@@ -164,7 +180,17 @@ export function ListTable<T, R>({
 }
 
 /** A list's time range — `{verb} from` and `{verb} before` — read and shown in the zone times are shown in. */
-export function TimeRangeFields({ verb, from, until, onChange }: { verb: string; from: string; until: string; onChange: (patch: { from: string } | { until: string }) => void }) {
+export function TimeRangeFields({
+  verb,
+  from,
+  until,
+  onChange,
+}: {
+  verb: string;
+  from: string;
+  until: string;
+  onChange: (patch: { from: string } | { until: string }) => void;
+}) {
   const [zone] = useTimeZone();
   const zoneName = zone === 'utc' ? 'UTC' : 'local time';
   return (
@@ -173,13 +199,23 @@ export function TimeRangeFields({ verb, from, until, onChange }: { verb: string;
         <span>
           {verb} from ({zoneName})
         </span>
-        <input type="datetime-local" name="from" value={toLocalInput(from, zone)} onChange={(e) => onChange({ from: fromLocalInput(e.target.value, zone) })} />
+        <input
+          type="datetime-local"
+          name="from"
+          value={toLocalInput(from, zone)}
+          onChange={(e) => onChange({ from: fromLocalInput(e.target.value, zone) })}
+        />
       </label>
       <label className="field">
         <span>
           {verb} before ({zoneName})
         </span>
-        <input type="datetime-local" name="until" value={toLocalInput(until, zone)} onChange={(e) => onChange({ until: fromLocalInput(e.target.value, zone) })} />
+        <input
+          type="datetime-local"
+          name="until"
+          value={toLocalInput(until, zone)}
+          onChange={(e) => onChange({ until: fromLocalInput(e.target.value, zone) })}
+        />
       </label>
     </>
   );

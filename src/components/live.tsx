@@ -51,7 +51,10 @@ export function LiveIndicator() {
   const { status, lastAnswer } = useConnection();
   const [zone] = useTimeZone();
   if (status === 'off') return null;
-  const since = status !== 'live' && status !== 'connecting' && lastAnswer !== null ? formatAbsolute(new Date(lastAnswer).toISOString(), zone) : null;
+  const since =
+    status !== 'live' && status !== 'connecting' && lastAnswer !== null
+      ? formatAbsolute(new Date(lastAnswer).toISOString(), zone)
+      : null;
   return (
     <span className={`live live--${status}`} role="status" title={TITLE[status]} data-status={status}>
       <span className="live__dot" aria-hidden="true" />

@@ -58,23 +58,25 @@ function describe(e: Entry) {
     case 'step_reconciled':
       return (
         <>
-          <Badge tone="info">step checked</Badge> Recovery checked step {e.step_index + 1} ({e.step_kind}) after {e.attempts} attempt
+          <Badge tone="info">step checked</Badge> Recovery checked step {e.step_index + 1} ({e.step_kind}) after{' '}
+          {e.attempts} attempt
           {e.attempts === 1 ? '' : 's'}: {DECISION[e.decision]}. <RequestId id={e.request_id} />
         </>
       );
     case 'aborting':
       return (
         <>
-          <Badge tone="bad">{e.resumed ? 'abort resumed' : 'abort began'}</Badge> by <Holder owner={e.lease_owner} /> (generation {e.generation}):{' '}
-          <span className="error-text">{e.error}</span> <RequestId id={e.request_id} />
+          <Badge tone="bad">{e.resumed ? 'abort resumed' : 'abort began'}</Badge> by <Holder owner={e.lease_owner} />{' '}
+          (generation {e.generation}): <span className="error-text">{e.error}</span> <RequestId id={e.request_id} />
         </>
       );
     case 'attempt_failed':
       return (
         <>
-          <Badge tone="bad">attempt failed</Badge> {e.step_index !== null ? `during step ${e.step_index + 1} (${e.step_kind})` : 'outside a step'}, in{' '}
-          <Holder owner={e.lease_owner} /> (generation {e.generation}): <span className="error-text">{e.error}</span>. The operation stayed open for
-          recovery. <RequestId id={e.request_id} />
+          <Badge tone="bad">attempt failed</Badge>{' '}
+          {e.step_index !== null ? `during step ${e.step_index + 1} (${e.step_kind})` : 'outside a step'}, in{' '}
+          <Holder owner={e.lease_owner} /> (generation {e.generation}): <span className="error-text">{e.error}</span>.
+          The operation stayed open for recovery. <RequestId id={e.request_id} />
         </>
       );
   }
@@ -101,7 +103,8 @@ export function OperationHistory({ operation: o, history }: Pick<OperationDetail
         </li>
         {history.map((e, i) => (
           <li key={i}>
-            <Time iso={e.at} ms /> <Since from={i === 0 ? o.created_at : history[i - 1]!.at} to={e.at} /> — {describe(e)}
+            <Time iso={e.at} ms /> <Since from={i === 0 ? o.created_at : history[i - 1]!.at} to={e.at} /> —{' '}
+            {describe(e)}
           </li>
         ))}
         {o.finished_at ? (
@@ -112,7 +115,8 @@ export function OperationHistory({ operation: o, history }: Pick<OperationDetail
           </li>
         ) : (
           <li>
-            Now — <Badge tone="warn">{o.state}</Badge> held by <Holder owner={o.lease_owner} /> at generation {o.generation}
+            Now — <Badge tone="warn">{o.state}</Badge> held by <Holder owner={o.lease_owner} /> at generation{' '}
+            {o.generation}
             {o.lease_expires_at && (
               <>
                 , lease expires <Time iso={o.lease_expires_at} everyMs={1_000} />

@@ -2,7 +2,13 @@
 // Small pieces about a creation operation, shared by the lists that show one (Operations, Unsettled, a task's page).
 import { Badge, type BadgeTone } from './ui';
 
-export const STEP_TONE: Record<string, BadgeTone> = { succeeded: 'ok', failed: 'bad', unknown: 'bad', running: 'warn', planned: 'muted' };
+export const STEP_TONE: Record<string, BadgeTone> = {
+  succeeded: 'ok',
+  failed: 'bad',
+  unknown: 'bad',
+  running: 'warn',
+  planned: 'muted',
+};
 
 interface Progress {
   state: string;
@@ -27,7 +33,8 @@ export function StepProgress({ operation: o }: { operation: Progress }) {
   }
   return (
     <span className="step-progress nowrap">
-      step {c.index + 1}/{o.steps_total} <code className="small">{c.kind}</code> <Badge tone={STEP_TONE[c.state] ?? 'muted'}>{c.state === 'planned' ? 'not started' : c.state}</Badge>
+      step {c.index + 1}/{o.steps_total} <code className="small">{c.kind}</code>{' '}
+      <Badge tone={STEP_TONE[c.state] ?? 'muted'}>{c.state === 'planned' ? 'not started' : c.state}</Badge>
       {c.attempts > 1 && <span className="muted small"> attempt {c.attempts}</span>}
     </span>
   );

@@ -53,7 +53,12 @@ export function newIdempotencyKey(): string {
 function whatReleaseDoes(h: ReleaseHolder, value: string): ReactNode[] {
   const externalId = <ExternalId value={value} copy={false} />;
   if (h.operation_state === 'aborting') {
-    return [<>The create that holds it failed and is being undone right now, so the server will refuse: nothing changes. Once it is undone, nothing holds {externalId} any more.</>];
+    return [
+      <>
+        The create that holds it failed and is being undone right now, so the server will refuse: nothing changes. Once
+        it is undone, nothing holds {externalId} any more.
+      </>,
+    ];
   }
   if (h.creation_state === 'completing') {
     return [
@@ -62,7 +67,9 @@ function whatReleaseDoes(h: ReleaseHolder, value: string): ReactNode[] {
   }
   if (h.creation_state === 'preparing') {
     return [
-      <>Frees {externalId} from {h.identifier} now, while its create is still preparing.</>,
+      <>
+        Frees {externalId} from {h.identifier} now, while its create is still preparing.
+      </>,
       `That create will still finish, but as “created, identity lost”: ${h.identifier} is kept without an external id.`,
       'No event is written now.',
       `The next create with this external id makes a NEW task.`,
@@ -75,49 +82,59 @@ function whatReleaseDoes(h: ReleaseHolder, value: string): ReactNode[] {
   ];
 }
 
-function OutcomeMessage({ outcome, holder, externalId: value }: { outcome: Outcome; holder: ReleaseHolder; externalId: string }) {
+function OutcomeMessage({
+  outcome,
+  holder,
+  externalId: value,
+}: {
+  outcome: Outcome;
+  holder: ReleaseHolder;
+  externalId: string;
+}) {
   const externalId = <ExternalId value={value} copy={false} />;
   switch (outcome.kind) {
     case 'released':
       return (
         <p>
           <strong>Released.</strong> {externalId} no longer belongs to {holder.identifier}; the task was kept.
-          {outcome.replayed && ' (An earlier attempt of this dialog had already released it — its answer was lost; nothing was released twice.)'}
+          {outcome.replayed &&
+            ' (An earlier attempt of this dialog had already released it — its answer was lost; nothing was released twice.)'}
         </p>
       );
     case 'nothing_holds_it':
       return (
         <p>
-          <strong>Nothing holds it.</strong> No task in this workspace holds {externalId} any more (it was already released or the task
-          was deleted). Nothing changed.
+          <strong>Nothing holds it.</strong> No task in this workspace holds {externalId} any more (it was already
+          released or the task was deleted). Nothing changed.
         </p>
       );
     case 'creation_completing':
       return (
         <p>
-          <strong>Creation completing — try again.</strong> The create that holds it is finishing right now, so nothing changed. Retry in a
-          moment; the same key is reused.
+          <strong>Creation completing — try again.</strong> The create that holds it is finishing right now, so nothing
+          changed. Retry in a moment; the same key is reused.
         </p>
       );
     case 'creation_aborting':
       return (
         <p>
-          <strong>Creation being undone — try again.</strong> The create that holds it failed and is being undone right now, so nothing
-          changed. Retry in a moment (the same key is reused): once it is undone, nothing holds {externalId} any more.
+          <strong>Creation being undone — try again.</strong> The create that holds it failed and is being undone right
+          now, so nothing changed. Retry in a moment (the same key is reused): once it is undone, nothing holds{' '}
+          {externalId} any more.
         </p>
       );
     case 'key_conflict':
       return (
         <p>
-          <strong>Key conflict.</strong> This dialog’s Idempotency-Key was already used for a different request, so the server refused and
-          nothing changed. Close the dialog and open it again to get a fresh key.
+          <strong>Key conflict.</strong> This dialog’s Idempotency-Key was already used for a different request, so the
+          server refused and nothing changed. Close the dialog and open it again to get a fresh key.
         </p>
       );
     case 'network':
       return (
         <p>
-          <strong>No answer from the server.</strong> The release may or may not have happened. Retry: the same key is sent again, so it
-          cannot release twice.
+          <strong>No answer from the server.</strong> The release may or may not have happened. Retry: the same key is
+          sent again, so it cannot release twice.
         </p>
       );
     case 'error':
@@ -149,7 +166,13 @@ type HolderNow =
   | { kind: 'other'; identifier: string };
 
 /** What the live read says about the holder the dialog was opened for. */
-function compare(opened: ReleaseHolder, found: { task: (Omit<ReleaseHolder, 'operation_state'> & { operation_state: string | null }) | null; last_release: { at: string; actor: { label: string } } | null }): HolderNow {
+function compare(
+  opened: ReleaseHolder,
+  found: {
+    task: (Omit<ReleaseHolder, 'operation_state'> & { operation_state: string | null }) | null;
+    last_release: { at: string; actor: { label: string } } | null;
+  },
+): HolderNow {
   if (!found.task) return { kind: 'gone', release: found.last_release };
   if (found.task.id !== opened.id) return { kind: 'other', identifier: found.task.identifier };
   return { kind: 'same', holder: { ...opened, ...found.task } };
@@ -197,7 +220,10 @@ export function ReleaseDialog({
     retry: false,
   });
   // Only a live read that answered for this id counts (an error keeps what the dialog was opened with).
-  const now = following && follow.data && follow.data.normalized === externalId ? compare(holder, follow.data) : ({ kind: 'same', holder } as HolderNow);
+  const now =
+    following && follow.data && follow.data.normalized === externalId
+      ? compare(holder, follow.data)
+      : ({ kind: 'same', holder } as HolderNow);
   const shown = now.kind === 'same' ? now.holder : holder;
   const unsettled = shown.settlement === 'unsettled';
   const matches = confirmsId(typed, externalId);
@@ -225,7 +251,12 @@ export function ReleaseDialog({
     try {
       // SPEC §10: only a release answers with data; "nothing holds it" arrives as a NOT_FOUND error (toOutcome).
       // The real value is sent, whichever form was typed; a blank reason is no reason.
-      const r = await release.mutateAsync({ workspace_id: workspaceId, external_id: externalId, idempotency_key: key, ...(reason.trim() ? { reason } : {}) });
+      const r = await release.mutateAsync({
+        workspace_id: workspaceId,
+        external_id: externalId,
+        idempotency_key: key,
+        ...(reason.trim() ? { reason } : {}),
+      });
       setOutcome({ kind: 'released', replayed: r.replayed });
     } catch (err) {
       setOutcome(toOutcome(err));
@@ -259,8 +290,8 @@ export function ReleaseDialog({
         >
           <Dialog.Title>Release external identity</Dialog.Title>
           <Dialog.Description>
-            Unbind <ExternalId value={externalId} copy={false} /> from {holder.identifier}. Release is an operator repair: it never
-            deletes the task.
+            Unbind <ExternalId value={externalId} copy={false} /> from {holder.identifier}. Release is an operator
+            repair: it never deletes the task.
           </Dialog.Description>
 
           <dl className="facts">
@@ -285,7 +316,9 @@ export function ReleaseDialog({
           {!outcome && now.kind === 'gone' && (
             <div className="notice notice--warn" role="alert" data-testid="holder-changed">
               <p>
-                <strong>Released elsewhere: nothing holds {<ExternalId value={externalId} copy={false} />} any more.</strong>{' '}
+                <strong>
+                  Released elsewhere: nothing holds {<ExternalId value={externalId} copy={false} />} any more.
+                </strong>{' '}
                 {now.release ? (
                   <>
                     It was released <Time iso={now.release.at} /> by {now.release.actor.label}.
@@ -300,8 +333,9 @@ export function ReleaseDialog({
           {!outcome && now.kind === 'other' && (
             <div className="notice notice--bad" role="alert" data-testid="holder-changed">
               <p>
-                <strong>Now held by {now.identifier}, a different task.</strong> {holder.identifier} no longer holds it. This dialog will not release it from{' '}
-                {now.identifier}: close it, and release from {now.identifier}’s page if that is what you mean.
+                <strong>Now held by {now.identifier}, a different task.</strong> {holder.identifier} no longer holds it.
+                This dialog will not release it from {now.identifier}: close it, and release from {now.identifier}’s
+                page if that is what you mean.
               </p>
             </div>
           )}
@@ -316,9 +350,9 @@ export function ReleaseDialog({
           {unsettled && (
             <div className="notice notice--bad" role="note" aria-label="Warning">
               <p>
-                <strong>Warning: a create may still be running for this identity.</strong> Unsettled does not mean stuck, and it never means
-                safe to release and retry. If you release now and the integration sends it again, a second task will be created for the same
-                external thing.
+                <strong>Warning: a create may still be running for this identity.</strong> Unsettled does not mean
+                stuck, and it never means safe to release and retry. If you release now and the integration sends it
+                again, a second task will be created for the same external thing.
               </p>
             </div>
           )}
@@ -346,13 +380,22 @@ export function ReleaseDialog({
             </label>
             <EscapeHint text={typed} />
             <p id="release-match" className="muted small">
-              {matches ? 'Matches.' : 'Must match exactly, including case and spaces inside; hidden characters may be typed as shown, ⟦U+XXXX⟧, or as <U+XXXX> or \\uXXXX.'} Idempotency-Key{' '}
-              <code data-testid="idempotency-key">{key}</code>
+              {matches
+                ? 'Matches.'
+                : 'Must match exactly, including case and spaces inside; hidden characters may be typed as shown, ⟦U+XXXX⟧, or as <U+XXXX> or \\uXXXX.'}{' '}
+              Idempotency-Key <code data-testid="idempotency-key">{key}</code>
               {retry && ' (reused for this retry)'}
             </p>
             <label className="field">
               <span>Reason (optional, kept in the identity’s history)</span>
-              <input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} autoComplete="off" disabled={final} name="reason" />
+              <input
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                maxLength={500}
+                autoComplete="off"
+                disabled={final}
+                name="reason"
+              />
             </label>
             <div className="dialog__result" aria-live="polite" role="status">
               {outcome && <OutcomeMessage outcome={outcome} holder={holder} externalId={externalId} />}
@@ -364,7 +407,12 @@ export function ReleaseDialog({
                 </button>
               </Dialog.Close>
               {!final && (
-                <button type="submit" className="btn btn--danger" ref={next} disabled={!matches || release.isPending || now.kind === 'other'}>
+                <button
+                  type="submit"
+                  className="btn btn--danger"
+                  ref={next}
+                  disabled={!matches || release.isPending || now.kind === 'other'}
+                >
                   {release.isPending ? 'Releasing…' : retry ? 'Retry release' : 'Release'}
                 </button>
               )}
@@ -389,7 +437,13 @@ type ReleaseTarget = Omit<Parameters<typeof ReleaseDialog>[0], 'onOpenChange'>;
  * the page that showed the problem. The release itself changes what the page lists, so the open dialog keeps the
  * identity and holder it was opened for instead of vanishing with the row.
  */
-export function ReleaseAction({ target, onOpenChange }: { target: ReleaseTarget | null; onOpenChange?: (open: boolean) => void }) {
+export function ReleaseAction({
+  target,
+  onOpenChange,
+}: {
+  target: ReleaseTarget | null;
+  onOpenChange?: (open: boolean) => void;
+}) {
   const [pinned, setPinned] = useState<ReleaseTarget | null>(null);
   const shown = pinned ?? target;
   if (!shown) return null;

@@ -46,7 +46,8 @@ export function ConsoleGate({ children, initialMe }: { children: ReactNode; init
   const [remembered, setRemembered] = useState<string | null | undefined>(undefined);
 
   useEffect(() => {
-    if (me.data === null) router.replace(`/signin?next=${encodeURIComponent(search ? `${pathname}?${search}` : pathname)}`);
+    if (me.data === null)
+      router.replace(`/signin?next=${encodeURIComponent(search ? `${pathname}?${search}` : pathname)}`);
   }, [me.data, pathname, search, router]);
   useEffect(() => {
     setRemembered(window.localStorage.getItem(WORKSPACE_KEY));
@@ -99,7 +100,10 @@ export function ConsoleGate({ children, initialMe }: { children: ReactNode; init
         </header>
         <main id="main" className="console-main">
           <div className="state state--error" role="alert">
-            <p>The console could not check your session: the server did not answer. Your work is safe; try again in a moment.</p>
+            <p>
+              The console could not check your session: the server did not answer. Your work is safe; try again in a
+              moment.
+            </p>
             <button type="button" className="btn" onClick={() => void me.refetch()} disabled={me.isFetching}>
               {me.isFetching ? 'Trying…' : 'Try again'}
             </button>
@@ -130,8 +134,8 @@ export function WithWorkspace({ children }: { children: (w: WorkspaceRef) => Rea
     return (
       <div className="state state--empty" role="status" data-testid="unknown-workspace">
         <p>
-          <strong>This link names a workspace you cannot see</strong> (or one that does not exist): nothing from it is shown here.
-          Ask whoever shared it to add you, or open one of your workspaces:
+          <strong>This link names a workspace you cannot see</strong> (or one that does not exist): nothing from it is
+          shown here. Ask whoever shared it to add you, or open one of your workspaces:
         </p>
         <ul className="plain-list">
           {me.workspaces.map((w) => (
@@ -159,7 +163,8 @@ export function WithWorkspace({ children }: { children: (w: WorkspaceRef) => Rea
     }
     return (
       <div className="state state--empty">
-        You are not a member of any workspace yet. An admin of a workspace can add you under Settings → Members (signed in as {me.email}).
+        You are not a member of any workspace yet. An admin of a workspace can add you under Settings → Members (signed
+        in as {me.email}).
       </div>
     );
   }

@@ -45,13 +45,20 @@ export function Members({ workspaceId, selfId }: { workspaceId: string; selfId: 
   const [password, setPassword] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    add.mutate({ workspace_id: workspaceId, email, role, password: password || null }, { onSuccess: () => (setEmail(''), setPassword('')) });
+    add.mutate(
+      { workspace_id: workspaceId, email, role, password: password || null },
+      { onSuccess: () => (setEmail(''), setPassword('')) },
+    );
   };
   return (
     <section className="panel" aria-labelledby="members-title">
       <h2 id="members-title">Members and roles</h2>
       <p className="muted small">Viewers see; operators also release identities; admins also manage this page.</p>
-      <QueryState query={q} isEmpty={(d) => d.length === 0} empty="No members yet (instance-wide admins are not listed).">
+      <QueryState
+        query={q}
+        isEmpty={(d) => d.length === 0}
+        empty="No members yet (instance-wide admins are not listed)."
+      >
         {(members) => (
           <table className="table">
             <caption className="visually-hidden">Members</caption>
@@ -71,7 +78,13 @@ export function Members({ workspaceId, selfId }: { workspaceId: string; selfId: 
                       <select
                         value={m.role}
                         disabled={m.user_id === selfId || setRole.isPending}
-                        onChange={(e) => setRole.mutate({ workspace_id: workspaceId, user_id: m.user_id, role: e.target.value as (typeof ROLES)[number] })}
+                        onChange={(e) =>
+                          setRole.mutate({
+                            workspace_id: workspaceId,
+                            user_id: m.user_id,
+                            role: e.target.value as (typeof ROLES)[number],
+                          })
+                        }
                       >
                         {ROLES.map((r) => (
                           <option key={r}>{r}</option>
@@ -101,7 +114,12 @@ export function Members({ workspaceId, selfId }: { workspaceId: string; selfId: 
         </label>
         <label className="field">
           <span>Password (new users)</span>
-          <input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
         <button type="submit" className="btn btn--primary" disabled={add.isPending}>
           Add member
@@ -125,7 +143,10 @@ export function Tokens({ workspaceId }: { workspaceId: string }) {
     e.preventDefault();
     const days = EXPIRIES.find((x) => x.label === expiry)?.days ?? null;
     const expires_at = days === null ? null : new Date(Date.now() + days * 86_400_000).toISOString();
-    create.mutate({ workspace_id: workspaceId, name, scopes: scopes as (typeof SCOPES)[number][], expires_at }, { onSuccess: () => setName('') });
+    create.mutate(
+      { workspace_id: workspaceId, name, scopes: scopes as (typeof SCOPES)[number][], expires_at },
+      { onSuccess: () => setName('') },
+    );
   };
   return (
     <section className="panel" aria-labelledby="tokens-title">
@@ -143,7 +164,11 @@ export function Tokens({ workspaceId }: { workspaceId: string }) {
           </p>
         </div>
       )}
-      <QueryState query={q} isEmpty={(d) => d.length === 0} empty="No tokens for this workspace yet. Create one below so a client can call the API.">
+      <QueryState
+        query={q}
+        isEmpty={(d) => d.length === 0}
+        empty="No tokens for this workspace yet. Create one below so a client can call the API."
+      >
         {(tokens) => (
           <table className="table">
             <caption className="visually-hidden">API tokens</caption>
@@ -183,7 +208,8 @@ export function Tokens({ workspaceId }: { workspaceId: string }) {
                         className="btn btn--danger"
                         disabled={revoke.isPending}
                         onClick={() => {
-                          if (window.confirm(`Revoke token “${t.name}”? Clients using it stop working.`)) revoke.mutate({ workspace_id: workspaceId, id: t.id });
+                          if (window.confirm(`Revoke token “${t.name}”? Clients using it stop working.`))
+                            revoke.mutate({ workspace_id: workspaceId, id: t.id });
                         }}
                       >
                         Revoke <span className="visually-hidden">{t.name}</span>
@@ -234,7 +260,17 @@ export function Tokens({ workspaceId }: { workspaceId: string }) {
   );
 }
 
-function WipEditor({ workspaceId, stepId, name, value }: { workspaceId: string; stepId: string; name: string; value: number | null }) {
+function WipEditor({
+  workspaceId,
+  stepId,
+  name,
+  value,
+}: {
+  workspaceId: string;
+  stepId: string;
+  name: string;
+  value: number | null;
+}) {
   const trpc = useTRPC();
   const invalidate = useInvalidate();
   const [draft, setDraft] = useState(value === null ? '' : String(value));
@@ -244,12 +280,24 @@ function WipEditor({ workspaceId, stepId, name, value }: { workspaceId: string; 
       className="inline-form"
       onSubmit={(e) => {
         e.preventDefault();
-        save.mutate({ workspace_id: workspaceId, step_id: stepId, wip_limit: draft.trim() === '' ? null : Number(draft) });
+        save.mutate({
+          workspace_id: workspaceId,
+          step_id: stepId,
+          wip_limit: draft.trim() === '' ? null : Number(draft),
+        });
       }}
     >
       <label>
         <span className="visually-hidden">WIP limit of {name}</span>
-        <input type="number" min={0} inputMode="numeric" placeholder="none" value={draft} onChange={(e) => setDraft(e.target.value)} className="input--narrow" />
+        <input
+          type="number"
+          min={0}
+          inputMode="numeric"
+          placeholder="none"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          className="input--narrow"
+        />
       </label>
       <button type="submit" className="btn" disabled={save.isPending}>
         Save <span className="visually-hidden">WIP limit of {name}</span>
@@ -268,7 +316,10 @@ export function Steps({ workspaceId }: { workspaceId: string }) {
   return (
     <section className="panel" aria-labelledby="steps-settings-title">
       <h2 id="steps-settings-title">Workflow steps</h2>
-      <p className="muted small">A WIP limit caps how many unarchived tasks a step holds; a create that would exceed it is refused. Empty means no limit.</p>
+      <p className="muted small">
+        A WIP limit caps how many unarchived tasks a step holds; a create that would exceed it is refused. Empty means
+        no limit.
+      </p>
       <QueryState query={q} isEmpty={(d) => d.length === 0}>
         {(steps) => (
           <table className="table">
@@ -288,7 +339,13 @@ export function Steps({ workspaceId }: { workspaceId: string }) {
                     {s.name} {s.is_done && <span className="muted small">(done)</span>}
                   </td>
                   <td>
-                    <WipEditor key={`${s.id}-${s.wip_limit}`} workspaceId={workspaceId} stepId={s.id} name={s.name} value={s.wip_limit} />
+                    <WipEditor
+                      key={`${s.id}-${s.wip_limit}`}
+                      workspaceId={workspaceId}
+                      stepId={s.id}
+                      name={s.name}
+                      value={s.wip_limit}
+                    />
                   </td>
                 </tr>
               ))}
@@ -333,7 +390,8 @@ export function Registered({ workspaceId }: { workspaceId: string }) {
           <ul className="plain-list">
             {rows.map((r) => (
               <li key={r.id}>
-                <strong>{r.name}</strong> <code className="small">{r.path}</code> <span className="muted small">default branch {r.default_branch}</span>
+                <strong>{r.name}</strong> <code className="small">{r.path}</code>{' '}
+                <span className="muted small">default branch {r.default_branch}</span>
               </li>
             ))}
           </ul>
@@ -359,7 +417,8 @@ export function Registered({ workspaceId }: { workspaceId: string }) {
 export function Webhooks({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const invalidate = () => qc.invalidateQueries({ queryKey: trpc.event.webhooks.queryKey({ workspace_id: workspaceId }) });
+  const invalidate = () =>
+    qc.invalidateQueries({ queryKey: trpc.event.webhooks.queryKey({ workspace_id: workspaceId }) });
   const q = useQuery(trpc.event.webhooks.queryOptions({ workspace_id: workspaceId }));
   const create = useMutation(trpc.event.createWebhook.mutationOptions({ onSuccess: invalidate }));
   const disable = useMutation(trpc.event.disableWebhook.mutationOptions({ onSuccess: invalidate }));
@@ -387,7 +446,12 @@ export function Webhooks({ workspaceId }: { workspaceId: string }) {
                 {h.disabled_at ? (
                   <span className="muted small">disabled</span>
                 ) : (
-                  <button type="button" className="btn" disabled={disable.isPending} onClick={() => disable.mutate({ workspace_id: workspaceId, webhook_id: h.id })}>
+                  <button
+                    type="button"
+                    className="btn"
+                    disabled={disable.isPending}
+                    onClick={() => disable.mutate({ workspace_id: workspaceId, webhook_id: h.id })}
+                  >
                     Disable <span className="visually-hidden">{h.url}</span>
                   </button>
                 )}

@@ -32,8 +32,8 @@ export function SetupForm() {
     return (
       <div role="alert" className="notice notice--bad">
         <p>
-          <strong>This setup link is not valid.</strong> It has already been used, or a newer one was printed when the server
-          restarted. Setup links work once, and only while no user exists.
+          <strong>This setup link is not valid.</strong> It has already been used, or a newer one was printed when the
+          server restarted. Setup links work once, and only while no user exists.
         </p>
         <p>
           <Link href="/signin">Go to sign-in</Link>
@@ -51,7 +51,14 @@ export function SetupForm() {
       <p className="muted">This account will be an instance-wide admin. The link stops working once it is used.</p>
       <label className="field">
         <span>Email</span>
-        <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input
+          type="email"
+          name="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
       </label>
       <label className="field">
         <span>Password (at least 8 characters)</span>

@@ -65,7 +65,14 @@ export function SignInForm() {
     <form className="form" onSubmit={submit} aria-describedby={login.isError ? 'signin-error' : undefined}>
       <label className="field">
         <span>Email</span>
-        <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input
+          type="email"
+          name="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
       </label>
       <label className="field">
         <span>Password</span>
@@ -82,7 +89,9 @@ export function SignInForm() {
         {login.isError && (
           <p id="signin-error" className="error-text" role="alert">
             {/* Said once (an alert is read out on every change); the button counts down. */}
-            {throttledFor === null ? messageOf(login.error) : `Too many attempts; try again in ${throttledFor} second${throttledFor === 1 ? '' : 's'}.`}
+            {throttledFor === null
+              ? messageOf(login.error)
+              : `Too many attempts; try again in ${throttledFor} second${throttledFor === 1 ? '' : 's'}.`}
           </p>
         )}
       </div>

@@ -3,7 +3,13 @@
 // pages — every one of them in the URL, so a view survives reload and can be shared. Rendered with TanStack Table
 // (manual sorting); the previous page stays on screen while the next loads, so nothing jumps.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type SortingState } from '@tanstack/react-table';
+import {
+  createColumnHelper,
+  flexRender,
+  getCoreRowModel,
+  useReactTable,
+  type SortingState,
+} from '@tanstack/react-table';
 import { usePathname, useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
@@ -38,7 +44,19 @@ export interface BrowseState {
   size: number;
 }
 
-const DEFAULTS: BrowseState = { q: '', settlement: 'any', archived: 'include', step: '', from: '', to: '', sort: 'identifier', dir: 'desc', after: '', before: '', size: 25 };
+const DEFAULTS: BrowseState = {
+  q: '',
+  settlement: 'any',
+  archived: 'include',
+  step: '',
+  from: '',
+  to: '',
+  sort: 'identifier',
+  dir: 'desc',
+  after: '',
+  before: '',
+  size: 25,
+};
 
 function oneOf<T extends string>(list: readonly T[], v: string | null, d: T): T {
   return list.includes(v as T) ? (v as T) : d;
@@ -83,7 +101,10 @@ const columns = [
     ),
   }),
   col.accessor('title', { header: 'Title', cell: (c) => <span className="truncate">{c.getValue()}</span> }),
-  col.accessor('external_id', { header: 'External id', cell: (c) => <ExternalId value={c.getValue()} lookalikes={c.row.original.lookalikes} /> }),
+  col.accessor('external_id', {
+    header: 'External id',
+    cell: (c) => <ExternalId value={c.getValue()} lookalikes={c.row.original.lookalikes} />,
+  }),
   col.display({ id: 'status', header: 'Status', cell: (c) => <TaskBadges t={c.row.original} /> }),
   col.accessor('step_name', { id: 'step', header: 'Step', cell: (c) => c.getValue() ?? '—' }),
   col.accessor('created_at', { header: 'Age', cell: (c) => <Time iso={c.getValue()} /> }),
@@ -104,7 +125,11 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
     const current = new URLSearchParams(window.location.search);
     const now = readBrowseState(current);
     const next = { ...now, ...(paging ? {} : { after: '', before: '' }), ...patch };
-    window.history[how === 'push' ? 'pushState' : 'replaceState'](null, '', `${pathname}?${toSearch(next, workspaceId, current.get('find'))}`);
+    window.history[how === 'push' ? 'pushState' : 'replaceState'](
+      null,
+      '',
+      `${pathname}?${toSearch(next, workspaceId, current.get('find'))}`,
+    );
   };
 
   // The prefix box follows the URL (back/forward, reload) and writes to it a moment after typing stops.
@@ -153,20 +178,46 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
       if (s) go({ sort: oneOf(SORTS, s.id, 'identifier'), dir: s.desc ? 'desc' : 'asc' });
     },
   });
-  const filtered = state.q !== '' || state.settlement !== 'any' || state.archived !== 'include' || state.step !== '' || state.from !== '' || state.to !== '';
-  const count = q.data ? (q.data.matching_capped ? `more than ${q.data.matching.toLocaleString('en')}` : q.data.matching.toLocaleString('en')) : '';
+  const filtered =
+    state.q !== '' ||
+    state.settlement !== 'any' ||
+    state.archived !== 'include' ||
+    state.step !== '' ||
+    state.from !== '' ||
+    state.to !== '';
+  const count = q.data
+    ? q.data.matching_capped
+      ? `more than ${q.data.matching.toLocaleString('en')}`
+      : q.data.matching.toLocaleString('en')
+    : '';
 
   return (
     <section aria-labelledby="tasks-table-title">
       <h2 id="tasks-table-title">Browse tasks</h2>
-      <form className="browse-filters" role="search" aria-label="Browse tasks" onSubmit={(e) => (e.preventDefault(), go({ q: draft }, 'replace'))}>
+      <form
+        className="browse-filters"
+        role="search"
+        aria-label="Browse tasks"
+        onSubmit={(e) => (e.preventDefault(), go({ q: draft }, 'replace'))}
+      >
         <label className="field browse-filters__prefix">
           <span>External id starts with</span>
-          <input className="mono" name="q" value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} autoComplete="off" />
+          <input
+            className="mono"
+            name="q"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            spellCheck={false}
+            autoComplete="off"
+          />
         </label>
         <label className="field">
           <span>Identity</span>
-          <select name="settlement" value={state.settlement} onChange={(e) => go({ settlement: oneOf(SETTLEMENTS, e.target.value, 'any') })}>
+          <select
+            name="settlement"
+            value={state.settlement}
+            onChange={(e) => go({ settlement: oneOf(SETTLEMENTS, e.target.value, 'any') })}
+          >
             <option value="any">Any</option>
             <option value="settled">Settled</option>
             <option value="unsettled">Unsettled</option>
@@ -175,7 +226,11 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
         </label>
         <label className="field">
           <span>Archived</span>
-          <select name="archived" value={state.archived} onChange={(e) => go({ archived: oneOf(ARCHIVED, e.target.value, 'include') })}>
+          <select
+            name="archived"
+            value={state.archived}
+            onChange={(e) => go({ archived: oneOf(ARCHIVED, e.target.value, 'include') })}
+          >
             <option value="include">Included</option>
             <option value="exclude">Hidden</option>
             <option value="only">Only archived</option>
@@ -201,7 +256,11 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
           <input type="date" name="to" value={state.to} onChange={(e) => go({ to: e.target.value })} />
         </label>
         {filtered && (
-          <button type="button" className="btn" onClick={() => go({ q: '', settlement: 'any', archived: 'include', step: '', from: '', to: '' })}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => go({ q: '', settlement: 'any', archived: 'include', step: '', from: '', to: '' })}
+          >
             Clear filters
           </button>
         )}
@@ -211,19 +270,34 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
           Browsing ids that start with <ExternalId value={q.data.prefix} copy={false} />
         </p>
       )}
-      <QueryState query={q} minHeight="24rem" isEmpty={(d) => d.rows.length === 0} empty={filtered ? 'No tasks match these filters. Clear them to see every task.' : 'No tasks in this workspace yet. Tasks appear here as integrations create them.'}>
+      <QueryState
+        query={q}
+        minHeight="24rem"
+        isEmpty={(d) => d.rows.length === 0}
+        empty={
+          filtered
+            ? 'No tasks match these filters. Clear them to see every task.'
+            : 'No tasks in this workspace yet. Tasks appear here as integrations create them.'
+        }
+      >
         {() => (
           <>
             <div className="table-wrap" aria-busy={q.isFetching && q.isPlaceholderData}>
               <table className="table">
-                <caption className="visually-hidden">Tasks, {count} matching. Column headers with buttons sort the table.</caption>
+                <caption className="visually-hidden">
+                  Tasks, {count} matching. Column headers with buttons sort the table.
+                </caption>
                 <thead>
                   {table.getHeaderGroups().map((hg) => (
                     <tr key={hg.id}>
                       {hg.headers.map((h) => {
                         const sorted = h.column.getIsSorted();
                         return (
-                          <th key={h.id} scope="col" aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
+                          <th
+                            key={h.id}
+                            scope="col"
+                            aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}
+                          >
                             {h.column.getCanSort() ? (
                               <button type="button" className="th-sort" onClick={h.column.getToggleSortingHandler()}>
                                 {flexRender(h.column.columnDef.header, h.getContext())}
@@ -257,16 +331,31 @@ export function TasksTable({ workspaceId }: { workspaceId: string }) {
         )}
       </QueryState>
       <nav className="pager" aria-label="Pagination">
-        <button type="button" className="btn" onClick={() => go({ after: '', before: '' })} disabled={!state.after && !state.before}>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => go({ after: '', before: '' })}
+          disabled={!state.after && !state.before}
+        >
           First page
         </button>
-        <button type="button" className="btn" onClick={() => go({ before: q.data?.prev_cursor ?? '', after: '' })} disabled={!q.data?.prev_cursor}>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => go({ before: q.data?.prev_cursor ?? '', after: '' })}
+          disabled={!q.data?.prev_cursor}
+        >
           Previous page
         </button>
         <span aria-live="polite" data-testid="matching">
           {q.data && `${count} ${q.data.matching === 1 && !q.data.matching_capped ? 'task matches' : 'tasks match'}`}
         </span>
-        <button type="button" className="btn" onClick={() => go({ after: q.data?.next_cursor ?? '', before: '' })} disabled={!q.data?.next_cursor}>
+        <button
+          type="button"
+          className="btn"
+          onClick={() => go({ after: q.data?.next_cursor ?? '', before: '' })}
+          disabled={!q.data?.next_cursor}
+        >
           Next page
         </button>
         <label className="pager__size">

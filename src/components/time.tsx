@@ -138,7 +138,17 @@ export function Since({ from, to }: { from: string | null | undefined; to: strin
  * A time: absolute with its zone, then how long ago (kept live), on one line. The title gives the full form in both
  * zones. `ms` shows milliseconds (timelines). `bare` leaves out the relative part (where it would repeat itself).
  */
-export function Time({ iso, everyMs, ms, bare }: { iso: string | null | undefined; everyMs?: number; ms?: boolean; bare?: boolean }) {
+export function Time({
+  iso,
+  everyMs,
+  ms,
+  bare,
+}: {
+  iso: string | null | undefined;
+  everyMs?: number;
+  ms?: boolean;
+  bare?: boolean;
+}) {
   const now = useNow(everyMs);
   const [zone] = useTimeZone();
   if (!iso) return <span className="muted">—</span>;
@@ -157,7 +167,11 @@ export function TimeZoneToggle() {
     <button
       type="button"
       className="btn btn--small zone-toggle"
-      title={zone === 'utc' ? 'Times are shown in UTC. Show them in this browser’s time zone.' : 'Times are shown in this browser’s time zone. Show them in UTC.'}
+      title={
+        zone === 'utc'
+          ? 'Times are shown in UTC. Show them in this browser’s time zone.'
+          : 'Times are shown in this browser’s time zone. Show them in UTC.'
+      }
       onClick={() => setZone(zone === 'utc' ? 'local' : 'utc')}
     >
       Times: {zone === 'utc' ? 'UTC' : 'local'}

@@ -32,7 +32,8 @@ export function TaskBadges({ t }: { t: { settlement: string; archived_at: string
 }
 
 export function OperationState({ state }: { state: string }) {
-  const tone: BadgeTone = state === 'completed' ? 'ok' : state === 'aborted' ? 'bad' : state === 'aborting' ? 'bad' : 'warn';
+  const tone: BadgeTone =
+    state === 'completed' ? 'ok' : state === 'aborted' ? 'bad' : state === 'aborting' ? 'bad' : 'warn';
   return <Badge tone={tone}>{state}</Badge>;
 }
 
@@ -90,7 +91,15 @@ export function QueryState<T>({
   const { status, apiFailure } = useConnection();
   const offline = status === 'offline';
   const failing = apiFailure !== null && apiFailure.at > (query.dataUpdatedAt ?? 0);
-  const stale = query.isError || offline || failing ? <StaleNotice query={query} reason={query.isError ? messageOf(query.error) : offline ? 'The server cannot be reached.' : apiFailure!.message} /> : null;
+  const stale =
+    query.isError || offline || failing ? (
+      <StaleNotice
+        query={query}
+        reason={
+          query.isError ? messageOf(query.error) : offline ? 'The server cannot be reached.' : apiFailure!.message
+        }
+      />
+    ) : null;
   if (isEmpty?.(query.data)) {
     return (
       <>
@@ -126,7 +135,12 @@ function StaleNotice<T>({ query, reason }: { query: QueryLike<T>; reason: string
           ' earlier'
         )}
         .{' '}
-        <button type="button" className="btn btn--small" onClick={() => void query.refetch()} disabled={query.isFetching}>
+        <button
+          type="button"
+          className="btn btn--small"
+          onClick={() => void query.refetch()}
+          disabled={query.isFetching}
+        >
           {query.isFetching ? 'Trying…' : 'Try again'}
         </button>
       </p>

@@ -98,7 +98,14 @@ export function typedEscapes(text: string): TypedEscape[] {
     const codePoint = Number.parseInt(hex, 16);
     // `\uXXXX` is a UTF-16 code unit (surrogate pairs are written as two); every other form is a code point.
     const unit = m[0].startsWith('\\u') && !m[0].startsWith('\\u{');
-    const char = codePoint > 0x10ffff ? undefined : unit ? String.fromCharCode(codePoint) : codePoint >= 0xd800 && codePoint <= 0xdfff ? undefined : String.fromCodePoint(codePoint);
+    const char =
+      codePoint > 0x10ffff
+        ? undefined
+        : unit
+          ? String.fromCharCode(codePoint)
+          : codePoint >= 0xd800 && codePoint <= 0xdfff
+            ? undefined
+            : String.fromCodePoint(codePoint);
     return { index: m.index, typed: m[0], char, codePoint };
   });
 }

@@ -107,7 +107,10 @@ function metricSources(services: () => Services): MetricSources {
     firstEventAfter: (seq) => services().store.stats.firstEventAfter(seq),
     cleanup: async () => {
       const { store } = services();
-      return { pending: (await store.cleanup.summary(CLEANUP_FAILING_AFTER, 1)).pending, failing: await store.cleanup.countFailing(CLEANUP_FAILING_AFTER) };
+      return {
+        pending: (await store.cleanup.summary(CLEANUP_FAILING_AFTER, 1)).pending,
+        failing: await store.cleanup.countFailing(CLEANUP_FAILING_AFTER),
+      };
     },
     pool: () => services().store.driver.poolStats(),
   };

@@ -68,12 +68,18 @@ const networks = z.preprocess(
     .string()
     .transform((v, ctx) => {
       const out: AllowedNetwork[] = [];
-      for (const item of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const item of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const m = /^([^/\s]+)\/(\d{1,3})$/.exec(item);
         const version = m ? isIP(m[1]!) : 0;
         const prefix = m ? Number(m[2]) : NaN;
         if (version === 0 || prefix > (version === 4 ? 32 : 128)) {
-          ctx.addIssue({ code: 'custom', message: `must be comma-separated networks in CIDR form, e.g. 10.0.0.0/8,fd00::/8 (${JSON.stringify(item)} is not one)` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be comma-separated networks in CIDR form, e.g. 10.0.0.0/8,fd00::/8 (${JSON.stringify(item)} is not one)`,
+          });
           return z.NEVER;
         }
         out.push({ address: m![1]!, prefix, family: version === 4 ? 'ipv4' : 'ipv6' });
@@ -100,11 +106,17 @@ const ZEnv = z.object({
       .trim()
       .regex(/^postgres(ql)?:\/\//i, 'must start with postgresql:// (it is PostgreSQL itself, for migrations)')
       .superRefine(libpqForm)
-      .refine((url) => !/[?&]pgbouncer=true(&|$)/i.test(url), 'must reach PostgreSQL itself, not PgBouncer (no pgbouncer=true)')
+      .refine(
+        (url) => !/[?&]pgbouncer=true(&|$)/i.test(url),
+        'must reach PostgreSQL itself, not PgBouncer (no pgbouncer=true)',
+      )
       .optional(),
   ),
   TETHER_DATA_DIR: text,
-  PORT: z.preprocess(unset, z.string().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().max(65535)).optional()),
+  PORT: z.preprocess(
+    unset,
+    z.string().regex(/^\d+$/, 'must be a port number').transform(Number).pipe(z.number().max(65535)).optional(),
+  ),
   HOST: text,
   NODE_ENV: text,
   TETHER_MAX_BODY_BYTES: int(1),
@@ -135,7 +147,10 @@ const ZEnv = z.object({
   TETHER_MAX_CONNECTIONS_PER_CLIENT: int(0),
   TETHER_ATTEST_INTERVAL_MS: int(100),
   TETHER_CLEANUP_BACKOFF_MS: int(1),
-  TETHER_LOG_LEVEL: z.preprocess(unset, z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional()),
+  TETHER_LOG_LEVEL: z.preprocess(
+    unset,
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional(),
+  ),
   TETHER_AGENT_COMMAND: z.preprocess(
     unset,
     z
@@ -143,11 +158,20 @@ const ZEnv = z.object({
       .transform((v, ctx) => {
         try {
           const argv: unknown = JSON.parse(v);
-          if (Array.isArray(argv) && argv.length > 0 && argv.every((a) => typeof a === 'string' && a.length > 0 && !a.includes('\0'))) return argv as string[];
+          if (
+            Array.isArray(argv) &&
+            argv.length > 0 &&
+            argv.every((a) => typeof a === 'string' && a.length > 0 && !a.includes('\0'))
+          )
+            return argv as string[];
         } catch {
           // reported below
         }
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of strings (the program, then its arguments), e.g. ["/usr/local/bin/run-agent","--quiet"]' });
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'must be a JSON array of strings (the program, then its arguments), e.g. ["/usr/local/bin/run-agent","--quiet"]',
+        });
         return z.NEVER;
       })
       .optional(),
@@ -257,7 +281,10 @@ function withoutPassword(value: string | undefined): string | undefined {
 }
 
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env, argv: readonly string[] = []): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  argv: readonly string[] = [],
+): Config {
   const parsed = ZEnv.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -269,7 +296,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const production = e.NODE_ENV === 'production';
   const databaseUrl = e.DATABASE_URL ?? `file:${resolve(dataDir, 'tether.db')}`;
   if (e.DIRECT_DATABASE_URL && !isPostgresUrl(databaseUrl)) {
-    throw new ConfigError('DIRECT_DATABASE_URL: only for a PostgreSQL DATABASE_URL (it names the same database without PgBouncer)');
+    throw new ConfigError(
+      'DIRECT_DATABASE_URL: only for a PostgreSQL DATABASE_URL (it names the same database without PgBouncer)',
+    );
   }
   const webhookLeaseMs = e.TETHER_WEBHOOK_LEASE_MS ?? 30_000;
   const ratePerSec = e.TETHER_RATE_LIMIT_PER_SEC ?? 1000;
@@ -320,11 +349,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxBackoffMs: e.TETHER_WEBHOOK_MAX_BACKOFF_MS ?? 3_600_000,
       allowedNetworks: e.TETHER_WEBHOOK_ALLOWED_NETWORKS ?? [],
     },
-    cleanup: { backoffMs: e.TETHER_CLEANUP_BACKOFF_MS ?? 10_000, maxBackoffMs: e.TETHER_CLEANUP_MAX_BACKOFF_MS ?? 3_600_000 },
+    cleanup: {
+      backoffMs: e.TETHER_CLEANUP_BACKOFF_MS ?? 10_000,
+      maxBackoffMs: e.TETHER_CLEANUP_MAX_BACKOFF_MS ?? 3_600_000,
+    },
     failpointsEnabled: (e.TETHER_FAILPOINTS ?? false) && argv.includes(TEST_HOOKS_FLAG) && !production,
     attestIntervalMs: e.TETHER_ATTEST_INTERVAL_MS ?? 30_000,
     agents: { command: e.TETHER_AGENT_COMMAND ?? null, timeoutMs: e.TETHER_AGENT_TIMEOUT_MS ?? 30 * 60_000 },
-    log: { level: e.TETHER_LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'silent' : 'info'), format: e.TETHER_LOG_FORMAT ?? 'auto' },
+    log: {
+      level: e.TETHER_LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'silent' : 'info'),
+      format: e.TETHER_LOG_FORMAT ?? 'auto',
+    },
   };
 }
 
@@ -347,4 +382,3 @@ export function agentCommandEnv(extra: Record<string, string>): NodeJS.ProcessEn
 export function childProcessEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...process.env, ...extra };
 }
-

@@ -34,7 +34,8 @@ export class Failpoints {
   constructor(readonly enabled: boolean) {}
 
   arm(arm: FailpointArm): void {
-    if (!this.enabled) throw new Error('failpoints are disabled (start the server with TETHER_FAILPOINTS=1 and --test-hooks)');
+    if (!this.enabled)
+      throw new Error('failpoints are disabled (start the server with TETHER_FAILPOINTS=1 and --test-hooks)');
     this.release(arm.name);
     this.armed.set(arm.name, { ...arm, hits: 0, waiters: [] });
   }

@@ -16,7 +16,6 @@ import { ConfigError, loadConfig } from './config';
 import { issueSetupToken } from './domain/users/setup';
 import { startNext } from './pages';
 
-
 export interface StartOptions {
   /** Next in development mode (compiles pages on demand, hot reload). */
   dev?: boolean;
@@ -61,14 +60,20 @@ const DATABASE_RETRY_MAX_MS = 5_000;
  * trying with backoff; once the database answers it migrates, attests and becomes ready. Resolves true then, false
  * if the server was closed first or preparing failed for another reason (that reason is then health's).
  */
-async function prepareWhenDatabaseArrives(services: Services, log: (line: string) => void, stop: AbortSignal): Promise<boolean> {
+async function prepareWhenDatabaseArrives(
+  services: Services,
+  log: (line: string) => void,
+  stop: AbortSignal,
+): Promise<boolean> {
   for (let delay = DATABASE_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, DATABASE_RETRY_MAX_MS)) {
     await sleep(delay, stop);
     if (stop.aborted) return false;
     try {
       await prepareDatabase(services);
       const r = services.readiness.current;
-      log(`Tether: the database answers — schema v${services.readiness.version}, ${r.ready ? 'ready' : `NOT READY: ${r.reasons.join('; ')}`}`);
+      log(
+        `Tether: the database answers — schema v${services.readiness.version}, ${r.ready ? 'ready' : `NOT READY: ${r.reasons.join('; ')}`}`,
+      );
       return true;
     } catch (err) {
       if (isDatabaseUnavailable(err)) continue;
@@ -105,7 +110,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err;
       databaseAway = err instanceof Error ? err.message : String(err);
-      services.readiness.notReady('database unavailable since start-up: migrations and attestation run once it answers');
+      services.readiness.notReady(
+        'database unavailable since start-up: migrations and attestation run once it answers',
+      );
     }
     if (opts.pages !== false) pages = await startNext(opts.dev ?? false);
   } catch (err) {
@@ -133,7 +140,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   );
   // Test hooks can pause, fail or kill creates. Nobody should run like this by accident, so say it loudly.
   if (services.failpoints.enabled) {
-    log('WARNING: TEST HOOKS ARE ON (TETHER_FAILPOINTS=1 --test-hooks): /api/_test/failpoints can pause, fail or kill creates. Never serve real traffic like this.');
+    log(
+      'WARNING: TEST HOOKS ARE ON (TETHER_FAILPOINTS=1 --test-hooks): /api/_test/failpoints can pause, fail or kill creates. Never serve real traffic like this.',
+    );
   }
 
   // What runs once the database is prepared: at once, or when it first answers.
@@ -162,7 +171,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         if (prepared && !waiting.signal.aborted) await startBackground();
       })
     : startBackground();
-  if (databaseAway) background.catch((err: unknown) => services.log.error({ err }, 'Tether: background work failed to start'));
+  if (databaseAway)
+    background.catch((err: unknown) => services.log.error({ err }, 'Tether: background work failed to start'));
   else await background;
 
   let closing: Promise<void> | undefined;
@@ -196,7 +206,10 @@ async function main(argv: string[]): Promise<void> {
   // server goes on serving.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   // The command line is read here only: `--test-hooks` is half of the failpoint opt-in (config.ts).
-  const running = await startServer({ dev: argv.includes('--dev'), services: createServices({ config: loadConfig(undefined, argv) }) });
+  const running = await startServer({
+    dev: argv.includes('--dev'),
+    services: createServices({ config: loadConfig(undefined, argv) }),
+  });
   const { log } = running.services;
   const stop = (signal: string) => {
     log.info(`Tether: ${signal} received, shutting down`);

@@ -79,17 +79,22 @@ export class Readiness {
       }
       lastStart = Date.now();
       const wasReady = this.result.ready;
-      this.refresh(db).then(
-        (r) => {
-          if (r.ready !== wasReady) opts.log?.(r.ready ? 'Tether: schema attested, ready again' : `Tether: NOT READY: ${r.reasons.join('; ')}`);
-        },
-        () => {}, // unreachable: the last answer stands until the database answers again
-      ).finally(() => {
-        if (again) {
-          again = false;
-          run();
-        }
-      });
+      this.refresh(db)
+        .then(
+          (r) => {
+            if (r.ready !== wasReady)
+              opts.log?.(
+                r.ready ? 'Tether: schema attested, ready again' : `Tether: NOT READY: ${r.reasons.join('; ')}`,
+              );
+          },
+          () => {}, // unreachable: the last answer stands until the database answers again
+        )
+        .finally(() => {
+          if (again) {
+            again = false;
+            run();
+          }
+        });
     };
     const timer = setInterval(run, opts.intervalMs);
     timer.unref();
@@ -108,7 +113,9 @@ export class Readiness {
         }, wait).unref();
     };
     const unlisten = db.onSchemaMissing(onAlarm);
-    const stopPolling = opts.latestRequest ? this.pollRequests(opts.latestRequest, opts.requestPollMs ?? REQUEST_POLL_MS, onAlarm) : () => {};
+    const stopPolling = opts.latestRequest
+      ? this.pollRequests(opts.latestRequest, opts.requestPollMs ?? REQUEST_POLL_MS, onAlarm)
+      : () => {};
     return async () => {
       stopped = true;
       clearInterval(timer);

@@ -36,7 +36,10 @@ export async function readSessionForRender<T>(): Promise<T | null | undefined> {
   const origin = h.get(API_ORIGIN_HEADER);
   if (!origin) return undefined;
   try {
-    const res = await fetch(`${origin}/api/trpc/session.me`, { headers: { cookie: h.get('cookie') ?? '' }, cache: 'no-store' });
+    const res = await fetch(`${origin}/api/trpc/session.me`, {
+      headers: { cookie: h.get('cookie') ?? '' },
+      cache: 'no-store',
+    });
     const body = (await res.json()) as { result?: { data?: T | null } };
     return res.ok && body.result && 'data' in body.result ? (body.result.data ?? null) : undefined;
   } catch {

@@ -15,7 +15,13 @@ export interface CommandResult {
   output: string;
 }
 
-function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}, timeout = 180_000): CommandResult {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  timeout = 180_000,
+): CommandResult {
   const r = spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', timeout });
   return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
 }
@@ -52,7 +58,10 @@ export function makeClientProject(template: Template, pkg: string): string {
   const app = mkdtempSync(join(tmpdir(), `tether-${template}-app-`));
   cpSync(join(ROOT, 'tests/integration/client/fixtures', template), app, { recursive: true });
   cpSync(join(ROOT, 'examples/typed-client/src'), join(app, 'src'), { recursive: true });
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: `fresh-${template}-app`, private: true, type: 'module' }));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: `fresh-${template}-app`, private: true, type: 'module' }),
+  );
   mkdirSync(join(app, 'node_modules/@types'), { recursive: true });
   symlinkSync(pkg, join(app, 'node_modules/tether'), 'dir');
   for (const dep of INSTALLED[template]) symlinkSync(join(MODULES, dep), join(app, 'node_modules', dep), 'dir');
@@ -63,7 +72,9 @@ const tsc = join(MODULES, 'typescript/bin/tsc');
 
 /** The template's own type check: `tsc -b` for Vite (its build script), `tsc --noEmit` for Next. */
 export function typeCheck(template: Template, app: string): CommandResult {
-  return template === 'vite' ? run(process.execPath, [tsc, '-b', '--pretty', 'false'], app) : run(process.execPath, [tsc, '--noEmit', '--pretty', 'false'], app);
+  return template === 'vite'
+    ? run(process.execPath, [tsc, '-b', '--pretty', 'false'], app)
+    : run(process.execPath, [tsc, '--noEmit', '--pretty', 'false'], app);
 }
 
 /** Every file the application's type check reads (the app's own project: tsconfig.app.json for Vite). */
@@ -84,7 +95,16 @@ export function runStrictCheck(pkg: string): string[] {
   try {
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(pkg, join(dir, 'node_modules/tether'), 'dir');
-    const compilerOptions = { target: 'es2023', lib: ['ES2023', 'DOM'], module: 'esnext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: false, types: [] };
+    const compilerOptions = {
+      target: 'es2023',
+      lib: ['ES2023', 'DOM'],
+      module: 'esnext',
+      moduleResolution: 'bundler',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: [],
+    };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['check.ts'] }));
     writeFileSync(join(dir, 'check.ts'), "export * from 'tether/client';\n");
     const r = run(process.execPath, [tsc, '-p', '.', '--pretty', 'false'], dir);
@@ -101,7 +121,10 @@ export function runStrictCheck(pkg: string): string[] {
 export function runExample(app: string, env: Record<string, string>, timeoutMs = 60_000): Promise<CommandResult> {
   // tsx is Tether's, not the app's: load it by path (the example's own `npm start` uses its own tsx).
   const tsx = pathToFileURL(join(MODULES, 'tsx/dist/loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', tsx, 'src/main.ts'], { cwd: app, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--import', tsx, 'src/main.ts'], {
+    cwd: app,
+    env: { ...process.env, ...env },
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += String(d)));
   child.stderr.on('data', (d) => (output += String(d)));

@@ -7,9 +7,16 @@ import { Failpoints } from '../../src/server/failpoints';
 import { createServices } from '../../src/server/app';
 import { tokenActor } from './fixtures';
 
-const services = createServices({ config: { ...loadConfig(), failpointsEnabled: true }, failpoints: new Failpoints(true) });
+const services = createServices({
+  config: { ...loadConfig(), failpointsEnabled: true },
+  failpoints: new Failpoints(true),
+});
 await services.readiness.refresh(services.store.driver);
 services.failpoints.arm({ name: process.env.CRASH_FAILPOINT!, action: 'crash', match: process.env.CRASH_MATCH });
-const outcome = await createTask(services, tokenActor([process.env.CREATE_WORKSPACE!]), JSON.parse(process.env.CREATE_BODY!));
+const outcome = await createTask(
+  services,
+  tokenActor([process.env.CREATE_WORKSPACE!]),
+  JSON.parse(process.env.CREATE_BODY!),
+);
 process.stdout.write(JSON.stringify({ kind: outcome.kind, taskId: outcome.task.id }));
 await services.store.driver.close();

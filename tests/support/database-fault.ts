@@ -72,7 +72,9 @@ async function faultablePostgres(): Promise<FaultableDatabase> {
     await admin.query("SELECT pg_terminate_backend(pid) FROM unnest(string_to_array($1, ',')::int[]) AS pid", [list]);
     // Termination is a signal: wait until those backends are gone (new connections may already be open).
     await until(
-      async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY(string_to_array($1, ',')::int[])", [list])).length === 0,
+      async () =>
+        (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY(string_to_array($1, ',')::int[])", [list]))
+          .length === 0,
       10_000,
       'the terminated connections to end',
     );
@@ -90,12 +92,18 @@ async function faultablePostgres(): Promise<FaultableDatabase> {
     admin,
     kinds: ['lost', 'read-only'],
     async lose(kind = 'lost') {
-      await admin.exec(kind === 'lost' ? `ALTER ROLE ${role} CONNECTION LIMIT 0` : `ALTER ROLE ${role} SET default_transaction_read_only = on`);
+      await admin.exec(
+        kind === 'lost'
+          ? `ALTER ROLE ${role} CONNECTION LIMIT 0`
+          : `ALTER ROLE ${role} SET default_transaction_read_only = on`,
+      );
       await cut();
       current = kind;
     },
     async restore() {
-      await admin.exec(`ALTER ROLE ${role} CONNECTION LIMIT -1; ALTER ROLE ${role} RESET default_transaction_read_only`);
+      await admin.exec(
+        `ALTER ROLE ${role} CONNECTION LIMIT -1; ALTER ROLE ${role} RESET default_transaction_read_only`,
+      );
       // Connections made while read-only keep that setting: end them, the pool opens new ones.
       if (current === 'read-only') await cut();
       current = undefined;
@@ -147,7 +155,9 @@ async function faultableSqlite(): Promise<FaultableDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'tether-full-'));
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', dir], { encoding: 'utf8' });
   if (mounted.status !== 0) {
-    throw new Error(`a full disk is staged on a tmpfs mount, which needs root (npm test runs as root on Debian): ${mounted.stderr || mounted.error}`);
+    throw new Error(
+      `a full disk is staged on a tmpfs mount, which needs root (npm test runs as root on Debian): ${mounted.stderr || mounted.error}`,
+    );
   }
   const db = openDb(`file:${join(dir, 'tether.db')}`);
   await migrate(db);

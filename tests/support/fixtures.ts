@@ -32,18 +32,20 @@ export interface TestWorkspace {
 /** A workspace with steps (default: Todo, Doing, Done — Done is a done step). */
 export async function makeWorkspace(
   db: Db,
-  opts: { name?: string; prefix?: string; rootPath?: string | null; steps?: Array<{ name: string; wipLimit?: number | null; isDone?: boolean }> } = {},
+  opts: {
+    name?: string;
+    prefix?: string;
+    rootPath?: string | null;
+    steps?: Array<{ name: string; wipLimit?: number | null; isDone?: boolean }>;
+  } = {},
 ): Promise<TestWorkspace> {
   const id = randomUUID();
   const prefix = opts.prefix ?? uniq('W').toUpperCase().slice(0, 8);
   const now = new Date().toISOString();
-  await db.run('INSERT INTO workspaces (id, name, prefix, task_sequence, root_path, created_at, updated_at) VALUES ($1, $2, $3, 0, $4, $5, $5)', [
-    id,
-    opts.name ?? `Workspace ${prefix}`,
-    prefix,
-    opts.rootPath ?? null,
-    now,
-  ]);
+  await db.run(
+    'INSERT INTO workspaces (id, name, prefix, task_sequence, root_path, created_at, updated_at) VALUES ($1, $2, $3, 0, $4, $5, $5)',
+    [id, opts.name ?? `Workspace ${prefix}`, prefix, opts.rootPath ?? null, now],
+  );
   const specs = opts.steps ?? [{ name: 'Todo' }, { name: 'Doing' }, { name: 'Done', isDone: true }];
   const steps = [];
   for (const [position, s] of specs.entries()) {
@@ -58,7 +60,10 @@ export async function makeWorkspace(
 }
 
 /** An actor for domain tests: a token with scopes on workspaces, or a user with roles. */
-export function tokenActor(workspaceIds: string[], scopes: Scope[] = ['tasks:read', 'tasks:write', 'identities:release']): Actor {
+export function tokenActor(
+  workspaceIds: string[],
+  scopes: Scope[] = ['tasks:read', 'tasks:write', 'identities:release'],
+): Actor {
   return {
     kind: 'token',
     id: `tok_${uniq()}`,
@@ -71,7 +76,15 @@ export function tokenActor(workspaceIds: string[], scopes: Scope[] = ['tasks:rea
 }
 
 export function userActor(roles: Record<string, Role>, global = false): Actor {
-  return { kind: 'user', id: `usr_${uniq()}`, label: 'test user', global, roles: new Map(Object.entries(roles)), grants: new Set(), scopes: new Set() };
+  return {
+    kind: 'user',
+    id: `usr_${uniq()}`,
+    label: 'test user',
+    global,
+    roles: new Map(Object.entries(roles)),
+    grants: new Set(),
+    scopes: new Set(),
+  };
 }
 
 /** The built-in runner's command in tests that launch agents without saying what: a program that ends at once. */
@@ -112,7 +125,10 @@ export async function until(cond: () => boolean | Promise<boolean>, ms = 10_000,
 }
 
 /** One task per (workspace, external id), created as an API token would; `"<workspace id>/<external id>"` → task id. */
-export async function createIdentities(services: Services, entries: ReadonlyArray<readonly [TestWorkspace, string]>): Promise<Record<string, string>> {
+export async function createIdentities(
+  services: Services,
+  entries: ReadonlyArray<readonly [TestWorkspace, string]>,
+): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
   for (const [ws, ext] of entries) {
     const out = await createTask(services, tokenActor([ws.id]), { workspace_id: ws.id, external_id: ext, title: ext });

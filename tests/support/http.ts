@@ -31,7 +31,9 @@ export async function startTestApi(db: Db, overrides: Partial<Services> = {}): P
  */
 export async function startAdapterOnlyApi(db: Db, api: TestApi): Promise<TestApi> {
   const services = await testServices(db, { config: api.services.config });
-  const routes = apiRoutes(services).map((r) => (r.prefix === '/api/trpc' ? { ...r, handler: createTrpcAdapter(services) } : r));
+  const routes = apiRoutes(services).map((r) =>
+    r.prefix === '/api/trpc' ? { ...r, handler: createTrpcAdapter(services) } : r,
+  );
   const server = await startServer({ pages: false, services, routes, port: 0, host: '127.0.0.1', log: () => {} });
   return { url: server.url, services, server, close: () => server.close() };
 }
@@ -42,7 +44,13 @@ export async function makeToken(
   workspaceIds: string[],
   scopes: string[] = ['tasks:read', 'tasks:write', 'identities:release'],
 ): Promise<string> {
-  return (await createApiToken('tokens' in db ? db : storeFor(db), { name: `test-${Math.random().toString(36).slice(2, 8)}`, workspaceIds, scopes })).token;
+  return (
+    await createApiToken('tokens' in db ? db : storeFor(db), {
+      name: `test-${Math.random().toString(36).slice(2, 8)}`,
+      workspaceIds,
+      scopes,
+    })
+  ).token;
 }
 
 export interface CallResult {
@@ -72,7 +80,8 @@ export async function call(
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let body: string | Uint8Array<ArrayBuffer> | FormData | undefined;
-  if (opts.form !== undefined) body = opts.form; // fetch writes the multipart content type with its boundary
+  if (opts.form !== undefined)
+    body = opts.form; // fetch writes the multipart content type with its boundary
   else if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined && !(body instanceof FormData)) headers['content-type'] ??= 'application/json';

@@ -13,7 +13,9 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 ajv.addSchema(openApiDocument, DOC_KEY);
 
-type Operation = { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean }> }> };
+type Operation = {
+  responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, { required?: boolean }> }>;
+};
 
 const templates = Object.keys(openApiDocument.paths).map((template) => ({
   template,
@@ -46,7 +48,9 @@ export interface ReceivedResponse {
 /** The exact body of the router's own refusals, which no operation lists (the document's description says them). */
 function expectRouterAnswer(where: string, res: ReceivedResponse, status: number, body: string): void {
   if (res.status !== status || res.text !== body) {
-    throw new ResponseContractError(` ${where} is not in the document, so only ${status} ${body} may answer it; got ${res.status} ${res.text.slice(0, 300)}`);
+    throw new ResponseContractError(
+      ` ${where} is not in the document, so only ${status} ${body} may answer it; got ${res.status} ${res.text.slice(0, 300)}`,
+    );
   }
 }
 
@@ -62,17 +66,27 @@ export function checkRestResponse(method: string, target: string, res: ReceivedR
 
   const documented = operation.responses[String(res.status)];
   const context = `${where} (${found.template}) answered ${res.status}`;
-  if (!documented) throw new ResponseContractError(` ${context}, a status the document does not list for it: ${res.text.slice(0, 300)}`);
+  if (!documented)
+    throw new ResponseContractError(
+      ` ${context}, a status the document does not list for it: ${res.text.slice(0, 300)}`,
+    );
   for (const [name, header] of Object.entries(documented.headers ?? {})) {
-    if (header.required && !res.headers.has(name)) throw new ResponseContractError(` ${context} without its documented header ${name}`);
+    if (header.required && !res.headers.has(name))
+      throw new ResponseContractError(` ${context} without its documented header ${name}`);
   }
   if (!documented.content) {
-    if (res.text !== '') throw new ResponseContractError(` ${context} with a body the document says it has not: ${res.text.slice(0, 300)}`);
+    if (res.text !== '')
+      throw new ResponseContractError(
+        ` ${context} with a body the document says it has not: ${res.text.slice(0, 300)}`,
+      );
     return;
   }
   const received = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
   const type = Object.keys(documented.content).find((t) => t === received);
-  if (!type) throw new ResponseContractError(` ${context} as ${received || 'no content type'}; the document says ${Object.keys(documented.content).join(', ')}`);
+  if (!type)
+    throw new ResponseContractError(
+      ` ${context} as ${received || 'no content type'}; the document says ${Object.keys(documented.content).join(', ')}`,
+    );
   if (type !== 'application/json') return; // a stream: its events are checked by the tests that read them
   let body: unknown;
   try {
@@ -82,14 +96,19 @@ export function checkRestResponse(method: string, target: string, res: ReceivedR
   }
   const validate = validator(found.template, method.toLowerCase(), String(res.status), type);
   if (!validate(body)) {
-    throw new ResponseContractError(` ${context} with a body the document refuses (${ajv.errorsText(validate.errors)}): ${res.text.slice(0, 500)}`);
+    throw new ResponseContractError(
+      ` ${context} with a body the document refuses (${ajv.errorsText(validate.errors)}): ${res.text.slice(0, 500)}`,
+    );
   }
 }
 
 /** An event stream's one `data:` payload, held to the document's EventRecord. */
 export function checkStreamedEvent(event: unknown): void {
   const validate = ajv.getSchema(`${DOC_KEY}#/components/schemas/EventRecord`)!;
-  if (!validate(event)) throw new ResponseContractError(` a streamed event the document refuses (${ajv.errorsText(validate.errors)}): ${JSON.stringify(event).slice(0, 500)}`);
+  if (!validate(event))
+    throw new ResponseContractError(
+      ` a streamed event the document refuses (${ajv.errorsText(validate.errors)}): ${JSON.stringify(event).slice(0, 500)}`,
+    );
 }
 
 /** A whole HTTP/1.1 answer read off a socket (`Content-Length` framed, as the API sends it), for checkRestResponse. */

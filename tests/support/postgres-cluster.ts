@@ -61,7 +61,21 @@ export async function startSyncCluster(): Promise<PgCluster> {
   initCluster(primaryData);
   const primary = pgNode(dir, primaryData, await freePort(), ['synchronous_commit=on']);
   primary.start();
-  runAsPostgres(join(pgBin(), 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', standbyData, '-R', '-X', 'stream', '-c', 'fast']);
+  runAsPostgres(join(pgBin(), 'pg_basebackup'), [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(primary.port),
+    '-U',
+    'postgres',
+    '-D',
+    standbyData,
+    '-R',
+    '-X',
+    'stream',
+    '-c',
+    'fast',
+  ]);
   const standby = pgNode(dir, standbyData, await freePort(), ['synchronous_commit=on']);
   standby.start();
   const at = (port: number, database = 'postgres') => `postgresql://postgres@127.0.0.1:${port}/${database}`;
@@ -69,7 +83,9 @@ export async function startSyncCluster(): Promise<PgCluster> {
   await query(at(primary.port), "ALTER SYSTEM SET synchronous_standby_names = '*'");
   await query(at(primary.port), 'SELECT pg_reload_conf()');
   const deadline = Date.now() + 30_000;
-  while ((await query(at(primary.port), "SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'")).rowCount === 0) {
+  while (
+    (await query(at(primary.port), "SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'")).rowCount === 0
+  ) {
     if (Date.now() > deadline) throw new Error('the standby never became synchronous');
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -121,7 +137,10 @@ export interface PgBouncer {
  * temp folder, run as `postgres` as a daemon and stopped by the pid it writes.
  */
 export async function startPgBouncer(serverPort: number, options: { poolSize?: number } = {}): Promise<PgBouncer> {
-  if (!existsSync(PGBOUNCER)) throw new Error(`PgBouncer not found at ${PGBOUNCER}: install the Debian package \`pgbouncer\` (npm test does this when run as root)`);
+  if (!existsSync(PGBOUNCER))
+    throw new Error(
+      `PgBouncer not found at ${PGBOUNCER}: install the Debian package \`pgbouncer\` (npm test does this when run as root)`,
+    );
   const dir = sharedTempDir('tether-pgbouncer-');
   const port = await freePort();
   const ini = join(dir, 'pgbouncer.ini');
@@ -153,7 +172,8 @@ export async function startPgBouncer(serverPort: number, options: { poolSize?: n
       await query(`postgresql://postgres@127.0.0.1:${port}/postgres`, 'SELECT 1');
       break;
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`PgBouncer did not start: ${String(err)}\n${readFileSync(join(dir, 'pgbouncer.log'), 'utf8')}`);
+      if (Date.now() > deadline)
+        throw new Error(`PgBouncer did not start: ${String(err)}\n${readFileSync(join(dir, 'pgbouncer.log'), 'utf8')}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -72,11 +72,26 @@ export function sharedTempDir(prefix: string): string {
 export function pgNode(dir: string, data: string, port: number, settings: string[] = []) {
   const bin = pgBin();
   // fsync off survives a process crash (the OS keeps the pages); asynchronous commit does not (see above).
-  const opts = [`-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=400`, ...settings.map((s) => `-c ${s}`)].join(' ');
+  const opts = [
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=400`,
+    ...settings.map((s) => `-c ${s}`),
+  ].join(' ');
   return {
     port,
     data,
-    start: () => runAsPostgres(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-w', '-t', '60', '-l', join(dir, `log-${port}`), 'start']),
+    start: () =>
+      runAsPostgres(join(bin, 'pg_ctl'), [
+        '-D',
+        data,
+        '-o',
+        opts,
+        '-w',
+        '-t',
+        '60',
+        '-l',
+        join(dir, `log-${port}`),
+        'start',
+      ]),
     stop: (mode = 'fast') => {
       const [c, a] = asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
       spawnSync(c, a, { encoding: 'utf8' });
@@ -86,7 +101,16 @@ export function pgNode(dir: string, data: string, port: number, settings: string
 
 /** initdb as the tests want it: trust on loopback (replication included), UTF-8, C locale, no fsync. */
 export function initCluster(data: string): void {
-  runAsPostgres(join(pgBin(), 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '-N']);
+  runAsPostgres(join(pgBin(), 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '--encoding=UTF8',
+    '--locale=C.UTF-8',
+    '-N',
+  ]);
 }
 
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PgServer> {

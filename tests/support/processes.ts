@@ -25,7 +25,12 @@ export interface CommandRun {
 }
 
 /** Runs `command args` in the project folder to its end, `env` over this process's environment, `input` on stdin. */
-export function runCommand(command: string, args: string[], env: Record<string, string>, input = ''): Promise<CommandRun> {
+export function runCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  input = '',
+): Promise<CommandRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -63,7 +68,10 @@ export async function runTether(args: string[], env: Record<string, string>, inp
   return runCommand(process.execPath, [await bundled('src/cli/main.ts'), ...args], env, input);
 }
 
-export async function startServerProcess(env: Record<string, string>, entry = 'tests/support/api-server.ts'): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  entry = 'tests/support/api-server.ts',
+): Promise<ServerProcess> {
   // Under tsx, not bundled (see `bundled`): api-server.ts imports src/server/main.ts.
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,

@@ -28,7 +28,11 @@ export function answerComplete(received: string): boolean {
  * Connects to `baseUrl` and calls `start` with the socket once connected. `allowHalfOpen`: the client's side stays
  * open after the server's FIN (it goes on sending until it closes itself), where Node's default ends it too.
  */
-export function openProbe(baseUrl: string, start: (s: Socket) => void = () => {}, allowHalfOpen = false): Promise<Probe> {
+export function openProbe(
+  baseUrl: string,
+  start: (s: Socket) => void = () => {},
+  allowHalfOpen = false,
+): Promise<Probe> {
   const u = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const began = Date.now();

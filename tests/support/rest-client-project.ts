@@ -16,7 +16,12 @@ export interface CommandResult {
 }
 
 /** Asynchronous on purpose: the server the command talks to may live in this very process. */
-function run(args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<CommandResult> {
+function run(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  timeoutMs = 120_000,
+): Promise<CommandResult> {
   const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env } });
   let output = '';
   child.stdout.on('data', (d) => (output += String(d)));
@@ -33,7 +38,10 @@ function run(args: string[], cwd: string, env: Record<string, string> = {}, time
 /** The example's sources in a fresh folder, with openapi-fetch installed (nothing of Tether's). */
 export function makeRestClientProject(): string {
   const app = mkdtempSync(join(tmpdir(), 'tether-rest-app-'));
-  cpSync(join(ROOT, 'examples/rest-client'), app, { recursive: true, filter: (src) => !src.endsWith('tether-api.d.ts') });
+  cpSync(join(ROOT, 'examples/rest-client'), app, {
+    recursive: true,
+    filter: (src) => !src.endsWith('tether-api.d.ts'),
+  });
   mkdirSync(join(app, 'node_modules'));
   symlinkSync(join(MODULES, 'openapi-fetch'), join(app, 'node_modules/openapi-fetch'), 'dir');
   return app;
@@ -41,7 +49,10 @@ export function makeRestClientProject(): string {
 
 /** `openapi-typescript <url> -o src/tether-api.d.ts`: the types, from the document the server at `url` serves. */
 export function generateTypes(app: string, url: string): Promise<CommandResult> {
-  return run([join(MODULES, 'openapi-typescript/bin/cli.js'), `${url}/api/v1/openapi.json`, '-o', 'src/tether-api.d.ts'], app);
+  return run(
+    [join(MODULES, 'openapi-typescript/bin/cli.js'), `${url}/api/v1/openapi.json`, '-o', 'src/tether-api.d.ts'],
+    app,
+  );
 }
 
 /** The example's own type check (`tsc --noEmit`, strict) against the generated types. */

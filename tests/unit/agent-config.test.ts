@@ -9,17 +9,27 @@ describe('TETHER_AGENT_COMMAND and TETHER_AGENT_TIMEOUT_MS', () => {
   });
 
   it('read the command as a JSON array of arguments', () => {
-    const c = loadConfig({ TETHER_AGENT_COMMAND: '["/usr/local/bin/run-agent", "--task", "stdin"]', TETHER_AGENT_TIMEOUT_MS: '60000' });
+    const c = loadConfig({
+      TETHER_AGENT_COMMAND: '["/usr/local/bin/run-agent", "--task", "stdin"]',
+      TETHER_AGENT_TIMEOUT_MS: '60000',
+    });
     expect(c.agents).toEqual({ command: ['/usr/local/bin/run-agent', '--task', 'stdin'], timeoutMs: 60_000 });
   });
 
-  it.each(['run-agent --fast', '[]', '[""]', '["a", 1]', '{"cmd": "x"}', '["a\\u0000b"]'])('refuse %j with one line naming the variable', (value) => {
-    expect(() => loadConfig({ TETHER_AGENT_COMMAND: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ TETHER_AGENT_COMMAND: value })).toThrow(/^TETHER_AGENT_COMMAND: must be a JSON array of strings/);
-  });
+  it.each(['run-agent --fast', '[]', '[""]', '["a", 1]', '{"cmd": "x"}', '["a\\u0000b"]'])(
+    'refuse %j with one line naming the variable',
+    (value) => {
+      expect(() => loadConfig({ TETHER_AGENT_COMMAND: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ TETHER_AGENT_COMMAND: value })).toThrow(
+        /^TETHER_AGENT_COMMAND: must be a JSON array of strings/,
+      );
+    },
+  );
 
   it('refuse a timeout that is not a whole number', () => {
-    expect(() => loadConfig({ TETHER_AGENT_TIMEOUT_MS: 'soon' })).toThrow(/^TETHER_AGENT_TIMEOUT_MS: must be a whole number/);
+    expect(() => loadConfig({ TETHER_AGENT_TIMEOUT_MS: 'soon' })).toThrow(
+      /^TETHER_AGENT_TIMEOUT_MS: must be a whole number/,
+    );
   });
 });
 

@@ -46,18 +46,26 @@ function hits(list: typeof files, re: RegExp): string[] {
 
 describe('layering', () => {
   it('writes SQL only in the data layer', () => {
-    expect(hits(outside('src/server/db/'), /\b(SELECT [a-z_*]|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM)\b/)).toEqual([]);
+    expect(hits(outside('src/server/db/'), /\b(SELECT [a-z_*]|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM)\b/)).toEqual(
+      [],
+    );
   });
 
   it('calls Prisma Client only in the data layer', () => {
-    const prismaCall = /\.(prisma\(\)|\$transaction\(|\$queryRaw|\$executeRaw)|\bprisma\.[a-z]\w*\.(find|create|update|upsert|delete|count|aggregate|groupBy)/;
+    const prismaCall =
+      /\.(prisma\(\)|\$transaction\(|\$queryRaw|\$executeRaw)|\bprisma\.[a-z]\w*\.(find|create|update|upsert|delete|count|aggregate|groupBy)/;
     expect(hits(outside('src/server/db/'), prismaCall)).toEqual([]);
   });
 
   it('reads the environment only in the config module (and Next sets its own variables where it starts)', () => {
     const others = outside('src/server/config.ts').filter((f) => f.rel !== 'src/server/pages.ts');
     expect(hits(others, /process\.env/)).toEqual([]);
-    expect(hits(files.filter((f) => f.rel === 'src/server/config.ts'), /process\.env\.\w+\s*(\?\?|\|\||&&)?=[^=]/)).toEqual([]);
+    expect(
+      hits(
+        files.filter((f) => f.rel === 'src/server/config.ts'),
+        /process\.env\.\w+\s*(\?\?|\|\||&&)?=[^=]/,
+      ),
+    ).toEqual([]);
   });
 
   it("page-side modules that read the request are marked 'server-only' (Next fails a build that bundles them for the browser)", () => {
@@ -71,7 +79,17 @@ describe('layering', () => {
     const db = files.filter((f) => f.rel.startsWith('src/server/db/'));
     const valueImports = db.flatMap((f) =>
       [...f.text.matchAll(/^import\s+(type\s+)?(\{[^}]*\}|[\w*][^'"]*?)\s+from\s+'((?:\.\.\/)+domain\/[^']+)'/gm)]
-        .filter((m) => !m[1] && !(m[2]!.startsWith('{') && m[2]!.slice(1, -1).split(',').every((s) => /^\s*(type\s|$)/.test(s))))
+        .filter(
+          (m) =>
+            !m[1] &&
+            !(
+              m[2]!.startsWith('{') &&
+              m[2]!
+                .slice(1, -1)
+                .split(',')
+                .every((s) => /^\s*(type\s|$)/.test(s))
+            ),
+        )
         .map((m) => `${f.rel}: ${m[0].replace(/\s+/g, ' ')}`),
     );
     expect(valueImports).toEqual([]);
@@ -102,11 +120,14 @@ describe('layering', () => {
     const text = (dir: string): string[] =>
       readdirSync(dir).flatMap((name) => {
         const path = join(dir, name);
-        if (statSync(path).isDirectory()) return ['node_modules', 'generated', 'results', 'migrations'].includes(name) ? [] : text(path);
+        if (statSync(path).isDirectory())
+          return ['node_modules', 'generated', 'results', 'migrations'].includes(name) ? [] : text(path);
         return /\.(ts|tsx|mts|mjs|js|md|prisma)$/.test(name) ? [path] : [];
       });
     const dirs = ['src', 'tests', 'bench', 'scripts', 'e2e', 'docs', 'prisma'];
-    const more = dirs.flatMap((d) => text(join(ROOT, d))).map((path) => ({ path, rel: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
+    const more = dirs
+      .flatMap((d) => text(join(ROOT, d)))
+      .map((path) => ({ path, rel: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
     const readme = join(ROOT, 'README.md');
     const all = [...more, { path: readme, rel: 'README.md', text: readFileSync(readme, 'utf8') }];
     expect(all.length).toBeGreaterThan(100);
@@ -124,7 +145,9 @@ function importsOf(file: { path: string; text: string }): string[] {
   const specs = [...file.text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
   return specs.flatMap((spec) => {
     const base = resolve(dirname(file.path), spec);
-    const found = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((p) => files.some((f) => f.path === p));
+    const found = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((p) =>
+      files.some((f) => f.path === p),
+    );
     return found ? [found] : [];
   });
 }

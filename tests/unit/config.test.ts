@@ -6,7 +6,11 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/server/config';
 
-const scripts = (JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (
+  JSON.parse(readFileSync(resolve(import.meta.dirname, '../../package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  }
+).scripts;
 
 /** The server a package.json script starts: the sources under tsx (`dev`), or their bundle (`start`, `serve`). */
 const SERVER_ENTRY = /(src\/server\/main\.ts|dist\/server\/main\.mjs)/;
@@ -23,7 +27,12 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c.databaseUrl).toMatch(/^file:.*\/data\/tether\.db$/);
     expect([c.port, c.host, c.leaseMs, c.http.maxBodyBytes, c.auth.rateLimitPerSec, c.auth.rateLimitBurst]).toEqual([
-      3000, '0.0.0.0', 5000, 1048576, 1000, 2000,
+      3000,
+      '0.0.0.0',
+      5000,
+      1048576,
+      1000,
+      2000,
     ]);
     expect([c.recovery.enabled, c.relay.enabled, c.failpointsEnabled]).toEqual([true, true, false]);
   });
@@ -42,9 +51,14 @@ describe('loadConfig', () => {
       TETHER_SECURE_COOKIES: '1',
     });
     expect(c.databaseUrl).toBe('postgresql://u@h/db');
-    expect([c.port, c.leaseMs, c.recovery.enabled, c.relay.pollMs, c.auth.rateLimitPerSec, c.http.secureCookies]).toEqual([
-      0, 800, false, 20, 0, true,
-    ]);
+    expect([
+      c.port,
+      c.leaseMs,
+      c.recovery.enabled,
+      c.relay.pollMs,
+      c.auth.rateLimitPerSec,
+      c.http.secureCookies,
+    ]).toEqual([0, 800, false, 20, 0, true]);
     // Capped: the cache bound is what makes a revoke elsewhere take effect within 2 s; the webhook timeout stays
     // under half its lease.
     expect([c.auth.tokenCacheMs, c.webhooks.timeoutMs]).toEqual([2000, 400]);
@@ -81,7 +95,6 @@ describe('loadConfig', () => {
       { address: '::1', prefix: 128, family: 'ipv6' },
     ]);
   });
-
 });
 
 describe('failpoints (test hooks) opt-in', () => {
@@ -99,7 +112,9 @@ describe('failpoints (test hooks) opt-in', () => {
   it('need both TETHER_FAILPOINTS=1 and --test-hooks, and never with NODE_ENV=production', () => {
     expect(loadConfig({ TETHER_FAILPOINTS: '1' }, ['--test-hooks']).failpointsEnabled).toBe(true);
     expect(loadConfig({}, ['--test-hooks']).failpointsEnabled).toBe(false);
-    expect(loadConfig({ TETHER_FAILPOINTS: '1', NODE_ENV: 'production' }, ['--test-hooks']).failpointsEnabled).toBe(false);
+    expect(loadConfig({ TETHER_FAILPOINTS: '1', NODE_ENV: 'production' }, ['--test-hooks']).failpointsEnabled).toBe(
+      false,
+    );
   });
 });
 
@@ -128,7 +143,12 @@ describe('HTTP limits and re-attestation interval', () => {
   });
 
   it('take whole numbers from the environment (0 turns a connection cap off)', () => {
-    const c = loadConfig({ TETHER_HEADERS_TIMEOUT_MS: '2000', TETHER_REQUEST_TIMEOUT_MS: '5000', TETHER_MAX_CONNECTIONS_PER_CLIENT: '0', TETHER_ATTEST_INTERVAL_MS: '500' });
+    const c = loadConfig({
+      TETHER_HEADERS_TIMEOUT_MS: '2000',
+      TETHER_REQUEST_TIMEOUT_MS: '5000',
+      TETHER_MAX_CONNECTIONS_PER_CLIENT: '0',
+      TETHER_ATTEST_INTERVAL_MS: '500',
+    });
     expect(c.http).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 5000, maxConnectionsPerClient: 0 });
     expect(c.attestIntervalMs).toBe(500);
   });
@@ -143,6 +163,8 @@ describe('HTTP limits and re-attestation interval', () => {
       expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(ConfigError);
       expect(() => loadConfig({ [name]: value })).toThrow(name);
     }
-    expect(() => loadConfig({ TETHER_HEADERS_TIMEOUT_MS: '40000' })).toThrow('must not be longer than TETHER_REQUEST_TIMEOUT_MS');
+    expect(() => loadConfig({ TETHER_HEADERS_TIMEOUT_MS: '40000' })).toThrow(
+      'must not be longer than TETHER_REQUEST_TIMEOUT_MS',
+    );
   });
 });

@@ -7,7 +7,13 @@ import type { ZAttachmentBody } from '../../src/server/domain/attachments/schema
 import type { AttachmentBody } from '../../src/server/domain/attachments/upload';
 import type { EventPage } from '../../src/server/domain/events/history';
 import type { EventRecord, RevisionBody } from '../../src/server/model/events';
-import type { ZDeliveryBody, ZEventPage, ZEventRecord, ZRevisionBody, ZWebhookBody } from '../../src/server/domain/events/schemas';
+import type {
+  ZDeliveryBody,
+  ZEventPage,
+  ZEventRecord,
+  ZRevisionBody,
+  ZWebhookBody,
+} from '../../src/server/domain/events/schemas';
 import type { DeliveryBody, WebhookBody } from '../../src/server/domain/events/webhook-bodies';
 import type { ZTaskBody } from '../../src/server/domain/tasks/schemas';
 import type { TaskBody } from '../../src/server/model/task';

@@ -7,7 +7,9 @@ import { describeDatabase } from '../../src/server/main';
 
 describe('parsePostgresUrl', () => {
   it('reads several hosts in order, each with its own port or the default', () => {
-    const u = parsePostgresUrl('postgresql://tether:pw@h1:5433,h2,[::1]:6000/tether?target_session_attrs=read-write&sslmode=require');
+    const u = parsePostgresUrl(
+      'postgresql://tether:pw@h1:5433,h2,[::1]:6000/tether?target_session_attrs=read-write&sslmode=require',
+    );
     expect(u.hosts).toEqual([
       { host: 'h1', port: 5433 },
       { host: 'h2', port: 5432 },
@@ -27,7 +29,11 @@ describe('parsePostgresUrl', () => {
 
   it('keeps a single-host URL as it was (libpq default: any session)', () => {
     const u = parsePostgresUrl('postgresql://u:p@db.internal:5432/tether');
-    expect(u).toMatchObject({ targetSessionAttrs: 'any', pgbouncer: false, connectionString: 'postgresql://u:p@db.internal:5432/tether' });
+    expect(u).toMatchObject({
+      targetSessionAttrs: 'any',
+      pgbouncer: false,
+      connectionString: 'postgresql://u:p@db.internal:5432/tether',
+    });
   });
 
   it.each([
@@ -46,9 +52,12 @@ describe('parsePostgresUrl', () => {
 
 describe('the database in log lines', () => {
   it('shows every host of a multi-host URL and neither the password nor other parameters', () => {
-    const url = 'postgresql://tether:s3cret@h1:5432,h2:5433/tether?target_session_attrs=read-write&password=other&sslkey=/k';
+    const url =
+      'postgresql://tether:s3cret@h1:5432,h2:5433/tether?target_session_attrs=read-write&password=other&sslkey=/k';
     expect(describeDatabase(url)).toBe('postgresql://tether@h1:5432,h2:5433/tether?target_session_attrs=read-write');
-    expect(describePostgresUrl('postgresql://u:p@pgb:6432/db?pgbouncer=true')).toBe('postgresql://u@pgb:6432/db?pgbouncer=true');
+    expect(describePostgresUrl('postgresql://u:p@pgb:6432/db?pgbouncer=true')).toBe(
+      'postgresql://u@pgb:6432/db?pgbouncer=true',
+    );
     expect(describeDatabase('file:/srv/tether.db')).toBe('/srv/tether.db');
   });
 });
@@ -65,8 +74,19 @@ describe('configuration', () => {
   });
 
   it.each([
-    ['DATABASE_URL', { DATABASE_URL: 'postgresql://u:hunter2@h1,h2/db?target_session_attrs=standby' }, /picks a standby/],
-    ['DIRECT_DATABASE_URL', { DATABASE_URL: 'postgresql://u@pgb/db?pgbouncer=true', DIRECT_DATABASE_URL: 'postgresql://u:hunter2@pgb/db?pgbouncer=true' }, /not PgBouncer/],
+    [
+      'DATABASE_URL',
+      { DATABASE_URL: 'postgresql://u:hunter2@h1,h2/db?target_session_attrs=standby' },
+      /picks a standby/,
+    ],
+    [
+      'DIRECT_DATABASE_URL',
+      {
+        DATABASE_URL: 'postgresql://u@pgb/db?pgbouncer=true',
+        DIRECT_DATABASE_URL: 'postgresql://u:hunter2@pgb/db?pgbouncer=true',
+      },
+      /not PgBouncer/,
+    ],
     ['DIRECT_DATABASE_URL', { DIRECT_DATABASE_URL: 'postgresql://u@db/tether' }, /only for a PostgreSQL DATABASE_URL/],
   ])('refuses a bad %s in one line, without the password', (name, env, reason) => {
     let err: unknown;

@@ -2,7 +2,13 @@
 // repeated failures (growing, and bounded so nobody can be locked out for long on purpose), and which client
 // addresses count as one. The database side, both dialects and two processes: tests/integration/auth/sign-in-*.test.ts.
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_POLICY, accountKey, addressKey, addressPolicy, waitAfter } from '../../src/server/auth/sign-in-throttle';
+import {
+  ACCOUNT_POLICY,
+  accountKey,
+  addressKey,
+  addressPolicy,
+  waitAfter,
+} from '../../src/server/auth/sign-in-throttle';
 
 describe('waitAfter', () => {
   it('is free for the first failures, then doubles from one second', () => {

@@ -28,7 +28,8 @@ describe('storedText', () => {
     expect(refusal(text, 'abcdef')).toBe('invalid request: field: must be 5 characters or fewer');
   });
   it('refuses a lone surrogate and NUL as text that cannot be stored, naming the field', () => {
-    for (const s of ['\ud800', '\udfff', 'a\udbffb', '\ude00\ud83d']) expect(refusal(text, s)).toBe('invalid payload: field must be well-formed Unicode');
+    for (const s of ['\ud800', '\udfff', 'a\udbffb', '\ude00\ud83d'])
+      expect(refusal(text, s)).toBe('invalid payload: field must be well-formed Unicode');
     expect(refusal(text, 'a\u0000')).toBe('invalid payload: field must not contain NUL (U+0000) characters');
   });
   it('trims before it counts, when asked, and says maxLength in its JSON Schema', () => {

@@ -7,5 +7,8 @@ export type TetherRest = Client<paths>;
 
 export function connect(env: { TETHER_URL?: string; TETHER_TOKEN?: string }): TetherRest {
   if (!env.TETHER_URL || !env.TETHER_TOKEN) throw new Error('set TETHER_URL and TETHER_TOKEN');
-  return createClient<paths>({ baseUrl: `${env.TETHER_URL}/api/v1`, headers: { authorization: `Bearer ${env.TETHER_TOKEN}` } });
+  return createClient<paths>({
+    baseUrl: `${env.TETHER_URL}/api/v1`,
+    headers: { authorization: `Bearer ${env.TETHER_TOKEN}` },
+  });
 }

@@ -28,7 +28,10 @@ export async function runScenario(tether: TetherRest, workspaceId: string, ticke
 
   // One key for this release, reused when the request is retried (here: replayed on purpose).
   const key = crypto.randomUUID();
-  const release = () => tether.DELETE('/workspaces/{workspace_id}/tasks/by-external-id', { params: { ...where, header: { 'Idempotency-Key': key } } });
+  const release = () =>
+    tether.DELETE('/workspaces/{workspace_id}/tasks/by-external-id', {
+      params: { ...where, header: { 'Idempotency-Key': key } },
+    });
   const released = await release();
   const replayed = await release();
 

@@ -6,7 +6,12 @@ export type CreatedTask = RouterOutputs['task']['create'];
 
 export type CreateReport = 'created' | 'already there' | 'already there, still being created';
 
-export async function createFromTicket(tether: TetherClient, workspaceId: string, ticket: string, title: string): Promise<CreatedTask> {
+export async function createFromTicket(
+  tether: TetherClient,
+  workspaceId: string,
+  ticket: string,
+  title: string,
+): Promise<CreatedTask> {
   return tether.task.create.mutate({ workspace_id: workspaceId, external_id: `jira:${ticket}`, title });
 }
 

@@ -20,7 +20,12 @@ export async function runFlow(tether: TetherClient, workspaceId: string, ticket:
   const externalId = `jira:${ticket}`;
   // Where the workspace's history stands now: listening from here, the task's creation event cannot be missed.
   const position = await currentPosition(tether, workspaceId);
-  const created = waitForEvent(tether, workspaceId, position, (e) => e.data.type === 'task.created' && e.data.task.external_id === externalId);
+  const created = waitForEvent(
+    tether,
+    workspaceId,
+    position,
+    (e) => e.data.type === 'task.created' && e.data.task.external_id === externalId,
+  );
 
   const first = await createFromTicket(tether, workspaceId, ticket, `Fix ${ticket}`);
   // A redelivery of the same ticket (a webhook retried, say) — even with another title — lands on the same task.
@@ -46,8 +51,15 @@ export async function runFlow(tether: TetherClient, workspaceId: string, ticket:
     redelivery: { id: again.id, report: describeCreate(again) },
     event: { type: event.data.type, taskId: event.data.task.id, seq: event.data.seq },
     holder: holder && { id: holder.id, creationComplete: holder.creation_complete },
-    release: { released: released.release.released, replayed: released.release.replayed, holderTaskId: released.release.holder_task_id },
-    retry: { replayed: retried.release.replayed, sameRelease: retried.release.release_id === released.release.release_id },
+    release: {
+      released: released.release.released,
+      replayed: released.release.replayed,
+      holderTaskId: released.release.holder_task_id,
+    },
+    retry: {
+      replayed: retried.release.replayed,
+      sameRelease: retried.release.release_id === released.release.release_id,
+    },
     afterRelease: { holder: gone?.id ?? null, nobody: nobody.result },
     reborn: { id: reborn.id, report: describeCreate(reborn) },
   };

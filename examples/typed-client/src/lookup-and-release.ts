@@ -6,7 +6,11 @@ export type Holder = RouterOutputs['task']['byExternalId'];
 export type Released = RouterOutputs['task']['releaseExternalId'];
 
 /** The task holding the identity, or null when nothing holds it. */
-export async function findHolder(tether: TetherClient, workspaceId: string, externalId: string): Promise<Holder | null> {
+export async function findHolder(
+  tether: TetherClient,
+  workspaceId: string,
+  externalId: string,
+): Promise<Holder | null> {
   try {
     return await tether.task.byExternalId.query({ workspace_id: workspaceId, external_id: externalId });
   } catch (err) {
@@ -33,7 +37,11 @@ export async function releaseIdentity(
 ): Promise<ReleaseReport> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const release = await tether.task.releaseExternalId.mutate({ workspace_id: workspaceId, external_id: externalId, idempotency_key: idempotencyKey });
+      const release = await tether.task.releaseExternalId.mutate({
+        workspace_id: workspaceId,
+        external_id: externalId,
+        idempotency_key: idempotencyKey,
+      });
       return { result: 'released', release };
     } catch (err) {
       if (isTetherError(err, 'task_not_found')) return { result: 'nothing holds it' };

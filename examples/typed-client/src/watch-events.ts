@@ -10,7 +10,7 @@ const PAGE = 500;
 
 /** The workspace's position in its event history: a subscription from here misses nothing that happens next. */
 export async function currentPosition(tether: TetherClient, workspaceId: string): Promise<number> {
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await tether.event.list.query({ workspace_id: workspaceId, after, limit: PAGE });
     if (page.events.length < PAGE) return page.next_after;
     after = page.next_after;

@@ -7,7 +7,10 @@ export default function ConsoleNotFound() {
   return (
     <section className="state state--empty not-found" aria-labelledby="not-found-title">
       <h1 id="not-found-title">Not found</h1>
-      <p>There is nothing at this address — or it is in a workspace you cannot see. Check the link, or start again from a list.</p>
+      <p>
+        There is nothing at this address — or it is in a workspace you cannot see. Check the link, or start again from a
+        list.
+      </p>
       <ul className="not-found__ways">
         <li>
           <ConsoleLink href="/">Overview</ConsoleLink>

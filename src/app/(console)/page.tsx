@@ -17,11 +17,16 @@ import { useTRPC } from '../../trpc/client';
 /** Counts per id namespace: the part of an external id before its first `:` (`jira`, `gh`, `gmail`). */
 function Namespaces({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.namespaces.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(10_000) }));
+  const q = useQuery(
+    trpc.console.namespaces.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(10_000) }),
+  );
   return (
     <section className="panel" aria-labelledby="namespaces-title">
       <h2 id="namespaces-title">By id namespace</h2>
-      <p className="muted small">The part of each external id before its first “:”, so each integration’s work can be told apart. Creates and releases: the last 24 hours.</p>
+      <p className="muted small">
+        The part of each external id before its first “:”, so each integration’s work can be told apart. Creates and
+        releases: the last 24 hours.
+      </p>
       <ListTable
         query={q}
         rows={(rows) => rows}
@@ -39,19 +44,41 @@ function Namespaces({ workspaceId }: { workspaceId: string }) {
                 {r.namespace !== null ? <code>{r.namespace}</code> : <span className="muted">{name}</span>}
               </th>
               <td data-label="Tasks holding an id">
-                {prefix ? <Link href={`/tasks?${new URLSearchParams({ q: prefix })}`}>{r.held.toLocaleString('en')}</Link> : r.held.toLocaleString('en')}
+                {prefix ? (
+                  <Link href={`/tasks?${new URLSearchParams({ q: prefix })}`}>{r.held.toLocaleString('en')}</Link>
+                ) : (
+                  r.held.toLocaleString('en')
+                )}
               </td>
               <td data-label="Unsettled" className={r.unsettled > 0 ? 'warn-text' : undefined}>
-                {prefix && r.unsettled > 0 ? <Link href={`/tasks?${new URLSearchParams({ q: prefix, settlement: 'unsettled' })}`}>{r.unsettled}</Link> : r.unsettled}
+                {prefix && r.unsettled > 0 ? (
+                  <Link href={`/tasks?${new URLSearchParams({ q: prefix, settlement: 'unsettled' })}`}>
+                    {r.unsettled}
+                  </Link>
+                ) : (
+                  r.unsettled
+                )}
               </td>
               <td data-label="Creates">
-                {prefix ? <Link href={`/operations?${new URLSearchParams({ prefix })}`}>{r.creates.toLocaleString('en')}</Link> : r.creates.toLocaleString('en')}
+                {prefix ? (
+                  <Link href={`/operations?${new URLSearchParams({ prefix })}`}>{r.creates.toLocaleString('en')}</Link>
+                ) : (
+                  r.creates.toLocaleString('en')
+                )}
               </td>
               <td data-label="Aborted">
-                {prefix && r.aborted > 0 ? <Link href={`/operations?${new URLSearchParams({ prefix, state: 'aborted' })}`}>{r.aborted}</Link> : r.aborted}
+                {prefix && r.aborted > 0 ? (
+                  <Link href={`/operations?${new URLSearchParams({ prefix, state: 'aborted' })}`}>{r.aborted}</Link>
+                ) : (
+                  r.aborted
+                )}
               </td>
               <td data-label="Releases">
-                {prefix && r.releases > 0 ? <Link href={`/releases?${new URLSearchParams({ prefix })}`}>{r.releases}</Link> : r.releases}
+                {prefix && r.releases > 0 ? (
+                  <Link href={`/releases?${new URLSearchParams({ prefix })}`}>{r.releases}</Link>
+                ) : (
+                  r.releases
+                )}
                 {r.releases > 0 && <span className="muted small"> ({r.released} freed)</span>}
               </td>
             </tr>
@@ -64,7 +91,9 @@ function Namespaces({ workspaceId }: { workspaceId: string }) {
 
 function Overview({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.overview.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(5_000) }));
+  const q = useQuery(
+    trpc.console.overview.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(5_000) }),
+  );
   return (
     <QueryState query={q} minHeight="20rem">
       {(o) => (
@@ -78,17 +107,20 @@ function Overview({ workspaceId }: { workspaceId: string }) {
             </li>
             <li className={o.counts.unsettled > 0 ? 'stat stat--warn' : 'stat'}>
               <Link href="/unsettled">
-                <span className="stat__value">{o.counts.unsettled}</span> <span className="stat__label">unsettled identities</span>
+                <span className="stat__value">{o.counts.unsettled}</span>{' '}
+                <span className="stat__label">unsettled identities</span>
               </Link>
             </li>
             <li className="stat">
               <Link href="/operations?state=open">
-                <span className="stat__value">{o.counts.creations_in_flight}</span> <span className="stat__label">creations in flight</span>
+                <span className="stat__value">{o.counts.creations_in_flight}</span>{' '}
+                <span className="stat__label">creations in flight</span>
               </Link>
             </li>
             <li className="stat">
               <Link href="/releases">
-                <span className="stat__value">{o.counts.releases_24h}</span> <span className="stat__label">releases, last 24 h</span>
+                <span className="stat__value">{o.counts.releases_24h}</span>{' '}
+                <span className="stat__label">releases, last 24 h</span>
               </Link>
               <span className="muted small">{o.counts.released_24h} freed an identity</span>
             </li>
@@ -101,7 +133,13 @@ function Overview({ workspaceId }: { workspaceId: string }) {
             </section>
             <section className="panel" aria-labelledby="events-title">
               <h2 id="events-title">Recent events</h2>
-              {o.recent_events.length === 0 ? <p className="muted">No events yet: they appear here as tasks are created and changed through the API.</p> : <EventsList events={o.recent_events} />}
+              {o.recent_events.length === 0 ? (
+                <p className="muted">
+                  No events yet: they appear here as tasks are created and changed through the API.
+                </p>
+              ) : (
+                <EventsList events={o.recent_events} />
+              )}
             </section>
           </div>
         </>

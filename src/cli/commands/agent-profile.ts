@@ -4,7 +4,14 @@ import { createAgentProfile, listAgentProfiles, type AgentProfile } from '../../
 import { table, type CliContext } from '../context';
 
 function toBody(p: AgentProfile) {
-  return { id: p.id, workspace_id: p.workspaceId, name: p.name, runner: p.runner, config: p.config, created_at: p.createdAt };
+  return {
+    id: p.id,
+    workspace_id: p.workspaceId,
+    name: p.name,
+    runner: p.runner,
+    config: p.config,
+    created_at: p.createdAt,
+  };
 }
 
 function jsonObject(value: string): Record<string, unknown> {
@@ -22,18 +29,32 @@ export function register(program: Command, ctx: CliContext): void {
 
   profile
     .command('create')
-    .description("create an agent profile (runner: builtin — the server's TETHER_AGENT_COMMAND — or webhook with --webhook-url)")
+    .description(
+      "create an agent profile (runner: builtin — the server's TETHER_AGENT_COMMAND — or webhook with --webhook-url)",
+    )
     .requiredOption('--workspace <id>', 'workspace id')
     .requiredOption('--name <name>', 'profile name')
     .option('--runner <runner>', 'agent runner', 'builtin')
     .option('--webhook-url <url>', 'where the webhook runner posts launches')
     .option('--config <json>', 'runner settings as a JSON object', jsonObject)
-    .action(async (opts: { workspace: string; name: string; runner: string; webhookUrl?: string; config?: Record<string, unknown> }) => {
-      const config = { ...(opts.config ?? {}), ...(opts.webhookUrl ? { url: opts.webhookUrl } : {}) };
-      const services = await ctx.services();
-      const p = await createAgentProfile(services.store, { workspaceId: opts.workspace, name: opts.name, runner: opts.runner, config }, services.destinations);
-      ctx.print(toBody(p), `created agent profile ${p.name} ${p.id} (runner ${p.runner})`);
-    });
+    .action(
+      async (opts: {
+        workspace: string;
+        name: string;
+        runner: string;
+        webhookUrl?: string;
+        config?: Record<string, unknown>;
+      }) => {
+        const config = { ...(opts.config ?? {}), ...(opts.webhookUrl ? { url: opts.webhookUrl } : {}) };
+        const services = await ctx.services();
+        const p = await createAgentProfile(
+          services.store,
+          { workspaceId: opts.workspace, name: opts.name, runner: opts.runner, config },
+          services.destinations,
+        );
+        ctx.print(toBody(p), `created agent profile ${p.name} ${p.id} (runner ${p.runner})`);
+      },
+    );
 
   profile
     .command('list')
@@ -41,6 +62,9 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--workspace <id>', 'workspace id')
     .action(async (opts: { workspace: string }) => {
       const profiles = await listAgentProfiles(await ctx.store(), opts.workspace);
-      ctx.print(profiles.map(toBody), table([['ID', 'NAME', 'RUNNER'], ...profiles.map((p) => [p.id, p.name, p.runner])]));
+      ctx.print(
+        profiles.map(toBody),
+        table([['ID', 'NAME', 'RUNNER'], ...profiles.map((p) => [p.id, p.name, p.runner])]),
+      );
     });
 }

@@ -39,14 +39,19 @@ export function register(program: Command, ctx: CliContext): void {
           created_at: r.createdAt,
         })),
         rows.length
-          ? table([['TASK', 'IDENTIFIER', 'EXTERNAL ID', 'WORKSPACE'], ...rows.map((r) => [r.taskId, r.identifier, JSON.stringify(r.externalId), r.workspaceId])])
+          ? table([
+              ['TASK', 'IDENTIFIER', 'EXTERNAL ID', 'WORKSPACE'],
+              ...rows.map((r) => [r.taskId, r.identifier, JSON.stringify(r.externalId), r.workspaceId]),
+            ])
           : 'no legacy rows',
       );
     });
 
   legacy
     .command('resolve <task-id>')
-    .description('resolve one legacy row: --settle keeps its identity (now settled), --release frees it (the task stays)')
+    .description(
+      'resolve one legacy row: --settle keeps its identity (now settled), --release frees it (the task stays)',
+    )
     .option('--settle', 'settle the identity as it is')
     .option('--release', 'release the identity; the next create with it makes a new task')
     .action(async (taskId: string, opts: { settle?: boolean; release?: boolean }) => {
@@ -71,7 +76,9 @@ export function register(program: Command, ctx: CliContext): void {
 
   program
     .command('attest')
-    .description('attest the identity schema now; running servers re-attest within about a second (exit 1 when not ready)')
+    .description(
+      'attest the identity schema now; running servers re-attest within about a second (exit 1 when not ready)',
+    )
     .action(async () => {
       const services = await ctx.services();
       const r = await attestOnDemand(services, cliActor(), { source: 'cli' });

@@ -4,7 +4,14 @@ import { addRepository, listRepositories, type GitRepo } from '../../server/doma
 import { table, type CliContext } from '../context';
 
 function toBody(r: GitRepo) {
-  return { id: r.id, workspace_id: r.workspaceId, name: r.name, path: r.path, default_branch: r.defaultBranch, created_at: r.createdAt };
+  return {
+    id: r.id,
+    workspace_id: r.workspaceId,
+    name: r.name,
+    path: r.path,
+    default_branch: r.defaultBranch,
+    created_at: r.createdAt,
+  };
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -33,6 +40,9 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--workspace <id>', 'workspace id')
     .action(async (opts: { workspace: string }) => {
       const repos = await listRepositories(await ctx.store(), opts.workspace);
-      ctx.print(repos.map(toBody), table([['ID', 'NAME', 'BRANCH', 'PATH'], ...repos.map((r) => [r.id, r.name, r.defaultBranch, r.path])]));
+      ctx.print(
+        repos.map(toBody),
+        table([['ID', 'NAME', 'BRANCH', 'PATH'], ...repos.map((r) => [r.id, r.name, r.defaultBranch, r.path])]),
+      );
     });
 }

@@ -37,13 +37,20 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--workspace <id>', 'workspace id')
     .action(async (opts: { workspace: string }) => {
       const store = await ctx.store();
-      if (!(await getWorkspace(store, opts.workspace))) throw new DomainError('not_found', `workspace ${opts.workspace}`);
+      if (!(await getWorkspace(store, opts.workspace)))
+        throw new DomainError('not_found', `workspace ${opts.workspace}`);
       const steps = await listSteps(store, opts.workspace);
       ctx.print(
         steps.map(toStepBody),
         table([
           ['ID', 'POS', 'NAME', 'WIP', 'DONE'],
-          ...steps.map((s) => [s.id, String(s.position), s.name, s.wipLimit === null ? '-' : String(s.wipLimit), s.isDone ? 'yes' : '']),
+          ...steps.map((s) => [
+            s.id,
+            String(s.position),
+            s.name,
+            s.wipLimit === null ? '-' : String(s.wipLimit),
+            s.isDone ? 'yes' : '',
+          ]),
         ]),
       );
     });

@@ -26,10 +26,20 @@ export function register(program: Command, ctx: CliContext): void {
         password = (await ctx.readStdin()).replace(/\r?\n$/, '');
         if (!password) throw new CliError('no password on stdin');
       }
-      const created = await createUser(await ctx.store(), { email: opts.email, role: opts.role, workspaceIds: opts.workspace ?? [], password });
-      const where = created.isAdmin ? 'instance-wide admin' : `${opts.role} in ${created.memberships.length} workspace(s)`;
+      const created = await createUser(await ctx.store(), {
+        email: opts.email,
+        role: opts.role,
+        workspaceIds: opts.workspace ?? [],
+        password,
+      });
+      const where = created.isAdmin
+        ? 'instance-wide admin'
+        : `${opts.role} in ${created.memberships.length} workspace(s)`;
       ctx.print(
-        { ...toUserBody(created), memberships: created.memberships.map((m) => ({ workspace_id: m.workspaceId, role: m.role })) },
+        {
+          ...toUserBody(created),
+          memberships: created.memberships.map((m) => ({ workspace_id: m.workspaceId, role: m.role })),
+        },
         `created user ${created.email} ${created.id} (${where})`,
       );
     });

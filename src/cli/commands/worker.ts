@@ -7,11 +7,15 @@ import type { CliContext } from '../context';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('worker')
-    .description('run the creation recovery runtime and agent dispatcher until stopped (TETHER_LEASE_MS, TETHER_RECOVERY_POLL_MS)')
+    .description(
+      'run the creation recovery runtime and agent dispatcher until stopped (TETHER_LEASE_MS, TETHER_RECOVERY_POLL_MS)',
+    )
     .action(async () => {
       const services = await ctx.services(); // refuses an unmigrated database
       const stop = startRecoveryRuntime(services);
-      process.stderr.write(`tether worker ${services.instanceId}: lease ${services.leaseMs} ms, poll ${services.config.recovery.pollMs} ms\n`);
+      process.stderr.write(
+        `tether worker ${services.instanceId}: lease ${services.leaseMs} ms, poll ${services.config.recovery.pollMs} ms\n`,
+      );
       await new Promise<void>((resolve) => {
         const keepAlive = setInterval(() => {}, 1 << 30);
         const shutdown = () => {

@@ -15,7 +15,9 @@ export function register(program: Command, ctx: CliContext): void {
   // SPEC §8: the operator's own action; tasks get their final revisions and `task.deleted` events, in order.
   workspace
     .command('delete <id>')
-    .description('delete a workspace: its tasks (final events), in-flight creations abort; history and release records stay')
+    .description(
+      'delete a workspace: its tasks (final events), in-flight creations abort; history and release records stay',
+    )
     .requiredOption('--confirm <prefix>', "the workspace's identifier prefix, typed out to confirm")
     .action(async (id: string, opts: { confirm: string }) => {
       const store = await ctx.store();
@@ -23,7 +25,10 @@ export function register(program: Command, ctx: CliContext): void {
       if (!ws) throw new CliError(`no workspace ${id}`);
       if (ws.prefix !== opts.confirm) throw new CliError(`--confirm must be the workspace prefix (${ws.prefix})`);
       const result = await deleteWorkspace({ store }, SYSTEM_ACTOR, id);
-      ctx.print(result, `deleted workspace ${id}: ${result.deleted_tasks} tasks; ${result.aborting_operations} creations aborting`);
+      ctx.print(
+        result,
+        `deleted workspace ${id}: ${result.deleted_tasks} tasks; ${result.aborting_operations} creations aborting`,
+      );
     });
 
   workspace
@@ -49,6 +54,9 @@ export function register(program: Command, ctx: CliContext): void {
     .description('list workspaces')
     .action(async () => {
       const all = await listWorkspaces(await ctx.store());
-      ctx.print(all.map(toWorkspaceBody), all.length ? table([['ID', 'PREFIX', 'NAME'], ...all.map((w) => [w.id, w.prefix, w.name])]) : 'no workspaces');
+      ctx.print(
+        all.map(toWorkspaceBody),
+        all.length ? table([['ID', 'PREFIX', 'NAME'], ...all.map((w) => [w.id, w.prefix, w.name])]) : 'no workspaces',
+      );
     });
 }

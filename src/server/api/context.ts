@@ -42,14 +42,24 @@ export function createContextInner(opts: {
   http?: ContextHttp;
   request?: RequestEntry;
 }): Context {
-  return { services: opts.services, actor: opts.actor, source: opts.source ?? 'trpc', session: opts.session, http: opts.http, request: opts.request };
+  return {
+    services: opts.services,
+    actor: opts.actor,
+    source: opts.source ?? 'trpc',
+    session: opts.session,
+    http: opts.http,
+    request: opts.request,
+  };
 }
 
 export async function createContext(services: Services, req: IncomingMessage, res?: ServerResponse): Promise<Context> {
   const auth = await authenticateRequest(services, req);
   const http: ContextHttp | undefined = res && {
     sessionCookie: cookie(req.headers, SESSION_COOKIE),
-    secure: secureCookies((req.socket as { encrypted?: boolean }).encrypted === true, services.config.http.secureCookies),
+    secure: secureCookies(
+      (req.socket as { encrypted?: boolean }).encrypted === true,
+      services.config.http.secureCookies,
+    ),
     setCookie: (value) => res.appendHeader('set-cookie', value),
     setHeader: (name, value) => {
       if (!res.headersSent) res.setHeader(name, value);

@@ -20,7 +20,10 @@ export interface StandardSchemaV1<Input, Output> {
  * it throws a DomainError (mapped to the tRPC code and words of the error table, trpc.ts) or returns what the
  * procedure receives.
  */
-export function domainInput<TTyped extends z.ZodType, TParsed>(typed: TTyped, parse: (raw: unknown) => TParsed): StandardSchemaV1<z.input<TTyped>, TParsed> {
+export function domainInput<TTyped extends z.ZodType, TParsed>(
+  typed: TTyped,
+  parse: (raw: unknown) => TParsed,
+): StandardSchemaV1<z.input<TTyped>, TParsed> {
   void typed; // a type witness: the schema itself is the shared one in domain/tasks/schemas.ts
   return {
     '~standard': {

@@ -9,11 +9,24 @@
 // adapter); tests/integration/http/trpc-native.test.ts holds its answers to the adapter's and fails loudly on any
 // other tRPC version until this file has been re-verified against it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getErrorShape, getTRPCErrorFromUnknown, transformTRPCResponse, TRPCError, type AnyTRPCProcedure, type AnyTRPCRouter } from '@trpc/server';
+import {
+  getErrorShape,
+  getTRPCErrorFromUnknown,
+  transformTRPCResponse,
+  TRPCError,
+  type AnyTRPCProcedure,
+  type AnyTRPCRouter,
+} from '@trpc/server';
 import { createURL } from '@trpc/server/adapters/node-http';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { TRPCResponse } from '@trpc/server/rpc';
-import { getProcedureAtPath, isAsyncIterable, isObject, isPromise, middlewareMarker } from '@trpc/server/unstable-core-do-not-import';
+import {
+  getProcedureAtPath,
+  isAsyncIterable,
+  isObject,
+  isPromise,
+  middlewareMarker,
+} from '@trpc/server/unstable-core-do-not-import';
 import { decodeBody, isJson, readBody, refuseMalformedTrpcQuery } from './strict-input';
 
 /** The @trpc/server version whose resolveResponse this file mirrors (package.json pins it exactly). */
@@ -34,7 +47,11 @@ export interface NativeCallOptions {
  * Answers the request natively and returns true, or returns false without reading or writing anything when the
  * call is not the plain case (the caller then hands it to the adapter).
  */
-export async function tryNativeCall(req: IncomingMessage, res: ServerResponse, opts: NativeCallOptions): Promise<boolean> {
+export async function tryNativeCall(
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: NativeCallOptions,
+): Promise<boolean> {
   const method = req.method;
   if (method !== 'GET' && method !== 'POST') return false; // HEAD, OPTIONS, ...: the adapter's answers
   // Streaming responses (httpBatchStreamLink sends `trpc-accept`; `Accept: application/jsonl`) are the adapter's.
@@ -62,10 +79,20 @@ export async function tryNativeCall(req: IncomingMessage, res: ServerResponse, o
   return true;
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, opts: NativeCallOptions, proc: AnyTRPCProcedure, path: string, q: URLSearchParams) {
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: NativeCallOptions,
+  proc: AnyTRPCProcedure,
+  path: string,
+  q: URLSearchParams,
+) {
   const config = opts.router._def._config;
   const procType = proc._def.type;
-  const input = lazyInput(() => readInput(req, q, opts.maxBodySize), (raw) => config.transformer.input.deserialize(raw));
+  const input = lazyInput(
+    () => readInput(req, q, opts.maxBodySize),
+    (raw) => config.transformer.input.deserialize(raw),
+  );
   // The adapter aborts the procedure's signal when the client goes away before the answer is written.
   const abort = new AbortController();
   res.once('close', () => {
@@ -77,7 +104,14 @@ async function answer(req: IncomingMessage, res: ServerResponse, opts: NativeCal
   try {
     // A refusal while building the context (CSRF, rate limit, database away) is reported as this call's error.
     ctx = await opts.createContext(req, res);
-    const data = await callProcedure(proc, { path, getRawInput: input.read, ctx, type: procType, signal: abort.signal, batchIndex: 0 });
+    const data = await callProcedure(proc, {
+      path,
+      getRawInput: input.read,
+      ctx,
+      type: procType,
+      signal: abort.signal,
+      batchIndex: 0,
+    });
     if (isDataStream(data)) {
       // resolveResponse throws this outside the call, so its error shape carries no path.
       const error = new TRPCError({
@@ -105,7 +139,9 @@ async function answer(req: IncomingMessage, res: ServerResponse, opts: NativeCal
 /** A call's options as tRPC's middlewares get them (path, getRawInput, ctx, type, signal, batchIndex, …). */
 type CallOptions = Record<string, unknown> & { ctx: unknown; input?: unknown; getRawInput: () => Promise<unknown> };
 type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
-type Middleware = (opts: CallOptions & { meta: unknown; next(nextOpts?: Partial<CallOptions>): Promise<MiddlewareResult> }) => Promise<MiddlewareResult>;
+type Middleware = (
+  opts: CallOptions & { meta: unknown; next(nextOpts?: Partial<CallOptions>): Promise<MiddlewareResult> },
+) => Promise<MiddlewareResult>;
 /** What a built procedure carries (`createProcedureCaller`'s `_def`): its middlewares, the resolver last, and meta. */
 interface ProcedureDef {
   middlewares: Middleware[];
@@ -121,7 +157,11 @@ interface ProcedureDef {
 async function callProcedure(proc: AnyTRPCProcedure, opts: CallOptions): Promise<unknown> {
   const def = proc._def as unknown as ProcedureDef;
   const result = await callMiddleware(0, def, opts);
-  if (!result) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'No result from middlewares - did you forget to `return next()`?' });
+  if (!result)
+    throw new TRPCError({
+      code: 'INTERNAL_SERVER_ERROR',
+      message: 'No result from middlewares - did you forget to `return next()`?',
+    });
   if (!result.ok) throw result.error;
   return result.data;
 }
@@ -174,7 +214,11 @@ function lazyInput(read: () => Promise<unknown>, deserialize: (raw: unknown) => 
         .then((raw) => (raw === undefined ? undefined : deserialize(raw)))
         .catch((cause: unknown) => {
           if (cause instanceof TRPCError) throw cause;
-          throw new TRPCError({ code: 'BAD_REQUEST', message: cause instanceof Error ? cause.message : 'Invalid input', cause });
+          throw new TRPCError({
+            code: 'BAD_REQUEST',
+            message: cause instanceof Error ? cause.message : 'Invalid input',
+            cause,
+          });
         });
       const v = await pending;
       value = { v };

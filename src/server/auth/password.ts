@@ -12,8 +12,12 @@ const SALT_LEN = 16;
 function scrypt(password: string, salt: Buffer, keyLen: number, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     // maxmem must cover 128·N·r; the default (32 MiB) is exactly that for N=2^15, so give headroom.
-    scryptCb(password.normalize('NFC'), salt, keyLen, { ...options, maxmem: 256 * options.N! * options.r! + 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    scryptCb(
+      password.normalize('NFC'),
+      salt,
+      keyLen,
+      { ...options, maxmem: 256 * options.N! * options.r! + 1024 * 1024 },
+      (err, key) => (err ? reject(err) : resolve(key)),
     ),
   );
 }
@@ -30,7 +34,8 @@ export async function verifyPassword(password: string, encoded: string): Promise
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [n, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   // Bounds keep a corrupted row from turning a sign-in into a memory or CPU bomb.
-  const sane = Number.isInteger(n) && n >= 2 && n <= 1 << 20 && (n & (n - 1)) === 0 && r >= 1 && r <= 32 && p >= 1 && p <= 16;
+  const sane =
+    Number.isInteger(n) && n >= 2 && n <= 1 << 20 && (n & (n - 1)) === 0 && r >= 1 && r <= 32 && p >= 1 && p <= 16;
   if (!sane) return false;
   const salt = Buffer.from(parts[4]!, 'base64url');
   const expected = Buffer.from(parts[5]!, 'base64url');

@@ -34,18 +34,35 @@ export async function createSession(store: SessionStore, userId: string, now = n
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS).toISOString();
   // Expired rows are useless; dropping them here keeps the table small without a sweeper.
   await store.sessions.deleteExpired(now.toISOString());
-  await store.sessions.insert({ idHash: digest(cookieValue), userId, csrfToken, expiresAt, createdAt: now.toISOString() });
+  await store.sessions.insert({
+    idHash: digest(cookieValue),
+    userId,
+    csrfToken,
+    expiresAt,
+    createdAt: now.toISOString(),
+  });
   return { cookieValue, csrfToken, expiresAt };
 }
 
 /** The live session for a cookie value, with the user's roles — one statement. Null when unknown or expired. */
-export async function verifySession(store: SessionStore, cookieValue: string | undefined, now = new Date()): Promise<Session | null> {
+export async function verifySession(
+  store: SessionStore,
+  cookieValue: string | undefined,
+  now = new Date(),
+): Promise<Session | null> {
   if (!cookieValue || !/^[A-Za-z0-9_-]{20,100}$/.test(cookieValue)) return null;
   const stored = await store.sessions.findWithUser(digest(cookieValue));
   if (!stored || Date.parse(stored.expiresAt) <= now.getTime()) return null;
   const roles = new Map<string, Role>();
   for (const m of stored.memberships) if (ROLES.includes(m.role as Role)) roles.set(m.workspaceId, m.role as Role);
-  return { userId: stored.userId, email: stored.email, isAdmin: stored.isAdmin, roles, csrfToken: stored.csrfToken, expiresAt: stored.expiresAt };
+  return {
+    userId: stored.userId,
+    email: stored.email,
+    isAdmin: stored.isAdmin,
+    roles,
+    csrfToken: stored.csrfToken,
+    expiresAt: stored.expiresAt,
+  };
 }
 
 export async function destroySession(store: SessionStore, cookieValue: string): Promise<void> {
@@ -57,7 +74,13 @@ export async function destroySession(store: SessionStore, cookieValue: string): 
  * cross-site subrequests or form posts), Secure when served over https. `maxAge` 0 with an empty value clears it.
  */
 export function sessionCookie(value: string, opts: { secure: boolean; maxAge: number }): string {
-  const parts = [`${SESSION_COOKIE}=${value}`, 'HttpOnly', 'SameSite=Lax', 'Path=/', `Max-Age=${Math.max(0, Math.floor(opts.maxAge))}`];
+  const parts = [
+    `${SESSION_COOKIE}=${value}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    'Path=/',
+    `Max-Age=${Math.max(0, Math.floor(opts.maxAge))}`,
+  ];
   if (opts.secure) parts.push('Secure');
   return parts.join('; ');
 }

@@ -65,8 +65,18 @@ function ipv6Prefix64(ip: string): string | null {
   const groups = (s: string | undefined) => (s ? s.split(':') : []);
   const width = (g: string[]) => g.reduce((n, x) => n + (x.includes('.') ? 2 : 1), 0); // a trailing a.b.c.d is two groups
   const head = groups(halves[0]);
-  const all = halves.length === 1 ? head : [...head, ...Array<string>(Math.max(0, 8 - width(head) - width(groups(halves[1])))).fill('0'), ...groups(halves[1])];
-  return `${all.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const all =
+    halves.length === 1
+      ? head
+      : [
+          ...head,
+          ...Array<string>(Math.max(0, 8 - width(head) - width(groups(halves[1])))).fill('0'),
+          ...groups(halves[1]),
+        ];
+  return `${all
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 export type ThrottleDecision = { ok: true } | { ok: false; retryAfterSeconds: number };
@@ -75,7 +85,12 @@ export type ThrottleDecision = { ok: true } | { ok: false; retryAfterSeconds: nu
 const ROUNDS = 5;
 
 /** Counts one attempt on `key`, unless it must wait: then how long, in whole seconds (at least 1). */
-export async function takeAttempt(repo: SignInThrottleRepository, key: string, policy: ThrottlePolicy, now = new Date()): Promise<ThrottleDecision> {
+export async function takeAttempt(
+  repo: SignInThrottleRepository,
+  key: string,
+  policy: ThrottlePolicy,
+  now = new Date(),
+): Promise<ThrottleDecision> {
   for (let round = 0; round < ROUNDS; round++) {
     const row = await repo.find(key);
     const failures = live(row, policy, now) ? row!.failures : 0;

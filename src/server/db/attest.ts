@@ -60,7 +60,13 @@ const EXPECT: Record<Dialect, Expectation> = {
     settledTypes: ['timestamp with time zone'],
     settledLabel: 'timestamptz',
   },
-  sqlite: { binary: ['BINARY'], binaryLabel: 'BINARY', externalIdTypes: ['text'], settledTypes: ['text'], settledLabel: 'text' },
+  sqlite: {
+    binary: ['BINARY'],
+    binaryLabel: 'BINARY',
+    externalIdTypes: ['text'],
+    settledTypes: ['text'],
+    settledLabel: 'text',
+  },
 };
 
 const KEYS = ['workspace_id', 'external_id'];
@@ -83,7 +89,8 @@ export function checkIdentityCatalog(dialect: Dialect, catalog: IdentityCatalog)
   const ext = catalog.columns.get('external_id');
   if (!ext) add('column_missing', 'column tasks.external_id is missing');
   else {
-    if (!want.externalIdTypes.includes(ext.type.toLowerCase())) add('column_type', `tasks.external_id type is ${ext.type}, expected text`);
+    if (!want.externalIdTypes.includes(ext.type.toLowerCase()))
+      add('column_type', `tasks.external_id type is ${ext.type}, expected text`);
     if (!ext.nullable) add('column_nullable', 'tasks.external_id is NOT NULL, expected nullable');
     if (!isBinary(ext.collation)) {
       const nd = ext.deterministic ? '' : ' (nondeterministic)';
@@ -104,7 +111,10 @@ export function checkIdentityCatalog(dialect: Dialect, catalog: IdentityCatalog)
   for (const other of catalog.indexes) {
     if (other.name === IDENTITY_INDEX || !other.unique) continue;
     if (other.keys.some((k) => k.column === 'external_id')) {
-      add('index_lookalike', `unique index ${other.name} on tasks also constrains external_id; only ${IDENTITY_INDEX} may`);
+      add(
+        'index_lookalike',
+        `unique index ${other.name} on tasks also constrains external_id; only ${IDENTITY_INDEX} may`,
+      );
     }
   }
 
@@ -122,9 +132,13 @@ export function checkIdentityCatalog(dialect: Dialect, catalog: IdentityCatalog)
   }
   const extKey = index.keys.find((k) => k.column === 'external_id');
   if (extKey && !isBinary(extKey.collation)) {
-    add('index_collation', `${name} key external_id collation is ${extKey.collation ?? 'none'}, expected ${want.binaryLabel}`);
+    add(
+      'index_collation',
+      `${name} key external_id collation is ${extKey.collation ?? 'none'}, expected ${want.binaryLabel}`,
+    );
   }
-  if (index.included.length > 0) add('index_included', `${name} includes (${index.included.join(', ')}), expected no included columns`);
+  if (index.included.length > 0)
+    add('index_included', `${name} includes (${index.included.join(', ')}), expected no included columns`);
   if (index.predicate === null) add('index_predicate', `${name} has no predicate, expected WHERE ${PREDICATE}`);
   else if (normalizePredicate(index.predicate) !== normalizePredicate(PREDICATE)) {
     add('index_predicate', `${name} predicate is ${index.predicate}, expected ${PREDICATE}`);
@@ -200,6 +214,12 @@ export async function attest(db: Sql): Promise<AttestationResult> {
     const info = dbErrorInfo(err);
     if (info?.unavailable && !info.schemaMissing) throw err;
     // An unreadable catalog is not an attested one.
-    return { ready: false, reasons: [`attestation could not read the catalog: ${(err as Error).message}`], legacy: [], legacyTotal: 0, checkedAt };
+    return {
+      ready: false,
+      reasons: [`attestation could not read the catalog: ${(err as Error).message}`],
+      legacy: [],
+      legacyTotal: 0,
+      checkedAt,
+    };
   }
 }

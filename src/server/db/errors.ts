@@ -88,7 +88,16 @@ const PG_UNAVAILABLE_CLASSES = new Set(['08', '53']);
 const PG_SCHEMA_MISSING = new Set(['3D000', '3F000', '42P01']);
 
 /** Socket-level failures (Node's errno codes), for both pg and Prisma's pg adapter. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** pg raises a lost or timed-out connection as a plain Error with no code. */
 const PG_LOST =
@@ -97,7 +106,10 @@ const PG_LOST =
 function postgresErrorInfo(err: unknown): DbErrorInfo | undefined {
   const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
   if (typeof e?.code !== 'string') return e instanceof Error && PG_LOST.test(e.message) ? UNAVAILABLE : undefined;
-  return postgresCodeInfo(e.code, typeof e.constraint === 'string' ? e.constraint : undefined) ?? (PG_LOST.test(String(e.message ?? '')) ? UNAVAILABLE : undefined);
+  return (
+    postgresCodeInfo(e.code, typeof e.constraint === 'string' ? e.constraint : undefined) ??
+    (PG_LOST.test(String(e.message ?? '')) ? UNAVAILABLE : undefined)
+  );
 }
 
 function postgresCodeInfo(code: string, constraint?: string): DbErrorInfo | undefined {
@@ -117,7 +129,15 @@ function postgresCodeInfo(code: string, constraint?: string): DbErrorInfo | unde
  * that mean the file cannot serve us now: an I/O error, a full disk, a read-only file or medium, a lock held past
  * `busy_timeout`, a file that cannot be opened, a WAL locking protocol failure.
  */
-const SQLITE_UNAVAILABLE = ['SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL'];
+const SQLITE_UNAVAILABLE = [
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  'SQLITE_READONLY',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_CANTOPEN',
+  'SQLITE_PROTOCOL',
+];
 
 function sqliteErrorInfo(err: unknown): DbErrorInfo | undefined {
   const e = err as { code?: unknown; message?: unknown };
@@ -143,7 +163,13 @@ function sqliteCodeInfo(code: string, message: string): DbErrorInfo {
 const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 
 /** Driver-adapter error kinds (@prisma/driver-adapter-utils) that mean the same. */
-const ADAPTER_UNAVAILABLE = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError']);
+const ADAPTER_UNAVAILABLE = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'TlsConnectionError',
+]);
 const ADAPTER_SCHEMA_MISSING = new Set(['DatabaseDoesNotExist', 'TableDoesNotExist']);
 
 interface AdapterCause {
@@ -163,7 +189,10 @@ function prismaErrorInfo(err: unknown): DbErrorInfo | undefined {
   const e = err as { code?: unknown; name?: unknown; meta?: Record<string, unknown>; cause?: AdapterCause };
   if (typeof e?.code === 'string' && /^P\d{4}$/.test(e.code)) {
     const adapter = adapterErrorInfo((e.meta?.driverAdapterError as { cause?: AdapterCause } | undefined)?.cause);
-    if (adapter) return e.code === 'P2002' && adapter.uniqueViolation ? { ...adapter, target: adapter.target ?? prismaTarget(e.meta) } : adapter;
+    if (adapter)
+      return e.code === 'P2002' && adapter.uniqueViolation
+        ? { ...adapter, target: adapter.target ?? prismaTarget(e.meta) }
+        : adapter;
     if (PRISMA_UNAVAILABLE.has(e.code)) return UNAVAILABLE;
     if (e.code === 'P2002') return { uniqueViolation: true, target: prismaTarget(e.meta), unavailable: false };
     return undefined;
@@ -177,18 +206,26 @@ function adapterErrorInfo(cause: AdapterCause | undefined): DbErrorInfo | undefi
   if (typeof cause.kind === 'string') {
     if (ADAPTER_UNAVAILABLE.has(cause.kind)) return UNAVAILABLE;
     if (ADAPTER_SCHEMA_MISSING.has(cause.kind)) return SCHEMA_MISSING;
-    if (cause.kind === 'UniqueConstraintViolation') return { uniqueViolation: true, target: adapterTarget(cause), unavailable: false };
+    if (cause.kind === 'UniqueConstraintViolation')
+      return { uniqueViolation: true, target: adapterTarget(cause), unavailable: false };
   }
-  const original = typeof cause.originalCode === 'string' ? cause.originalCode : typeof cause.code === 'string' ? cause.code : undefined;
+  const original =
+    typeof cause.originalCode === 'string'
+      ? cause.originalCode
+      : typeof cause.code === 'string'
+        ? cause.code
+        : undefined;
   if (original === undefined) return undefined;
-  if (original.startsWith('SQLITE_')) return sqliteCodeInfo(original, typeof cause.originalMessage === 'string' ? cause.originalMessage : '');
+  if (original.startsWith('SQLITE_'))
+    return sqliteCodeInfo(original, typeof cause.originalMessage === 'string' ? cause.originalMessage : '');
   return postgresCodeInfo(original);
 }
 
 /** The index (PostgreSQL) or `table.column, …` list (SQLite) a unique violation names, in the driver's words. */
 function adapterTarget(cause: AdapterCause): string | undefined {
   if (cause.constraint?.index) return cause.constraint.index;
-  if (cause.constraint?.fields && cause.table) return cause.constraint.fields.map((f) => `${cause.table}.${f}`).join(', ');
+  if (cause.constraint?.fields && cause.table)
+    return cause.constraint.fields.map((f) => `${cause.table}.${f}`).join(', ');
   return undefined;
 }
 

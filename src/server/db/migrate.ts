@@ -57,7 +57,9 @@ export function readMigrations(dialect: Dialect, root = PRISMA_DIR): MigrationFi
   if (existsSync(lock)) {
     const provider = lockfileProvider(readFileSync(lock, 'utf8'));
     if (provider !== providerOf(dialect)) {
-      throw new MigrationError(`${lock} is for provider ${provider ?? '<none>'}, not ${providerOf(dialect)}; these migrations belong to another database`);
+      throw new MigrationError(
+        `${lock} is for provider ${provider ?? '<none>'}, not ${providerOf(dialect)}; these migrations belong to another database`,
+      );
     }
   }
   return readdirSync(folder, { withFileTypes: true })
@@ -127,7 +129,10 @@ async function applyOne(tx: Sql, file: MigrationFile, runScript: () => Promise<v
     throw new MigrationError(`migration ${file.name} failed: ${(err as Error).message}`);
   }
   await tx.run('UPDATE _prisma_migrations SET applied_steps_count = applied_steps_count + 1 WHERE id = $1', [id]);
-  await tx.run('UPDATE _prisma_migrations SET finished_at = $1 WHERE id = $2', [historyTimestamp(tx.dialect, new Date()), id]);
+  await tx.run('UPDATE _prisma_migrations SET finished_at = $1 WHERE id = $2', [
+    historyTimestamp(tx.dialect, new Date()),
+    id,
+  ]);
 }
 
 async function migrateSqlite(db: SqliteDb, files: MigrationFile[]): Promise<MigrationResult> {
@@ -180,9 +185,12 @@ async function repairSqliteCollation(db: SqliteDb): Promise<Pick<MigrationResult
 function clientSql(client: pg.PoolClient): Sql {
   return {
     dialect: 'postgres',
-    query: async <T>(text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rows as T[],
-    one: async <T>(text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rows[0] as T | undefined,
-    run: async (text: string, params: readonly unknown[] = []) => (await client.query(text, params as unknown[])).rowCount ?? 0,
+    query: async <T>(text: string, params: readonly unknown[] = []) =>
+      (await client.query(text, params as unknown[])).rows as T[],
+    one: async <T>(text: string, params: readonly unknown[] = []) =>
+      (await client.query(text, params as unknown[])).rows[0] as T | undefined,
+    run: async (text: string, params: readonly unknown[] = []) =>
+      (await client.query(text, params as unknown[])).rowCount ?? 0,
   };
 }
 
@@ -207,7 +215,10 @@ async function migratePostgres(db: PostgresDb, files: MigrationFile[]): Promise<
   if (db.directUrl) {
     const direct = db.openDirect();
     try {
-      if (direct.pooler) throw new MigrationError('DIRECT_DATABASE_URL goes through PgBouncer (pgbouncer=true): it must reach PostgreSQL itself');
+      if (direct.pooler)
+        throw new MigrationError(
+          'DIRECT_DATABASE_URL goes through PgBouncer (pgbouncer=true): it must reach PostgreSQL itself',
+        );
       return await migrateSession(direct, files);
     } finally {
       await direct.close();
@@ -236,7 +247,9 @@ async function migrateSession(db: PostgresDb, files: MigrationFile[]): Promise<M
     }
     return { applied, version: appliedCount(await readHistory(sql)) };
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1), pg_advisory_unlock($2)', [LEGACY_LOCK_KEY, PRISMA_LOCK_KEY]).catch(() => {});
+    await client
+      .query('SELECT pg_advisory_unlock($1), pg_advisory_unlock($2)', [LEGACY_LOCK_KEY, PRISMA_LOCK_KEY])
+      .catch(() => {});
     client.release();
   }
 }
@@ -248,7 +261,8 @@ async function migrateSession(db: PostgresDb, files: MigrationFile[]): Promise<M
 export async function schemaVersion(db: Db): Promise<number> {
   try {
     if (await tableExists(db, '_prisma_migrations')) return appliedCount(await readHistory(db));
-    if (await tableExists(db, LEGACY_TABLE)) return Number((await db.one<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${LEGACY_TABLE}`))?.n ?? 0);
+    if (await tableExists(db, LEGACY_TABLE))
+      return Number((await db.one<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${LEGACY_TABLE}`))?.n ?? 0);
     return 0;
   } catch {
     return 0;

@@ -79,7 +79,9 @@ export function scriptMatchesChecksum(script: string, checksum: string): boolean
   return variants.some((s) => {
     const digest = createHash('sha256').update(s, 'utf8').digest();
     const rendered =
-      checksum.length !== 0 && checksum.length !== 64 ? [...digest].map((b) => b.toString(16)).join('') : digest.toString('hex');
+      checksum.length !== 0 && checksum.length !== 64
+        ? [...digest].map((b) => b.toString(16)).join('')
+        : digest.toString('hex');
     return rendered === checksum;
   });
 }
@@ -131,7 +133,8 @@ export function pendingMigrations(rows: HistoryRow[], files: MigrationFile[]): M
   const applied = new Set<string>();
   for (const row of rows.filter(isApplied)) {
     const file = byName.get(row.migration_name);
-    if (!file) throw new MigrationError(`migration ${row.migration_name} is recorded as applied but its folder is missing`);
+    if (!file)
+      throw new MigrationError(`migration ${row.migration_name} is recorded as applied but its folder is missing`);
     if (!scriptMatchesChecksum(file.sql, row.checksum)) {
       throw new MigrationError(
         `migration ${row.migration_name} was edited after it was applied (recorded checksum ${row.checksum.slice(0, 12)}, file ${file.checksum.slice(0, 12)}); add a new migration instead`,
@@ -181,7 +184,9 @@ export function carryLegacyHistory(legacy: LegacyRow[], rows: HistoryRow[], file
     const name = LEGACY_MIGRATIONS[old.name];
     const file = name === undefined ? undefined : byName.get(name);
     if (!name || !file) {
-      throw new MigrationError(`${LEGACY_TABLE} records ${old.name}, which has no migration folder in this version; nothing was changed`);
+      throw new MigrationError(
+        `${LEGACY_TABLE} records ${old.name}, which has no migration folder in this version; nothing was changed`,
+      );
     }
     if (!scriptMatchesChecksum(file.sql, old.checksum)) {
       throw new MigrationError(
@@ -189,7 +194,8 @@ export function carryLegacyHistory(legacy: LegacyRow[], rows: HistoryRow[], file
       );
     }
     const at = new Date(old.applied_at);
-    if (Number.isNaN(at.getTime())) throw new MigrationError(`${LEGACY_TABLE} row ${old.name} has an unreadable applied_at (${old.applied_at})`);
+    if (Number.isNaN(at.getTime()))
+      throw new MigrationError(`${LEGACY_TABLE} row ${old.name} has an unreadable applied_at (${old.applied_at})`);
     if (!done.has(name)) carried.push({ name, checksum: old.checksum, at });
   }
   return carried;

@@ -41,19 +41,25 @@ export async function rebuildSqliteTasksTable(db: SqliteDb, options: RebuildOpti
   try {
     return await db.transaction(async (tx) => {
       const before = await inspectIdentity(tx);
-      const table = await tx.one<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tasks'`);
+      const table = await tx.one<{ sql: string }>(
+        `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tasks'`,
+      );
       if (!table) throw new RebuildError('cannot rebuild tasks: the table does not exist (run the migrations)');
       const def = splitTableDefinition(table.sql);
-      if (/without\s+rowid/i.test(def.tail)) throw new RebuildError('cannot rebuild tasks: WITHOUT ROWID tables are not supported');
+      if (/without\s+rowid/i.test(def.tail))
+        throw new RebuildError('cannot rebuild tasks: WITHOUT ROWID tables are not supported');
       for (const name of Object.keys(CANONICAL_COLUMNS)) {
-        if (!def.columns.some((c) => c.name === name)) throw new RebuildError(`cannot rebuild tasks: column ${name} is missing (run the migrations)`);
+        if (!def.columns.some((c) => c.name === name))
+          throw new RebuildError(`cannot rebuild tasks: column ${name} is missing (run the migrations)`);
       }
       const dependents = await tx.query<{ type: string; name: string; sql: string }>(
         `SELECT type, name, sql FROM sqlite_master
           WHERE sql IS NOT NULL AND ((tbl_name = 'tasks' AND type IN ('index', 'trigger')) OR type = 'view')
           ORDER BY CASE type WHEN 'index' THEN 0 WHEN 'trigger' THEN 1 ELSE 2 END, name`,
       );
-      const xinfo = await tx.query<{ name: string; hidden: number }>(`SELECT name, hidden FROM pragma_table_xinfo('tasks')`);
+      const xinfo = await tx.query<{ name: string; hidden: number }>(
+        `SELECT name, hidden FROM pragma_table_xinfo('tasks')`,
+      );
       // Generated columns (hidden 2/3) are recomputed, not copied.
       const copied = xinfo.filter((c) => c.hidden === 0).map((c) => c.name);
 
@@ -71,12 +77,20 @@ export async function rebuildSqliteTasksTable(db: SqliteDb, options: RebuildOpti
       //    of the same storage class (1 and '1' and 1.0 are different values).
       const total = Number((await tx.one<{ n: unknown }>('SELECT COUNT(*) AS n FROM tasks'))?.n);
       const copiedCount = Number((await tx.one<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${TEMP}`))?.n);
-      const same = copied.map((c) => `(o.${q(c)} IS n.${q(c)} COLLATE BINARY AND typeof(o.${q(c)}) = typeof(n.${q(c)}))`).join(' AND ');
+      const same = copied
+        .map((c) => `(o.${q(c)} IS n.${q(c)} COLLATE BINARY AND typeof(o.${q(c)}) = typeof(n.${q(c)}))`)
+        .join(' AND ');
       const equal = Number(
-        (await tx.one<{ n: unknown }>(`SELECT COUNT(*) AS n FROM tasks o JOIN ${TEMP} n ON n.rowid = o.rowid WHERE ${same || '1'}`))?.n,
+        (
+          await tx.one<{ n: unknown }>(
+            `SELECT COUNT(*) AS n FROM tasks o JOIN ${TEMP} n ON n.rowid = o.rowid WHERE ${same || '1'}`,
+          )
+        )?.n,
       );
       if (copiedCount !== total || equal !== total) {
-        throw new RebuildError(`tasks rebuild verification failed: ${total} rows, ${copiedCount} copied, ${equal} identical`);
+        throw new RebuildError(
+          `tasks rebuild verification failed: ${total} rows, ${copiedCount} copied, ${equal} identical`,
+        );
       }
       await stage('verified');
 
@@ -98,9 +112,11 @@ export async function rebuildSqliteTasksTable(db: SqliteDb, options: RebuildOpti
       // 6. Re-attest inside the transaction: commit only a schema that passes. Legacy rows are data for an
       //    operator to resolve, not a reason to refuse the swap.
       const after = (await inspectIdentity(tx)).findings.filter((f) => f.code !== 'legacy');
-      if (after.length > 0) throw new RebuildError(`tasks rebuild did not attest: ${after.map((f) => f.reason).join('; ')}`);
+      if (after.length > 0)
+        throw new RebuildError(`tasks rebuild did not attest: ${after.map((f) => f.reason).join('; ')}`);
       const violations = await tx.query('SELECT * FROM pragma_foreign_key_check');
-      if (violations.length > 0) throw new RebuildError(`tasks rebuild left ${violations.length} foreign key violation(s)`);
+      if (violations.length > 0)
+        throw new RebuildError(`tasks rebuild left ${violations.length} foreign key violation(s)`);
       return { rows: total, repaired: before.findings.filter((f) => f.code !== 'legacy').map((f) => f.reason) };
     });
   } finally {

@@ -84,10 +84,9 @@ export class Store implements Repositories {
     this.events = base.events;
     this.releases = base.releases;
     const transaction = <T>(fn: (tx: TxRepositories) => Promise<T>) => this.transaction(fn);
-    this.creation =
-      pg
-        ? new PostgresCreationStore(driver, transaction)
-        : new CreationStore(driver, this.sqlDialect, transaction);
+    this.creation = pg
+      ? new PostgresCreationStore(driver, transaction)
+      : new CreationStore(driver, this.sqlDialect, transaction);
     this.workspaces = pg ? new PostgresWorkspaceRepository(driver, prisma) : base.workspaces;
     this.launches = base.launches;
     this.attachments = base.attachments;

@@ -40,8 +40,16 @@ export function tooLongMessage(max: number): string {
 export function storedText(max: number, opts: { trim?: boolean; error?: string } = {}) {
   const base = opts.error === undefined ? z.string() : z.string({ error: opts.error });
   return (opts.trim ? base.trim() : base)
-    .refine((s) => s.isWellFormed(), { error: 'must be well-formed Unicode', params: { refusal: UNSTORABLE_TEXT }, abort: true })
-    .refine((s) => !s.includes('\u0000'), { error: 'must not contain NUL (U+0000) characters', params: { refusal: UNSTORABLE_TEXT }, abort: true })
+    .refine((s) => s.isWellFormed(), {
+      error: 'must be well-formed Unicode',
+      params: { refusal: UNSTORABLE_TEXT },
+      abort: true,
+    })
+    .refine((s) => !s.includes('\u0000'), {
+      error: 'must not contain NUL (U+0000) characters',
+      params: { refusal: UNSTORABLE_TEXT },
+      abort: true,
+    })
     .refine((s) => s.length <= max || characterCount(s) <= max, { error: tooLongMessage(max), abort: true })
     .meta({ maxLength: max });
 }

@@ -13,7 +13,8 @@ export async function authenticateRequest(services: Services, req: IncomingMessa
   if (entry) entry.actorId = auth.actor.id; // the request's log line says who acted
   if (!auth.csrfOk) throw new DomainError('csrf_failed');
   const decision = services.rateLimiter.take(auth.actor.id);
-  if (!decision.ok) throw new DomainError('rate_limited', undefined, { 'retry-after': String(decision.retryAfterSeconds) });
+  if (!decision.ok)
+    throw new DomainError('rate_limited', undefined, { 'retry-after': String(decision.retryAfterSeconds) });
   return auth;
 }
 

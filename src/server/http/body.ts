@@ -145,6 +145,7 @@ export function sendError(res: ServerResponse, err: unknown, services: Pick<Serv
   }
   // After a 413 the rest of the oversized body is unread: the connection closes once the server's answer has been
   // sent and the client has stopped sending (http/response.ts lingers before the close, so the client can read it).
-  const headers: Record<string, string> = domain.code === 'payload_too_large' ? { connection: 'close' } : { ...domain.headers };
+  const headers: Record<string, string> =
+    domain.code === 'payload_too_large' ? { connection: 'close' } : { ...domain.headers };
   sendJson(res, domain.http, domain.body(), headers);
 }

@@ -10,7 +10,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { DomainError } from '../domain/errors/domain-error';
-import { EXPORT_LISTS, exportList, type ExportList, type ExportRecord, type ExportValue } from '../domain/console/export';
+import {
+  EXPORT_LISTS,
+  exportList,
+  type ExportList,
+  type ExportRecord,
+  type ExportValue,
+} from '../domain/console/export';
 import type { Services } from '../services';
 import { requireAuthenticated } from './authenticate-request';
 
@@ -33,7 +39,11 @@ async function write(res: ServerResponse, chunk: string): Promise<void> {
   if (res.destroyed) throw new Error('client went away');
 }
 
-export async function handleConsoleExport(req: IncomingMessage, res: ServerResponse, services: Services): Promise<void> {
+export async function handleConsoleExport(
+  req: IncomingMessage,
+  res: ServerResponse,
+  services: Services,
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') throw new DomainError('not_found');
   const url = new URL(req.url ?? '/', 'http://export');
   const m = PATH.exec(url.pathname);
@@ -62,7 +72,10 @@ export async function handleConsoleExport(req: IncomingMessage, res: ServerRespo
     let first = true;
     await write(res, '[');
     for await (const r of table.rows) {
-      await write(res, `${first ? '\n' : ',\n'}${JSON.stringify(Object.fromEntries(table.columns.map((c) => [c, r[c] ?? null])))}`);
+      await write(
+        res,
+        `${first ? '\n' : ',\n'}${JSON.stringify(Object.fromEntries(table.columns.map((c) => [c, r[c] ?? null])))}`,
+      );
       first = false;
     }
     await write(res, first ? ']\n' : '\n]\n');

@@ -49,19 +49,24 @@ async function cleanupBody(services: Services, sees: (workspaceId: string) => bo
   try {
     const { pending, failing } = await services.store.cleanup.summary(CLEANUP_FAILING_AFTER, FAILING_SHOWN);
     // The list is capped; the count is not.
-    const failingCount = failing.length < FAILING_SHOWN ? failing.length : await services.store.cleanup.countFailing(CLEANUP_FAILING_AFTER);
+    const failingCount =
+      failing.length < FAILING_SHOWN
+        ? failing.length
+        : await services.store.cleanup.countFailing(CLEANUP_FAILING_AFTER);
     return {
       pending,
       failing_count: failingCount,
-      failing: failing.filter((f) => sees(f.workspaceId)).map((f) => ({
-        operation_id: f.operationId,
-        workspace_id: f.workspaceId,
-        step_index: f.stepIndex,
-        kind: f.kind,
-        attempts: f.attempts,
-        last_error: f.lastError,
-        next_attempt_at: f.nextAttemptAt,
-      })),
+      failing: failing
+        .filter((f) => sees(f.workspaceId))
+        .map((f) => ({
+          operation_id: f.operationId,
+          workspace_id: f.workspaceId,
+          step_index: f.stepIndex,
+          kind: f.kind,
+          attempts: f.attempts,
+          last_error: f.lastError,
+          next_attempt_at: f.nextAttemptAt,
+        })),
     };
   } catch {
     return null;

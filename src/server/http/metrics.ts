@@ -22,7 +22,11 @@ export async function handleMetrics(req: IncomingMessage, res: ServerResponse, s
     const auth = await requireAuthenticated(services, req);
     if (!mayScrape(auth.actor)) throw new DomainError('forbidden');
     const { contentType, body } = await services.metrics.scrape();
-    res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' });
+    res.writeHead(200, {
+      'content-type': contentType,
+      'content-length': String(Buffer.byteLength(body)),
+      'cache-control': 'no-store',
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
   } catch (err) {
     if (err instanceof DomainError && err.code === 'unauthenticated') res.setHeader('www-authenticate', 'Bearer');

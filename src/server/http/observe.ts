@@ -30,7 +30,10 @@ export function createRequestObserver(services: Services): (req: IncomingMessage
     const seconds = Number(process.hrtime.bigint() - entry.startedAt) / 1e9;
     // A response cut before it finished is logged as such.
     const status = this.writableFinished ? this.statusCode : 0;
-    services.metrics.requestDuration.observe({ route: entry.route, method: entry.method, status: statusClass(status) }, seconds);
+    services.metrics.requestDuration.observe(
+      { route: entry.route, method: entry.method, status: statusClass(status) },
+      seconds,
+    );
     if (entry.errorCode) services.metrics.errors.inc({ code: entry.errorCode, surface: entry.surface });
     const line = {
       req_id: entry.id,
@@ -47,7 +50,13 @@ export function createRequestObserver(services: Services): (req: IncomingMessage
     else services.requestLog.info(line, 'request');
   }
   return (req, res) => {
-    const entry: RequestEntry = { id: requestIdOf(req), method: req.method ?? 'GET', route: 'other', surface: 'other', startedAt: process.hrtime.bigint() };
+    const entry: RequestEntry = {
+      id: requestIdOf(req),
+      method: req.method ?? 'GET',
+      route: 'other',
+      surface: 'other',
+      startedAt: process.hrtime.bigint(),
+    };
     services.requests.open(req, entry);
     res.requestId = entry.id; // echoed as X-Request-Id when the status line is written (./response.ts)
     res.on('close', recordAnswer);

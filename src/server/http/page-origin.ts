@@ -13,6 +13,10 @@ export function markPageRequest(req: IncomingMessage): void {
     return;
   }
   // An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is reachable as the IPv4 one; other IPv6 addresses need brackets.
-  const host = localAddress.startsWith('::ffff:') ? localAddress.slice(7) : localAddress.includes(':') ? `[${localAddress}]` : localAddress;
+  const host = localAddress.startsWith('::ffff:')
+    ? localAddress.slice(7)
+    : localAddress.includes(':')
+      ? `[${localAddress}]`
+      : localAddress;
   req.headers[API_ORIGIN_HEADER] = `http://${host}:${localPort}`;
 }

@@ -21,8 +21,10 @@ export function pathOf(url: string | undefined): string {
   return q === -1 ? raw : raw.slice(0, q);
 }
 
+const SLASH = 0x2f; // '/'
+
 export function under(path: string, prefix: string): boolean {
-  return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47 /* '/' */);
+  return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === SLASH);
 }
 
 /** What the server as a whole answers to (`OPTIONS *`, RFC 9110 §9.3.7). */

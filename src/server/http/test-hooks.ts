@@ -25,7 +25,11 @@ export async function handleFailpoints(req: IncomingMessage, res: ServerResponse
   const { failpoints } = services;
   if (req.method === 'POST') {
     const parsed = ZFailpointCommand.safeParse(await readJsonBody(req, services.config.http.maxBodyBytes));
-    if (!parsed.success) throw new DomainError('validation_failed', 'expected {arm:{name,action,match?,times?}}, {release:name} or {releaseAll:true}');
+    if (!parsed.success)
+      throw new DomainError(
+        'validation_failed',
+        'expected {arm:{name,action,match?,times?}}, {release:name} or {releaseAll:true}',
+      );
     const cmd = parsed.data;
     if ('arm' in cmd) failpoints.arm(cmd.arm);
     else if ('release' in cmd) failpoints.release(cmd.release);

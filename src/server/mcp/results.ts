@@ -55,7 +55,10 @@ export function toolError(err: unknown, request: RequestEntry | undefined): Call
 }
 
 /** Runs a tool body, turning every throw into a tool error (never a transport failure). */
-export async function guarded(run: () => Promise<CallToolResult>, request: RequestEntry | undefined): Promise<CallToolResult> {
+export async function guarded(
+  run: () => Promise<CallToolResult>,
+  request: RequestEntry | undefined,
+): Promise<CallToolResult> {
   try {
     return await run();
   } catch (err) {

@@ -13,8 +13,15 @@ import { ZTaskBody } from '../domain/tasks/schemas';
  * are left out of it and still run.
  */
 export function described(schema: z.ZodType, description: string) {
-  const { $schema: _draft, description: _own, ...json } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' });
-  return z.unknown().optional().meta({ ...json, description });
+  const {
+    $schema: _draft,
+    description: _own,
+    ...json
+  } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' });
+  return z
+    .unknown()
+    .optional()
+    .meta({ ...json, description });
 }
 
 /** The task body every surface returns (SPEC §10; `toTaskBody`): the shared schema (domain/tasks/schemas.ts). */

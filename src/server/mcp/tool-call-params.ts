@@ -7,7 +7,12 @@
 // of input validation, so an agent reads why and can correct the call; for `create_task` they are only checked after
 // the lookup anyway (SPEC §4.1 step 6).
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /** What a JSON value is, in the words of the message: `a string`, `an array`, `null`. */
 function kindOf(value: unknown): string {
@@ -19,7 +24,11 @@ function kindOf(value: unknown): string {
 
 /** zod's name for an expected type, as the message says it (`record` is an object to a JSON-RPC client). */
 function expectedKind(expected: string): string {
-  return expected === 'record' || expected === 'object' ? 'an object' : expected === 'array' ? 'an array' : `a ${expected}`;
+  return expected === 'record' || expected === 'object'
+    ? 'an object'
+    : expected === 'array'
+      ? 'an array'
+      : `a ${expected}`;
 }
 
 /** Why `message` is a malformed `tools/call` (`Invalid params: arguments must be an object, not a string`), if it is. */
@@ -32,7 +41,10 @@ export function invalidToolCallParams(message: JSONRPCMessage): string | undefin
   const path = issue.path[0] === 'params' && issue.path.length > 1 ? issue.path.slice(1) : issue.path;
   const where = path.map(String).join('.');
   if (issue.code !== 'invalid_type') return `Invalid params: ${where}: ${issue.message}`;
-  const value = issue.path.reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined), message);
+  const value = issue.path.reduce<unknown>(
+    (v, key) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined),
+    message,
+  );
   if (value === undefined) return `Invalid params: ${where} is required`;
   return `Invalid params: ${where} must be ${expectedKind(issue.expected)}, not ${kindOf(value)}`;
 }
@@ -47,6 +59,11 @@ export function refuseMalformedToolCalls(transport: Transport): void {
   transport.onmessage = (message, extra) => {
     const problem = invalidToolCallParams(message);
     if (problem === undefined) deliver(message, extra);
-    else if (isJSONRPCRequest(message)) void transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } });
+    else if (isJSONRPCRequest(message))
+      void transport.send({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: ErrorCode.InvalidParams, message: problem },
+      });
   };
 }

@@ -56,7 +56,11 @@ export function createRequestLogger(settings: LogSettings, out: Output = process
 function build(settings: LogSettings, out: Output, opts: { redact: boolean; batched: boolean }): Logger {
   const format = settings.format === 'auto' ? (out.isTTY ? 'pretty' : 'json') : settings.format;
   const destination: DestinationStream =
-    format === 'pretty' ? { write: (line: string) => void out.write(prettyLine(line)) } : opts.batched ? new BatchedOutput(out) : { write: (line: string) => void out.write(line) };
+    format === 'pretty'
+      ? { write: (line: string) => void out.write(prettyLine(line)) }
+      : opts.batched
+        ? new BatchedOutput(out)
+        : { write: (line: string) => void out.write(line) };
   return pino(
     {
       level: settings.level,
@@ -138,5 +142,7 @@ export function prettyLine(json: string): string {
   const fields = Object.entries(rest)
     .filter(([, v]) => v !== undefined && v !== null)
     .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
-  return `${clock} ${String(level ?? '').toUpperCase().padEnd(LEVEL_WIDTH)} ${String(msg ?? '')}${fields.length ? `  ${fields.join(' ')}` : ''}\n`;
+  return `${clock} ${String(level ?? '')
+    .toUpperCase()
+    .padEnd(LEVEL_WIDTH)} ${String(msg ?? '')}${fields.length ? `  ${fields.join(' ')}` : ''}\n`;
 }

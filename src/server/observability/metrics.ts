@@ -118,35 +118,80 @@ function gaugeFrom<L extends string>(
 }
 
 function scrapeGauges(registers: Registry[], sources: MetricSources): void {
-  gaugeFrom(registers, { name: 'tether_identity_ready', help: 'Whether this process serves external identities (SPEC §12 attestation): 1 or 0.' }, (set) =>
-    set(sources.identityReady() ? 1 : 0),
-  );
-  gaugeFrom(registers, { name: 'tether_identities_unsettled', help: 'Tasks holding an external_id that is not settled (creates in flight, legacy rows).' }, async (set) =>
-    set((await sources.unsettledIdentities()).count),
-  );
-  gaugeFrom(registers, { name: 'tether_identities_unsettled_oldest_age_seconds', help: 'Age of the oldest unsettled identity (0 when there is none).' }, async (set) => {
-    const { oldestCreatedAt } = await sources.unsettledIdentities();
-    set(oldestCreatedAt ? Math.max(0, (Date.now() - Date.parse(oldestCreatedAt)) / 1000) : 0);
-  });
-  gaugeFrom(registers, { name: 'tether_relay_lag_events', help: "Outbox events written but not yet published by this process's relay (SPEC §9); absent when no relay runs here." }, async (set) => {
-    const safe = sources.relaySafe();
-    if (safe !== undefined) set(Math.max(0, (await sources.outboxHead()) - safe));
-  });
-  gaugeFrom(registers, { name: 'tether_relay_lag_seconds', help: "Age of the oldest outbox event this process's relay has not published yet (0 when caught up); absent when no relay runs here." }, async (set) => {
-    const safe = sources.relaySafe();
-    if (safe === undefined) return;
-    const first = await sources.firstEventAfter(safe);
-    set(first ? Math.max(0, (Date.now() - Date.parse(first)) / 1000) : 0);
-  });
-  gaugeFrom(registers, { name: 'tether_cleanup_pending', help: 'Compensations handed to cleanup that have not succeeded yet (SPEC §4.4).' }, async (set) =>
-    set((await sources.cleanup()).pending),
-  );
-  gaugeFrom(registers, { name: 'tether_cleanup_failing', help: 'Compensations handed to cleanup that keep failing (tried 3 times or more): an operator should look.' }, async (set) =>
-    set((await sources.cleanup()).failing),
+  gaugeFrom(
+    registers,
+    {
+      name: 'tether_identity_ready',
+      help: 'Whether this process serves external identities (SPEC §12 attestation): 1 or 0.',
+    },
+    (set) => set(sources.identityReady() ? 1 : 0),
   );
   gaugeFrom(
     registers,
-    { name: 'tether_db_pool_connections', help: 'Database connections by state (open, idle) and callers waiting for one; SQLite: its one connection and the queue in front of it.', labelNames: ['state'] },
+    {
+      name: 'tether_identities_unsettled',
+      help: 'Tasks holding an external_id that is not settled (creates in flight, legacy rows).',
+    },
+    async (set) => set((await sources.unsettledIdentities()).count),
+  );
+  gaugeFrom(
+    registers,
+    {
+      name: 'tether_identities_unsettled_oldest_age_seconds',
+      help: 'Age of the oldest unsettled identity (0 when there is none).',
+    },
+    async (set) => {
+      const { oldestCreatedAt } = await sources.unsettledIdentities();
+      set(oldestCreatedAt ? Math.max(0, (Date.now() - Date.parse(oldestCreatedAt)) / 1000) : 0);
+    },
+  );
+  gaugeFrom(
+    registers,
+    {
+      name: 'tether_relay_lag_events',
+      help: "Outbox events written but not yet published by this process's relay (SPEC §9); absent when no relay runs here.",
+    },
+    async (set) => {
+      const safe = sources.relaySafe();
+      if (safe !== undefined) set(Math.max(0, (await sources.outboxHead()) - safe));
+    },
+  );
+  gaugeFrom(
+    registers,
+    {
+      name: 'tether_relay_lag_seconds',
+      help: "Age of the oldest outbox event this process's relay has not published yet (0 when caught up); absent when no relay runs here.",
+    },
+    async (set) => {
+      const safe = sources.relaySafe();
+      if (safe === undefined) return;
+      const first = await sources.firstEventAfter(safe);
+      set(first ? Math.max(0, (Date.now() - Date.parse(first)) / 1000) : 0);
+    },
+  );
+  gaugeFrom(
+    registers,
+    {
+      name: 'tether_cleanup_pending',
+      help: 'Compensations handed to cleanup that have not succeeded yet (SPEC §4.4).',
+    },
+    async (set) => set((await sources.cleanup()).pending),
+  );
+  gaugeFrom(
+    registers,
+    {
+      name: 'tether_cleanup_failing',
+      help: 'Compensations handed to cleanup that keep failing (tried 3 times or more): an operator should look.',
+    },
+    async (set) => set((await sources.cleanup()).failing),
+  );
+  gaugeFrom(
+    registers,
+    {
+      name: 'tether_db_pool_connections',
+      help: 'Database connections by state (open, idle) and callers waiting for one; SQLite: its one connection and the queue in front of it.',
+      labelNames: ['state'],
+    },
     (set) => {
       const p = sources.pool();
       set(p.total, { state: 'open' });
@@ -154,5 +199,12 @@ function scrapeGauges(registers: Registry[], sources: MetricSources): void {
       set(p.waiting, { state: 'waiting' });
     },
   );
-  gaugeFrom(registers, { name: 'tether_db_pool_max', help: 'The most database connections this process opens (TETHER_PG_POOL_SIZE; 1 on SQLite).' }, (set) => set(sources.pool().max));
+  gaugeFrom(
+    registers,
+    {
+      name: 'tether_db_pool_max',
+      help: 'The most database connections this process opens (TETHER_PG_POOL_SIZE; 1 on SQLite).',
+    },
+    (set) => set(sources.pool().max),
+  );
 }

@@ -26,7 +26,11 @@ function limited(req: IncomingMessage, limit: number): ReadableStream<Uint8Array
   });
 }
 
-export async function handleUpload(req: IncomingMessage, services: Services, actor: Actor): Promise<{ status: number; body: unknown }> {
+export async function handleUpload(
+  req: IncomingMessage,
+  services: Services,
+  actor: Actor,
+): Promise<{ status: number; body: unknown }> {
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(type)) throw new DomainError('invalid_payload', 'expected multipart/form-data');
   const maxBytes = services.config.http.attachmentMaxBytes;
@@ -49,7 +53,12 @@ export async function handleUpload(req: IncomingMessage, services: Services, act
   if (!fields.success) throw new DomainError('validation_failed', fields.error.issues[0]?.message);
   const { workspace_id: workspaceId, file } = fields.data;
   const data = new Uint8Array(await file.arrayBuffer());
-  const body = await uploadAttachment(services, actor, { workspaceId, filename: file.name || 'file', contentType: file.type, data });
+  const body = await uploadAttachment(services, actor, {
+    workspaceId,
+    filename: file.name || 'file',
+    contentType: file.type,
+    data,
+  });
   return { status: 201, body };
 }
 
@@ -62,7 +71,8 @@ export const attachmentRoutes: RestRoute[] = [
       operationId: 'uploadAttachment',
       tag: 'Attachments',
       summary: 'Upload a file to claim in a later create',
-      description: 'The file stays unclaimed until a create names its id in `attachments`; one create claims it. At most `TETHER_ATTACHMENT_MAX_BYTES` (10 MiB by default).',
+      description:
+        'The file stays unclaimed until a create names its id in `attachments`; one create claims it. At most `TETHER_ATTACHMENT_MAX_BYTES` (10 MiB by default).',
       body: { schema: ZAttachmentForm, type: 'multipart/form-data' },
       ok: { status: 201, description: 'The stored attachment.', schema: ZAttachmentBody },
       errors: ['validation_failed', 'not_found'],

@@ -17,7 +17,8 @@ export function documentRoute(document: () => OpenApiDocument): RestRoute {
       operationId: 'getOpenApiDocument',
       tag: 'Reference',
       summary: 'This document',
-      description: 'The OpenAPI 3.1 document of /api/v1, computed from the schemas the server validates with. No credentials needed.',
+      description:
+        'The OpenAPI 3.1 document of /api/v1, computed from the schemas the server validates with. No credentials needed.',
       ok: { status: 200, description: 'The document.', schema: z.looseObject({ openapi: z.literal('3.1.0') }) },
       errors: [],
     },

@@ -3,20 +3,34 @@ import { once } from 'node:events';
 import { z } from 'zod';
 import { listEvents, listRevisions } from '../domain/events/history';
 import { parseLastEventId, ZEventPageParams, ZLastEventId, ZStreamResume } from '../domain/events/page-params';
-import { ZCreateWebhookInput, ZDeliveryList, ZEventPage, ZEventRecord, ZRevisionList, ZWebhookBody, ZWebhookCreated, ZWebhookList } from '../domain/events/schemas';
+import {
+  ZCreateWebhookInput,
+  ZDeliveryList,
+  ZEventPage,
+  ZEventRecord,
+  ZRevisionList,
+  ZWebhookBody,
+  ZWebhookCreated,
+  ZWebhookList,
+} from '../domain/events/schemas';
 import { openEventStream } from '../domain/events/stream';
 import { createWebhook, disableWebhook, listDeliveries, listWebhooks } from '../domain/events/webhooks';
 import { readJsonBody, sendJson } from '../http/body';
 import { parseQuery, type RestRequest, type RestRoute } from './route';
 
 const ZStreamHeaders = z.object({
-  'Last-Event-ID': ZLastEventId.optional().describe('Resume after this event `seq`: what EventSource sends when it reconnects.'),
+  'Last-Event-ID': ZLastEventId.optional().describe(
+    'Resume after this event `seq`: what EventSource sends when it reconnects.',
+  ),
 });
 
 /** SSE resume point: the `Last-Event-ID` header (what EventSource sends on reconnect), else `?last_event_id=`. */
 function lastEventId(r: RestRequest): number | undefined {
   const header = r.req.headers['last-event-id'];
-  return parseLastEventId(typeof header === 'string' ? header : undefined) ?? parseQuery(ZStreamResume, r.query, ['last_event_id']).last_event_id;
+  return (
+    parseLastEventId(typeof header === 'string' ? header : undefined) ??
+    parseQuery(ZStreamResume, r.query, ['last_event_id']).last_event_id
+  );
 }
 
 const HEARTBEAT_MS = 15_000;
@@ -56,7 +70,8 @@ export const eventRoutes: RestRoute[] = [
       operationId: 'listEvents',
       tag: 'Events',
       summary: 'Event history of a workspace, in outbox order',
-      description: 'Every `task.created`, `task.updated` and `task.deleted` event, each with the revision and the task as committed (SPEC §9). Continue with `after = next_after`.',
+      description:
+        'Every `task.created`, `task.updated` and `task.deleted` event, each with the revision and the task as committed (SPEC §9). Continue with `after = next_after`.',
       query: ZEventPageParams,
       ok: { status: 200, description: 'One page of events.', schema: ZEventPage },
       errors: ['validation_failed', 'not_found'],
@@ -78,7 +93,12 @@ export const eventRoutes: RestRoute[] = [
         'A `text/event-stream`: each event is `id: <seq>`, `event: <type>` and one `data:` line holding the EventRecord as JSON; `: ping` comments keep the connection up. Delivery is at least once, in revision order per task. Without a resume point the stream starts now; with one it first replays every later event.',
       query: ZStreamResume,
       headers: ZStreamHeaders,
-      ok: { status: 200, description: 'The stream; each `data:` line is one EventRecord.', schema: ZEventRecord, type: 'text/event-stream' },
+      ok: {
+        status: 200,
+        description: 'The stream; each `data:` line is one EventRecord.',
+        schema: ZEventRecord,
+        type: 'text/event-stream',
+      },
       errors: ['validation_failed', 'not_found'],
     },
     handle: stream,
@@ -89,7 +109,7 @@ export const eventRoutes: RestRoute[] = [
     doc: {
       operationId: 'listRevisions',
       tag: 'Events',
-      summary: 'A task\'s revision history',
+      summary: "A task's revision history",
       description: 'Kept after the task is deleted (SPEC §9).',
       ok: { status: 200, description: 'Every revision, oldest first.', schema: ZRevisionList },
       errors: ['task_not_found'],
@@ -104,14 +124,20 @@ export const eventRoutes: RestRoute[] = [
     doc: {
       operationId: 'createWebhook',
       tag: 'Webhooks',
-      summary: 'Send a workspace\'s events to a URL',
-      description: 'Admin only. Each event is POSTed as an EventRecord, signed with HMAC-SHA256 of the body in `x-tether-signature`, at least once, in revision order per task; a new webhook gets the events after it exists.',
+      summary: "Send a workspace's events to a URL",
+      description:
+        'Admin only. Each event is POSTed as an EventRecord, signed with HMAC-SHA256 of the body in `x-tether-signature`, at least once, in revision order per task; a new webhook gets the events after it exists.',
       body: { schema: ZCreateWebhookInput },
       ok: { status: 201, description: 'The webhook, with its secret (shown this once).', schema: ZWebhookCreated },
       errors: ['validation_failed', 'not_found'],
     },
     async handle(r) {
-      const created = await createWebhook(r.services, r.auth.actor, r.params.workspace_id!, await readJsonBody(r.req, r.services.config.http.maxBodyBytes));
+      const created = await createWebhook(
+        r.services,
+        r.auth.actor,
+        r.params.workspace_id!,
+        await readJsonBody(r.req, r.services.config.http.maxBodyBytes),
+      );
       // The only time the secret leaves the server.
       sendJson(r.res, 201, { ...created.webhook, secret: created.secret });
     },
@@ -122,7 +148,7 @@ export const eventRoutes: RestRoute[] = [
     doc: {
       operationId: 'listWebhooks',
       tag: 'Webhooks',
-      summary: 'A workspace\'s webhooks',
+      summary: "A workspace's webhooks",
       description: 'Admin only. Secrets are never shown again.',
       ok: { status: 200, description: 'Every webhook, disabled ones included.', schema: ZWebhookList },
       errors: ['not_found'],
@@ -143,7 +169,11 @@ export const eventRoutes: RestRoute[] = [
       errors: ['not_found'],
     },
     async handle(r) {
-      sendJson(r.res, 200, await disableWebhook(r.services, r.auth.actor, r.params.workspace_id!, r.params.webhook_id!));
+      sendJson(
+        r.res,
+        200,
+        await disableWebhook(r.services, r.auth.actor, r.params.workspace_id!, r.params.webhook_id!),
+      );
     },
   },
   {
@@ -152,7 +182,7 @@ export const eventRoutes: RestRoute[] = [
     doc: {
       operationId: 'listDeliveries',
       tag: 'Webhooks',
-      summary: 'A webhook\'s deliveries, each with its attempts',
+      summary: "A webhook's deliveries, each with its attempts",
       description: 'Admin only. In event order; `after` pages by event `seq`.',
       query: ZEventPageParams,
       ok: { status: 200, description: 'One page of deliveries.', schema: ZDeliveryList },

@@ -5,7 +5,16 @@
 import { z } from 'zod';
 import { ERRORS, retryAfterOf, type ErrorCode } from '../domain/errors/domain-error';
 import { ZAttachmentBody, ZAttachmentForm } from '../domain/attachments/schemas';
-import { ZCreateWebhookInput, ZDeliveryList, ZEventPage, ZEventRecord, ZRevisionList, ZWebhookBody, ZWebhookCreated, ZWebhookList } from '../domain/events/schemas';
+import {
+  ZCreateWebhookInput,
+  ZDeliveryList,
+  ZEventPage,
+  ZEventRecord,
+  ZRevisionList,
+  ZWebhookBody,
+  ZWebhookCreated,
+  ZWebhookList,
+} from '../domain/events/schemas';
 import {
   ZCreateTaskRequest,
   ZCreateTaskResult,
@@ -15,11 +24,21 @@ import {
   ZUpdateTaskInput,
 } from '../domain/tasks/schemas';
 import { ZWorkspaceDeletion } from '../domain/workspaces/schemas';
-import { BODY_ERRORS, errorBodySchema, errorComponentName, EVERY_ROUTE_ERRORS, MUTATION_ERRORS, PUBLIC_ROUTE_ERRORS } from './openapi-errors';
+import {
+  BODY_ERRORS,
+  errorBodySchema,
+  errorComponentName,
+  EVERY_ROUTE_ERRORS,
+  MUTATION_ERRORS,
+  PUBLIC_ROUTE_ERRORS,
+} from './openapi-errors';
 import type { RestRoute, RouteDoc } from './route';
 
 type JsonSchema = Record<string, unknown>;
-export type OpenApiDocument = { openapi: '3.1.0'; paths: Record<string, Record<string, Record<string, unknown>>> } & Record<string, unknown>;
+export type OpenApiDocument = {
+  openapi: '3.1.0';
+  paths: Record<string, Record<string, Record<string, unknown>>>;
+} & Record<string, unknown>;
 
 /** Schemas the document names (components) rather than repeats; the generated client's types carry these names. */
 const REQUEST_COMPONENTS: ReadonlyArray<[string, z.ZodType]> = [
@@ -75,7 +94,7 @@ const TAGS: Record<RouteDoc['tag'], string> = {
   Tasks: 'Create (find-or-create by `external_id`), read, change, archive and delete tasks (SPEC §4, §8).',
   Identity: 'Look up the task holding an external identity, and release an identity (SPEC §7).',
   Events: 'Revisions and the transactional outbox: history pages and a live stream (SPEC §9).',
-  Webhooks: 'Deliver a workspace\'s events to your URL, signed, at least once (SPEC §9). Admin only.',
+  Webhooks: "Deliver a workspace's events to your URL, signed, at least once (SPEC §9). Admin only.",
   Attachments: 'Files uploaded before a create, claimed by the create that names them (SPEC §5).',
   Workspaces: 'Workspace deletion (SPEC §8). Admin only.',
   Reference: 'This document.',
@@ -84,7 +103,8 @@ const TAGS: Record<RouteDoc['tag'], string> = {
 /** This document's own version: the /api/v1 contract, revised compatibly. */
 export const API_VERSION = '1.0.0';
 
-const toJson = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => strip(z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as JsonSchema);
+const toJson = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema =>
+  strip(z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as JsonSchema);
 
 /** `$schema` and registry `$id`s belong to stand-alone JSON Schemas, not to an OpenAPI document's parts. */
 function strip(schema: JsonSchema): JsonSchema {
@@ -96,7 +116,11 @@ function strip(schema: JsonSchema): JsonSchema {
 function components(entries: ReadonlyArray<[string, z.ZodType]>, io: 'input' | 'output'): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of entries) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io, uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, JsonSchema> };
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io,
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, JsonSchema> };
   return Object.fromEntries(Object.entries(schemas).map(([id, s]) => [id, strip(s)]));
 }
 
@@ -112,7 +136,13 @@ function parameter(name: string, place: 'path' | 'query' | 'header', schema: z.Z
   const json = toJson(inner, 'input');
   const description = schema.description ?? (json.description as string | undefined);
   const { description: _d, ...rest } = json;
-  return { name, in: place, required: place === 'path' || !schema.safeParse(undefined).success, ...(description ? { description } : {}), schema: rest };
+  return {
+    name,
+    in: place,
+    required: place === 'path' || !schema.safeParse(undefined).success,
+    ...(description ? { description } : {}),
+    schema: rest,
+  };
 }
 
 const PATH_PARAMS: Record<string, z.ZodType> = {
@@ -152,7 +182,10 @@ function responses(route: RestRoute): Record<string, unknown> {
   const { ok } = route.doc;
   const out: Record<string, unknown> = {
     [ok.status]: ok.schema
-      ? { description: ok.description, content: { [ok.type ?? 'application/json']: { schema: schemaRef(ok.schema, RESPONSE_COMPONENTS, 'output') } } }
+      ? {
+          description: ok.description,
+          content: { [ok.type ?? 'application/json']: { schema: schemaRef(ok.schema, RESPONSE_COMPONENTS, 'output') } },
+        }
       : { description: ok.description },
   };
   for (const [status, codes] of [...errorCodes(route)].sort(([a], [b]) => a - b)) {
@@ -187,7 +220,16 @@ function operation(route: RestRoute): Record<string, unknown> {
     ...(route.public ? { security: [] } : {}),
     ...(params.length ? { parameters: params } : {}),
     ...(doc.body
-      ? { requestBody: { required: true, content: { [doc.body.type ?? 'application/json']: { schema: schemaRef(doc.body.schema, REQUEST_COMPONENTS, 'input') } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              [doc.body.type ?? 'application/json']: {
+                schema: schemaRef(doc.body.schema, REQUEST_COMPONENTS, 'input'),
+              },
+            },
+          },
+        }
       : {}),
     responses: responses(route),
   };
@@ -201,7 +243,9 @@ export function buildOpenApiDocument(routes: readonly RestRoute[]): OpenApiDocum
   for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route);
   const errorNames = new Set<ErrorCode>(routes.flatMap((r) => [...errorCodes(r).values()].flat()));
   const errorSchemas = Object.fromEntries(
-    (Object.keys(ERRORS) as ErrorCode[]).filter((c) => errorNames.has(c)).map((c) => [errorComponentName(c), toJson(errorBodySchema(c), 'output')]),
+    (Object.keys(ERRORS) as ErrorCode[])
+      .filter((c) => errorNames.has(c))
+      .map((c) => [errorComponentName(c), toJson(errorBodySchema(c), 'output')]),
   );
   const tags = [...new Set(routes.map((r) => r.doc.tag))].map((name) => ({ name, description: TAGS[name] }));
   return {
@@ -213,10 +257,24 @@ export function buildOpenApiDocument(routes: readonly RestRoute[]): OpenApiDocum
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token (`tth_…`, from `tether token create`), with workspace grants and scopes (`tasks:read`, `tasks:write`, `identities:release`, `admin`).' },
-        cookieAuth: { type: 'apiKey', in: 'cookie', name: 'tether_session', description: 'The console\'s session. Mutations must also send `x-csrf-token` (from `session.me`).' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API token (`tth_…`, from `tether token create`), with workspace grants and scopes (`tasks:read`, `tasks:write`, `identities:release`, `admin`).',
+        },
+        cookieAuth: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'tether_session',
+          description: "The console's session. Mutations must also send `x-csrf-token` (from `session.me`).",
+        },
       },
-      schemas: { ...components(REQUEST_COMPONENTS, 'input'), ...components(RESPONSE_COMPONENTS, 'output'), ...errorSchemas },
+      schemas: {
+        ...components(REQUEST_COMPONENTS, 'input'),
+        ...components(RESPONSE_COMPONENTS, 'output'),
+        ...errorSchemas,
+      },
     },
   };
 }

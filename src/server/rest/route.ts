@@ -45,7 +45,12 @@ export interface RouteDoc {
   query?: z.ZodObject;
   headers?: z.ZodObject;
   body?: { schema: z.ZodType; type?: 'application/json' | 'multipart/form-data' };
-  ok: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; type?: 'application/json' | 'text/event-stream' };
+  ok: {
+    status: 200 | 201 | 204;
+    description: string;
+    schema?: z.ZodType;
+    type?: 'application/json' | 'text/event-stream';
+  };
   /** The errors this route answers besides those every route may (./openapi-errors.ts). */
   errors: readonly ErrorCode[];
 }
@@ -61,7 +66,11 @@ export function path(pattern: string): RegExp {
  * same words. Each name at most once; empty is absent; for `numeric` names plain digits become a number and anything
  * else (`0x10`, `1e3`, ` 5`, `-1`) stays text for the schema to refuse.
  */
-export function parseQuery<T extends z.ZodObject>(schema: T, query: URLSearchParams, numeric: readonly string[] = []): z.infer<T> {
+export function parseQuery<T extends z.ZodObject>(
+  schema: T,
+  query: URLSearchParams,
+  numeric: readonly string[] = [],
+): z.infer<T> {
   const raw: Record<string, unknown> = {};
   for (const name of Object.keys(schema.shape)) {
     const all = query.getAll(name);

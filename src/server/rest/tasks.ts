@@ -9,7 +9,17 @@ import { getTask, listTasks } from '../domain/tasks/get-task';
 import { ZTaskListParams } from '../domain/tasks/list-params';
 import { lookupTaskByExternalId } from '../domain/tasks/lookup-task';
 import { toCreateResponse, toLookupResponse } from '../domain/tasks/responses';
-import { ZCreateTaskRequest, ZCreateTaskResult, ZIdempotencyKey, ZLookupRequest, ZLookupResult, ZReleaseReason, ZTaskBody, ZTaskPage, ZUpdateTaskInput } from '../domain/tasks/schemas';
+import {
+  ZCreateTaskRequest,
+  ZCreateTaskResult,
+  ZIdempotencyKey,
+  ZLookupRequest,
+  ZLookupResult,
+  ZReleaseReason,
+  ZTaskBody,
+  ZTaskPage,
+  ZUpdateTaskInput,
+} from '../domain/tasks/schemas';
 import { toTaskBody } from '../model/task';
 import { readJsonBody, sendJson } from '../http/body';
 import { parseQuery, type RestRequest, type RestRoute } from './route';
@@ -48,7 +58,11 @@ export const taskRoutes: RestRoute[] = [
       description:
         'Create-if-absent, never a check (SPEC §4). With an `external_id` that a task of the workspace already holds, nothing is created and that task comes back unchanged (`deduplicated: true`), whatever else the request says: the lookup happens before the rest is validated, so a retry whose payload drifted still gets its task back. `deduplicated: true, creation_complete: false` means another create holds the identity and may still be running — it never means "safe to release and retry". `external_id` is absent from the answer when the identity was released while the task was being created. Duplicates are never 409/410.',
       body: { schema: ZCreateTaskRequest },
-      ok: { status: 200, description: 'Created, or found (see `deduplicated` and `creation_complete`).', schema: ZCreateTaskResult },
+      ok: {
+        status: 200,
+        description: 'Created, or found (see `deduplicated` and `creation_complete`).',
+        schema: ZCreateTaskResult,
+      },
       errors: [
         'workspace_required',
         'title_required',
@@ -67,7 +81,10 @@ export const taskRoutes: RestRoute[] = [
     },
     async handle(r) {
       const body = await readJsonBody(r.req, r.services.config.http.maxBodyBytes);
-      const outcome = await createTask(r.services, r.auth.actor, body, { surface: 'rest', requestId: r.services.requests.of(r.req)?.id });
+      const outcome = await createTask(r.services, r.auth.actor, body, {
+        surface: 'rest',
+        requestId: r.services.requests.of(r.req)?.id,
+      });
       sendJson(r.res, 200, toCreateResponse(outcome));
     },
   },
@@ -91,8 +108,9 @@ export const taskRoutes: RestRoute[] = [
     doc: {
       operationId: 'updateTask',
       tag: 'Tasks',
-      summary: 'Change a task\'s title, description or step',
-      description: '`external_id` is ignored: an identity is set once, at create (SPEC §2.3); the other fields still apply.',
+      summary: "Change a task's title, description or step",
+      description:
+        '`external_id` is ignored: an identity is set once, at create (SPEC §2.3); the other fields still apply.',
       body: { schema: ZUpdateTaskInput },
       ok: { status: 200, description: 'The task as changed.', schema: ZTaskBody },
       errors: ['validation_failed', 'title_required', ...TASK_WRITE_ERRORS, 'wip_limit_exceeded'],
@@ -157,12 +175,22 @@ export const taskRoutes: RestRoute[] = [
       description: 'Read-only (SPEC §7): the holder, archived and unsettled included, with `creation_complete`.',
       query: ZExternalIdQuery,
       ok: { status: 200, description: 'The task holding the identity.', schema: ZLookupResult },
-      errors: ['external_id_required', 'invalid_external_id_control', 'invalid_external_id_length', 'task_not_found', 'identity_not_ready'],
+      errors: [
+        'external_id_required',
+        'invalid_external_id_control',
+        'invalid_external_id_length',
+        'task_not_found',
+        'identity_not_ready',
+      ],
     },
     async handle(r) {
       const { external_id } = parseQuery(ZExternalIdEnvelope, r.query);
       const req = parseIdentityEnvelope({ workspace_id: r.params.workspace_id, external_id });
-      sendJson(r.res, 200, toLookupResponse(await lookupTaskByExternalId(r.services, r.auth.actor, req.workspace_id, req.external_id)));
+      sendJson(
+        r.res,
+        200,
+        toLookupResponse(await lookupTaskByExternalId(r.services, r.auth.actor, req.workspace_id, req.external_id)),
+      );
     },
   },
   {
@@ -176,7 +204,10 @@ export const taskRoutes: RestRoute[] = [
         'An operator action, never automated (SPEC §7); needs the `operator` role or the `identities:release` scope. Send a UUID you generate as `Idempotency-Key` and reuse it when you retry: the same key with the same request answers the stored result (204 or 404) whoever holds the identity now; with a different request it is 409 `idempotency_key_conflict`. A holder whose creation is completing or aborting is 409 `creation_completing` / `creation_aborting`: nothing changed, retry with the same key. After a release the same `external_id` creates a new task.',
       query: ZReleaseQuery,
       headers: ZReleaseHeaders,
-      ok: { status: 204, description: 'Released: the holder keeps its task without the identity (also the replay of a stored release).' },
+      ok: {
+        status: 204,
+        description: 'Released: the holder keeps its task without the identity (also the replay of a stored release).',
+      },
       errors: [
         'external_id_required',
         'invalid_external_id_control',
@@ -219,7 +250,7 @@ export const taskRoutes: RestRoute[] = [
     doc: {
       operationId: 'listTasks',
       tag: 'Tasks',
-      summary: 'A page of a workspace\'s tasks, newest first',
+      summary: "A page of a workspace's tasks, newest first",
       query: ZTaskListParams,
       ok: { status: 200, description: 'One page; continue with `next_cursor`.', schema: ZTaskPage },
       errors: ['validation_failed', 'not_found'],

@@ -63,7 +63,8 @@ class OutputTail {
   push = (chunk: Buffer): void => {
     this.chunks.push(chunk);
     this.size += chunk.length;
-    while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= this.limit) this.size -= this.chunks.shift()!.length;
+    while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= this.limit)
+      this.size -= this.chunks.shift()!.length;
   };
 
   text(): string {
@@ -83,7 +84,10 @@ export class CommandRunner implements AgentRunner {
 
   async launch(req: LaunchRequest): Promise<Record<string, unknown>> {
     const command = this.settings.command;
-    if (!command) throw new Error('no agent command is configured for the built-in runner: set TETHER_AGENT_COMMAND (README, "Agents")');
+    if (!command)
+      throw new Error(
+        'no agent command is configured for the built-in runner: set TETHER_AGENT_COMMAND (README, "Agents")',
+      );
     const [file, ...args] = command as [string, ...string[]];
     const child = spawn(file, args, {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -107,7 +111,9 @@ export class CommandRunner implements AgentRunner {
     child.stdout!.on('data', tail.push);
     child.stderr!.on('data', tail.push);
     child.stdin!.on('error', () => {}); // a command that does not read its input closes stdin early (EPIPE)
-    child.stdin!.end(`${JSON.stringify({ intent_id: req.intentId, session_id: req.sessionId, task: req.task, profile: req.profile })}\n`);
+    child.stdin!.end(
+      `${JSON.stringify({ intent_id: req.intentId, session_id: req.sessionId, task: req.task, profile: req.profile })}\n`,
+    );
 
     let timedOut = false;
     let killer: NodeJS.Timeout | undefined;
@@ -122,7 +128,13 @@ export class CommandRunner implements AgentRunner {
       clearTimeout(timer);
       clearTimeout(killer);
       this.running.delete(child);
-      req.onExit?.({ exit_code: code, signal, timed_out: timedOut, duration_ms: Date.now() - started, output_tail: tail.text() });
+      req.onExit?.({
+        exit_code: code,
+        signal,
+        timed_out: timedOut,
+        duration_ms: Date.now() - started,
+        output_tail: tail.text(),
+      });
     });
     return { command: file, pid: child.pid ?? null };
   }
@@ -179,7 +191,10 @@ export class AgentRunners {
   private readonly pending = new Set<Promise<unknown>>();
 
   /** `destinations`: where the webhook runner may post (SPEC §9); by default public addresses only. */
-  constructor(settings: AgentCommandSettings = { command: null, timeoutMs: 30 * 60_000 }, destinations = new DestinationPolicy()) {
+  constructor(
+    settings: AgentCommandSettings = { command: null, timeoutMs: 30 * 60_000 },
+    destinations = new DestinationPolicy(),
+  ) {
     this.builtin = new CommandRunner(settings);
     const webhook = webhookRunner(destinations);
     this.runners = new Map<string, AgentRunner>([

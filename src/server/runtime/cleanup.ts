@@ -20,7 +20,8 @@ export async function cleanupOnce(services: Services, limit = 10): Promise<numbe
       if ((await retryCompensation(services, claim)) === 'compensated') compensated++;
     } catch (err) {
       // The claim's lease runs out and a later pass tries again.
-      if (!(err instanceof LeaseLostError)) services.log.warn({ err, operation_id: due.operationId, step: due.index }, 'cleanup retry deferred');
+      if (!(err instanceof LeaseLostError))
+        services.log.warn({ err, operation_id: due.operationId, step: due.index }, 'cleanup retry deferred');
     }
   }
   return compensated;

@@ -58,11 +58,22 @@ async function launchOne(services: Services, intentId: string): Promise<boolean>
         title: target.title,
         profile: target.profile,
         task: toTaskBody(task),
-        onExit: (exit) => services.agentRunners.track(recordExit(services, intentId, target.sessionId, recorded, () => ({ ...detail, ...exit }), exit)),
+        onExit: (exit) =>
+          services.agentRunners.track(
+            recordExit(services, intentId, target.sessionId, recorded, () => ({ ...detail, ...exit }), exit),
+          ),
       })) ?? {};
     const at = new Date().toISOString();
     await store.transaction(async (tx) => {
-      await tx.launches.insertLaunch({ id: randomUUID(), intentId, sessionId: target.sessionId, taskId: target.taskId, runner: runner.name, detail, at });
+      await tx.launches.insertLaunch({
+        id: randomUUID(),
+        intentId,
+        sessionId: target.sessionId,
+        taskId: target.taskId,
+        runner: runner.name,
+        detail,
+        at,
+      });
       await tx.launches.markSessionRunning(target.sessionId, at);
       await tx.launches.markLaunched(intentId, at);
     });
@@ -75,7 +86,16 @@ async function launchOne(services: Services, intentId: string): Promise<boolean>
     if (isDatabaseUnavailable(err)) throw err;
     // Best effort (SPEC §5): a failed launch never changes the creation's outcome; it is retried a few times.
     const state = target.attempts >= MAX_LAUNCH_ATTEMPTS ? 'failed' : 'pending';
-    services.log.warn({ intent_id: intentId, task_id: target.taskId, runner: runner.name, err: (err as Error).message, gave_up: state === 'failed' }, 'agent launch failed');
+    services.log.warn(
+      {
+        intent_id: intentId,
+        task_id: target.taskId,
+        runner: runner.name,
+        err: (err as Error).message,
+        gave_up: state === 'failed',
+      },
+      'agent launch failed',
+    );
     await store.launches.releaseClaim(intentId, state, (err as Error).message, new Date().toISOString());
     return false;
   }
@@ -93,7 +113,9 @@ async function recordExit(
   if (!(await recorded)) return;
   const state = exit.exit_code === 0 && !exit.timed_out ? 'finished' : 'failed';
   try {
-    await services.store.transaction((tx) => tx.launches.recordExit(intentId, sessionId, detail(), state, new Date().toISOString()));
+    await services.store.transaction((tx) =>
+      tx.launches.recordExit(intentId, sessionId, detail(), state, new Date().toISOString()),
+    );
   } catch (err) {
     services.log.warn({ intent_id: intentId, err: (err as Error).message }, 'could not record how an agent run ended');
   }
@@ -103,7 +125,8 @@ async function recordExit(
 export async function dispatchLaunches(services: Services): Promise<number> {
   await promoteDeferred(services);
   let launched = 0;
-  for (const id of await services.store.launches.listDue(new Date().toISOString(), 100)) if (await launchOne(services, id)) launched++;
+  for (const id of await services.store.launches.listDue(new Date().toISOString(), 100))
+    if (await launchOne(services, id)) launched++;
   return launched;
 }
 
@@ -117,7 +140,9 @@ export function launchDispatcher(services: () => Services): CreationDispatcher {
     afterComplete(plan) {
       if (plan.startPolicy !== 'immediate') return;
       setImmediate(() => {
-        dispatchLaunches(services()).catch((err: unknown) => services().log.warn({ err: (err as Error).message }, 'agent dispatch failed'));
+        dispatchLaunches(services()).catch((err: unknown) =>
+          services().log.warn({ err: (err as Error).message }, 'agent dispatch failed'),
+        );
       });
     },
   };

@@ -21,7 +21,10 @@ export function passLog(services: Services, loop: string, message: string): Pass
       const unavailable = isDatabaseUnavailable(err);
       if (unavailable && outage) return;
       outage = unavailable;
-      services.log.warn({ loop, err: (err as Error).message }, unavailable ? `${message}: database unavailable (logged once until it answers)` : message);
+      services.log.warn(
+        { loop, err: (err as Error).message },
+        unavailable ? `${message}: database unavailable (logged once until it answers)` : message,
+      );
     },
   };
 }

@@ -34,7 +34,8 @@ function failureOf(err: NodeJS.ErrnoException, timedOut: boolean, timeoutMs: num
   if (err instanceof DestinationRefusedError) return DESTINATION_REFUSED;
   if (timedOut) return `timed out after ${timeoutMs} ms`;
   const code = err.code ?? '';
-  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_CERT)/.test(code)) return 'TLS handshake failed';
+  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_CERT)/.test(code))
+    return 'TLS handshake failed';
   return 'connection failed';
 }
 
@@ -84,7 +85,9 @@ export function postGuarded(policy: DestinationPolicy, url: string, request: Out
       timedOut = true;
       req.destroy(new Error('timed out'));
     }, request.timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, status: null, error: failureOf(err, timedOut, request.timeoutMs) }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      finish({ ok: false, status: null, error: failureOf(err, timedOut, request.timeoutMs) }),
+    );
     req.end(request.body);
   });
 }

@@ -22,7 +22,15 @@ import type { Services } from '../services';
 const MAX_ATTEMPTS = 3;
 
 function recoveryActor(actorId: string): Actor {
-  return { kind: 'system', id: actorId, label: 'recovery', global: true, roles: new Map(), grants: new Set(), scopes: new Set() };
+  return {
+    kind: 'system',
+    id: actorId,
+    label: 'recovery',
+    global: true,
+    roles: new Map(),
+    grants: new Set(),
+    scopes: new Set(),
+  };
 }
 
 /** Claims up to `limit` expired operations for this process. Each claim bumps the generation: the old owner is fenced out. */
@@ -30,7 +38,11 @@ export async function claimExpired(services: Services, limit = 10): Promise<Crea
   const claimed = await services.store.creation.claimExpired(services.instanceId, services.leaseMs, limit);
   if (claimed.length > 0) services.metrics.recoveryTakeovers.inc(claimed.length);
   // SPEC §13: each takeover's own request id, in the log as in the operation's history, so one finds the other.
-  for (const op of claimed) services.log.info({ req_id: op.requestId, operation_id: op.operationId, generation: op.generation }, 'creation recovery took over');
+  for (const op of claimed)
+    services.log.info(
+      { req_id: op.requestId, operation_id: op.operationId, generation: op.generation },
+      'creation recovery took over',
+    );
   return claimed.map((op) => ({
     operationId: op.operationId,
     taskId: op.taskId,
@@ -62,20 +74,39 @@ async function reconcileSteps(services: Services, handle: CreationHandle): Promi
     const evidence = await STEP_KINDS[step.kind].verify(stepContext(services, handle, step), step.evidence);
     const at = new Date().toISOString();
     if (evidence) {
-      await settleStep(services, handle, step, 'succeeded', { state: 'succeeded', evidence, finishedAt: at, leaseExpiresAt: null });
+      await settleStep(services, handle, step, 'succeeded', {
+        state: 'succeeded',
+        evidence,
+        finishedAt: at,
+        leaseExpiresAt: null,
+      });
     } else if (step.attempts < MAX_ATTEMPTS) {
       // Not made (or not all of it): steps are idempotent, so the step simply runs again, keeping its notes.
       await settleStep(services, handle, step, 'rerun', { state: 'planned', leaseExpiresAt: null });
     } else {
-      const error = JSON.stringify({ code: 'creation_step_failed', detail: `${step.kind}: effect not found after ${step.attempts} attempts` });
-      await settleStep(services, handle, step, 'failed', { state: 'failed', error, finishedAt: at, leaseExpiresAt: null });
+      const error = JSON.stringify({
+        code: 'creation_step_failed',
+        detail: `${step.kind}: effect not found after ${step.attempts} attempts`,
+      });
+      await settleStep(services, handle, step, 'failed', {
+        state: 'failed',
+        error,
+        finishedAt: at,
+        leaseExpiresAt: null,
+      });
     }
   }
   return true;
 }
 
 /** Records recovery's decision about a step, and the decision in the operation's history (SPEC §13), in one fenced transaction. */
-async function settleStep(services: Services, handle: CreationHandle, step: StepRecord, decision: 'succeeded' | 'rerun' | 'failed', change: StepChange) {
+async function settleStep(
+  services: Services,
+  handle: CreationHandle,
+  step: StepRecord,
+  decision: 'succeeded' | 'rerun' | 'failed',
+  change: StepChange,
+) {
   await services.store.creation.fenced(handle, async (tx) => {
     await tx.creation.changeStep(handle.operationId, step.index, change);
     await tx.creation.recordHistory({
@@ -137,7 +168,10 @@ export async function recoverOnce(services: Services, limit = 10): Promise<numbe
     } catch (err) {
       // Lost to a newer generation, or not finished yet: the lease runs out and a later pass continues.
       if (!(err instanceof LeaseLostError)) {
-        services.log.warn({ req_id: handle.requestId, operation_id: handle.operationId, err: (err as Error).message }, 'creation recovery deferred');
+        services.log.warn(
+          { req_id: handle.requestId, operation_id: handle.operationId, err: (err as Error).message },
+          'creation recovery deferred',
+        );
         await recordFailedAttempt(services, handle, err);
       }
     }

@@ -33,7 +33,11 @@ const CLAIM_BATCH = 20;
 const PLAN_PAGE = 200;
 
 /** Webhooks with something to plan (cursor behind `safe`) or a due pending delivery, leased to this process. */
-export async function claimWebhooks(services: Services, safe: number, settings: WebhookSettings): Promise<ClaimedWebhook[]> {
+export async function claimWebhooks(
+  services: Services,
+  safe: number,
+  settings: WebhookSettings,
+): Promise<ClaimedWebhook[]> {
   const now = new Date();
   return services.store.webhooks.claim({
     owner: services.instanceId,
@@ -51,7 +55,12 @@ async function plan(services: Services, hook: ClaimedWebhook, safe: number): Pro
   const upTo = hook.finalSeq === null ? safe : Math.min(safe, hook.finalSeq);
   while (hook.cursorSeq < upTo) {
     await services.store.transaction(async (tx) => {
-      const events = await tx.events.listEventKeys({ workspaceId: hook.workspaceId, after: hook.cursorSeq, upTo, limit: PLAN_PAGE });
+      const events = await tx.events.listEventKeys({
+        workspaceId: hook.workspaceId,
+        after: hook.cursorSeq,
+        upTo,
+        limit: PLAN_PAGE,
+      });
       const reached = events.length === PLAN_PAGE ? events.at(-1)!.seq : upTo;
       const deliveries = events.map((e) => ({ id: randomUUID(), eventSeq: e.seq, eventId: e.id }));
       await tx.webhooks.insertDeliveries(hook.id, deliveries, new Date().toISOString());
@@ -62,18 +71,37 @@ async function plan(services: Services, hook: ClaimedWebhook, safe: number): Pro
 }
 
 /** Renews and proves the lease, counts the attempt and records it as `sending` — before the request leaves. */
-async function beginAttempt(tx: TxRepositories, services: Services, hook: ClaimedWebhook, deliveryId: string, settings: WebhookSettings): Promise<number | null> {
+async function beginAttempt(
+  tx: TxRepositories,
+  services: Services,
+  hook: ClaimedWebhook,
+  deliveryId: string,
+  settings: WebhookSettings,
+): Promise<number | null> {
   const now = new Date();
   const until = new Date(now.getTime() + settings.leaseMs).toISOString();
   if (!(await tx.webhooks.renewLease(hook.id, services.instanceId, now.toISOString(), until))) return null;
   const attempt = await tx.webhooks.countAttempt(deliveryId);
   if (attempt === undefined) return null;
-  await tx.webhooks.insertAttempt({ deliveryId, attempt, webhookId: hook.id, instanceId: services.instanceId, startedAt: now.toISOString() });
+  await tx.webhooks.insertAttempt({
+    deliveryId,
+    attempt,
+    webhookId: hook.id,
+    instanceId: services.instanceId,
+    startedAt: now.toISOString(),
+  });
   return attempt;
 }
 
 /** One attempt: the signed body to the webhook's URL, through the destination policy (SPEC §9, outbound-http.ts). */
-async function send(services: Services, hook: ClaimedWebhook, body: string, event: { id: string; type: string; seq: number }, deliveryId: string, timeoutMs: number): Promise<AttemptResult> {
+async function send(
+  services: Services,
+  hook: ClaimedWebhook,
+  body: string,
+  event: { id: string; type: string; seq: number },
+  deliveryId: string,
+  timeoutMs: number,
+): Promise<AttemptResult> {
   const started = Date.now();
   const result = await postGuarded(services.destinations, hook.url, {
     timeoutMs,
@@ -92,7 +120,12 @@ async function send(services: Services, hook: ClaimedWebhook, body: string, even
 }
 
 /** Sends pending deliveries oldest first until one fails, none is due, or the lease is lost. */
-async function deliver(services: Services, hook: ClaimedWebhook, settings: WebhookSettings, stopped: () => boolean): Promise<void> {
+async function deliver(
+  services: Services,
+  hook: ClaimedWebhook,
+  settings: WebhookSettings,
+  stopped: () => boolean,
+): Promise<void> {
   const { store } = services;
   while (!stopped()) {
     const d = await store.webhooks.nextPendingDelivery(hook.id);
@@ -108,14 +141,25 @@ async function deliver(services: Services, hook: ClaimedWebhook, settings: Webho
     await store.transaction(async (tx) => {
       await tx.webhooks.finishAttempt(d.id, attempt, result, at);
       if (result.ok) await tx.webhooks.markDelivered(d.id, result.status, at);
-      else await tx.webhooks.scheduleRetry(d.id, new Date(Date.now() + backoffDelay(settings, attempt)).toISOString(), result.status, result.error);
+      else
+        await tx.webhooks.scheduleRetry(
+          d.id,
+          new Date(Date.now() + backoffDelay(settings, attempt)).toISOString(),
+          result.status,
+          result.error,
+        );
     });
     if (!result.ok) return;
   }
 }
 
 /** One pass: claim, then plan and send for each claimed webhook concurrently (a slow one holds back only itself). */
-export async function webhookPass(services: Services, safe: number, settings: WebhookSettings, stopped: () => boolean): Promise<number> {
+export async function webhookPass(
+  services: Services,
+  safe: number,
+  settings: WebhookSettings,
+  stopped: () => boolean,
+): Promise<number> {
   const hooks = await claimWebhooks(services, safe, settings);
   await Promise.all(
     hooks.map(async (hook) => {
@@ -123,7 +167,8 @@ export async function webhookPass(services: Services, safe: number, settings: We
         await plan(services, hook, safe);
         await deliver(services, hook, settings, stopped);
       } catch (err) {
-        if (!(err instanceof LeaseLost)) services.log.warn({ webhook_id: hook.id, err: (err as Error).message }, 'webhook pass failed');
+        if (!(err instanceof LeaseLost))
+          services.log.warn({ webhook_id: hook.id, err: (err as Error).message }, 'webhook pass failed');
       } finally {
         await services.store.webhooks.releaseLease(hook.id, services.instanceId).catch(() => {});
       }

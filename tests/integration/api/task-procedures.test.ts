@@ -50,7 +50,13 @@ describe('task.create (SPEC §3, §4)', () => {
   it('Created, then Found with the same task; results carry both booleans and no status', async () => {
     const ext = uniq('cc-');
     const created = await caller().task.create({ workspace_id: ws.id, external_id: ext, title: 'First' });
-    expect(created).toMatchObject({ workspace_id: ws.id, external_id: ext, title: 'First', deduplicated: false, creation_complete: true });
+    expect(created).toMatchObject({
+      workspace_id: ws.id,
+      external_id: ext,
+      title: 'First',
+      deduplicated: false,
+      creation_complete: true,
+    });
     expect(created).not.toHaveProperty('status');
     // SPEC §10: an identity envelope without a title is accepted, and returns the stored task unchanged.
     const found = await caller().task.create({ workspace_id: ws.id, external_id: ext });
@@ -94,9 +100,22 @@ describe('task.releaseExternalId (SPEC §7 release)', () => {
     const ext = uniq('cr-');
     const task = await caller().task.create({ workspace_id: ws.id, external_id: ext, title: 'Release me' });
     const key = randomUUID();
-    const released = await caller().task.releaseExternalId({ workspace_id: ws.id, external_id: ext, idempotency_key: key });
-    expect(released).toEqual({ released: true, replayed: false, release_id: expect.any(String), holder_task_id: task.id });
-    const replay = await caller().task.releaseExternalId({ workspace_id: ws.id, external_id: ext, idempotency_key: key });
+    const released = await caller().task.releaseExternalId({
+      workspace_id: ws.id,
+      external_id: ext,
+      idempotency_key: key,
+    });
+    expect(released).toEqual({
+      released: true,
+      replayed: false,
+      release_id: expect.any(String),
+      holder_task_id: task.id,
+    });
+    const replay = await caller().task.releaseExternalId({
+      workspace_id: ws.id,
+      external_id: ext,
+      idempotency_key: key,
+    });
     expect(replay).toEqual({ ...released, replayed: true });
     expect(await caller().task.get({ id: task.id })).not.toHaveProperty('external_id');
   });
@@ -105,27 +124,55 @@ describe('task.releaseExternalId (SPEC §7 release)', () => {
     const key = randomUUID();
     const ext = uniq('nobody-');
     const input = { workspace_id: ws.id, external_id: ext, idempotency_key: key };
-    expect(await failure(caller().task.releaseExternalId(input))).toEqual({ code: 'NOT_FOUND', message: 'task not found', domainCode: 'task_not_found' });
-    const stored = await db.one<{ result_status: unknown }>('SELECT result_status FROM release_operations WHERE idempotency_key = $1', [key]);
+    expect(await failure(caller().task.releaseExternalId(input))).toEqual({
+      code: 'NOT_FOUND',
+      message: 'task not found',
+      domainCode: 'task_not_found',
+    });
+    const stored = await db.one<{ result_status: unknown }>(
+      'SELECT result_status FROM release_operations WHERE idempotency_key = $1',
+      [key],
+    );
     expect(Number(stored?.result_status)).toBe(404);
     // A task taking the identity afterwards changes nothing for this key: the stored 404 is replayed (SPEC §7).
     await caller().task.create({ workspace_id: ws.id, external_id: ext, title: 'Later' });
-    expect(await failure(caller().task.releaseExternalId(input))).toMatchObject({ code: 'NOT_FOUND', message: 'task not found' });
-    expect(await caller().task.byExternalId({ workspace_id: ws.id, external_id: ext })).toMatchObject({ external_id: ext });
+    expect(await failure(caller().task.releaseExternalId(input))).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'task not found',
+    });
+    expect(await caller().task.byExternalId({ workspace_id: ws.id, external_id: ext })).toMatchObject({
+      external_id: ext,
+    });
   });
 
   it('the same key for another request → CONFLICT idempotency_key_conflict', async () => {
     const key = randomUUID();
-    await failure(caller().task.releaseExternalId({ workspace_id: ws.id, external_id: uniq('k1-'), idempotency_key: key }));
-    const err = await failure(caller().task.releaseExternalId({ workspace_id: ws.id, external_id: uniq('k2-'), idempotency_key: key }));
-    expect(err).toEqual({ code: 'CONFLICT', message: 'idempotency key reused with a different request', domainCode: 'idempotency_key_conflict' });
+    await failure(
+      caller().task.releaseExternalId({ workspace_id: ws.id, external_id: uniq('k1-'), idempotency_key: key }),
+    );
+    const err = await failure(
+      caller().task.releaseExternalId({ workspace_id: ws.id, external_id: uniq('k2-'), idempotency_key: key }),
+    );
+    expect(err).toEqual({
+      code: 'CONFLICT',
+      message: 'idempotency key reused with a different request',
+      domainCode: 'idempotency_key_conflict',
+    });
   });
 
   it('a key that is not a UUID → BAD_REQUEST; a caller without access → NOT_FOUND whatever the key', async () => {
     const bad = { workspace_id: ws.id, external_id: uniq('cr-'), idempotency_key: 'not-a-uuid' };
-    expect(await failure(caller().task.releaseExternalId(bad))).toEqual({ code: 'BAD_REQUEST', message: 'Idempotency-Key must be a UUID', domainCode: 'idempotency_key_invalid' });
+    expect(await failure(caller().task.releaseExternalId(bad))).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'Idempotency-Key must be a UUID',
+      domainCode: 'idempotency_key_invalid',
+    });
     const stranger = as(tokenActor([other.id]));
-    expect(await failure(stranger.task.releaseExternalId(bad))).toEqual({ code: 'NOT_FOUND', message: 'task not found', domainCode: 'task_not_found' });
+    expect(await failure(stranger.task.releaseExternalId(bad))).toEqual({
+      code: 'NOT_FOUND',
+      message: 'task not found',
+      domainCode: 'task_not_found',
+    });
   });
 });
 
@@ -143,7 +190,11 @@ describe('task.update (SPEC §2.3)', () => {
     const err = await failure(caller().task.update({ id: task.id, patch: { title: '  ' } }));
     expect(err).toEqual({ code: 'BAD_REQUEST', message: 'title is required', domainCode: 'title_required' });
     // @ts-expect-error — a patch is an object with a schema, not a number
-    expect(await failure(caller().task.update({ id: task.id, patch: 42 }))).toEqual({ code: 'BAD_REQUEST', message: 'invalid payload', domainCode: 'invalid_payload' });
+    expect(await failure(caller().task.update({ id: task.id, patch: 42 }))).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'invalid payload',
+      domainCode: 'invalid_payload',
+    });
     expect((await caller().task.get({ id: task.id })).title).toBe('Kept');
   });
 });
@@ -155,7 +206,12 @@ describe('the types a client sees (SPEC §10)', () => {
     expectTypeOf<In['task']['byExternalId']>().toEqualTypeOf<{ workspace_id: string; external_id: string }>();
     expectTypeOf<In['task']['releaseExternalId']['idempotency_key']>().toEqualTypeOf<string>();
     expectTypeOf<Out['task']['create']['deduplicated']>().toEqualTypeOf<boolean>();
-    expectTypeOf<Out['task']['releaseExternalId']>().toEqualTypeOf<{ released: true; replayed: boolean; release_id: string; holder_task_id: string }>();
+    expectTypeOf<Out['task']['releaseExternalId']>().toEqualTypeOf<{
+      released: true;
+      replayed: boolean;
+      release_id: string;
+      holder_task_id: string;
+    }>();
     expectTypeOf<Out['task']['get']>().not.toHaveProperty('creation_complete');
     expectTypeOf<Out['task']['byExternalId']>().toHaveProperty('creation_complete');
   });

@@ -3,7 +3,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/server/db/store';
 import type { Db } from '../../../src/server/db/types';
-import { createApiToken, listApiTokens, revokeApiToken, verifyApiToken } from '../../../src/server/domain/tokens/api-tokens';
+import {
+  createApiToken,
+  listApiTokens,
+  revokeApiToken,
+  verifyApiToken,
+} from '../../../src/server/domain/tokens/api-tokens';
 import { TokenCache } from '../../../src/server/domain/tokens/token-cache';
 import { freshDb, storeFor } from '../../support/db';
 import { makeWorkspace, type TestWorkspace } from '../../support/fixtures';
@@ -23,12 +28,19 @@ describe('API tokens (SPEC §11)', () => {
     cache = new TokenCache(2000);
   });
 
-  const make = (scopes = ['tasks:read', 'tasks:write']) => createApiToken(store, { name: 'ci bot', workspaceIds: [ws.id], scopes });
+  const make = (scopes = ['tasks:read', 'tasks:write']) =>
+    createApiToken(store, { name: 'ci bot', workspaceIds: [ws.id], scopes });
 
   it('creates a token shaped tth_<id>_<secret> that verifies with its grants and scopes', async () => {
     const { id, token } = await make();
     expect(token).toMatch(new RegExp(`^tth_${id}_[A-Za-z0-9_-]{43}$`));
-    expect(await verifyApiToken(store, token, cache)).toEqual({ id, name: 'ci bot', scopes: ['tasks:read', 'tasks:write'], workspaceIds: [ws.id], expiresAt: null });
+    expect(await verifyApiToken(store, token, cache)).toEqual({
+      id,
+      name: 'ci bot',
+      scopes: ['tasks:read', 'tasks:write'],
+      workspaceIds: [ws.id],
+      expiresAt: null,
+    });
   });
 
   it('refuses a wrong secret for a real token id', async () => {
@@ -45,7 +57,13 @@ describe('API tokens (SPEC §11)', () => {
   });
 
   it('refuses malformed and unknown tokens', async () => {
-    for (const bad of ['', 'tth_', 'Bearer x', `tth_00000000-0000-0000-0000-000000000000_${'A'.repeat(43)}`, 'tth_not-a-uuid_abc']) {
+    for (const bad of [
+      '',
+      'tth_',
+      'Bearer x',
+      `tth_00000000-0000-0000-0000-000000000000_${'A'.repeat(43)}`,
+      'tth_not-a-uuid_abc',
+    ]) {
       expect(await verifyApiToken(store, bad, cache)).toBeNull();
     }
   });
@@ -95,10 +113,18 @@ describe('API tokens (SPEC §11)', () => {
   });
 
   it('refuses unknown scopes, no scopes, no workspace and a missing workspace', async () => {
-    await expect(createApiToken(store, { name: 'x', workspaceIds: [ws.id], scopes: ['tasks:delete'] })).rejects.toThrow(/unknown scope/);
-    await expect(createApiToken(store, { name: 'x', workspaceIds: [ws.id], scopes: [] })).rejects.toThrow(/at least one scope/);
-    await expect(createApiToken(store, { name: 'x', workspaceIds: [], scopes: ['tasks:read'] })).rejects.toThrow(/at least one workspace/);
-    await expect(createApiToken(store, { name: 'x', workspaceIds: ['missing'], scopes: ['tasks:read'] })).rejects.toThrow(/not found/);
+    await expect(createApiToken(store, { name: 'x', workspaceIds: [ws.id], scopes: ['tasks:delete'] })).rejects.toThrow(
+      /unknown scope/,
+    );
+    await expect(createApiToken(store, { name: 'x', workspaceIds: [ws.id], scopes: [] })).rejects.toThrow(
+      /at least one scope/,
+    );
+    await expect(createApiToken(store, { name: 'x', workspaceIds: [], scopes: ['tasks:read'] })).rejects.toThrow(
+      /at least one workspace/,
+    );
+    await expect(
+      createApiToken(store, { name: 'x', workspaceIds: ['missing'], scopes: ['tasks:read'] }),
+    ).rejects.toThrow(/not found/);
   });
 
   it('refuses to revoke an unknown token', async () => {

@@ -41,7 +41,11 @@ describe('authenticate (SPEC §11)', () => {
     expect(auth!.actor).toMatchObject({ kind: 'token', id, label: 'bot', global: false });
     expect([...auth!.actor.grants]).toEqual([a.id]);
     expect([...auth!.actor.scopes]).toEqual(['tasks:write']);
-    expect([can(auth!.actor, a.id, 'write'), can(auth!.actor, a.id, 'release'), can(auth!.actor, b.id, 'read')]).toEqual([true, false, false]);
+    expect([
+      can(auth!.actor, a.id, 'write'),
+      can(auth!.actor, a.id, 'release'),
+      can(auth!.actor, b.id, 'read'),
+    ]).toEqual([true, false, false]);
   });
 
   it('returns null for a revoked token on the next request', async () => {
@@ -78,13 +82,19 @@ describe('authenticate (SPEC §11)', () => {
   it('marks a cookie mutation without the CSRF header as not ok', async () => {
     const user = await createUser(store, { email: email(), role: 'operator', workspaceIds: [a.id] });
     const { headers } = await asCookie(user.id);
-    expect((await authenticate(auth$, { ...headers, origin: 'https://evil.example' }, { method: 'POST' }))!.csrfOk).toBe(false);
+    expect(
+      (await authenticate(auth$, { ...headers, origin: 'https://evil.example' }, { method: 'POST' }))!.csrfOk,
+    ).toBe(false);
   });
 
   it('marks a cookie mutation with the session CSRF token from the same origin as ok', async () => {
     const user = await createUser(store, { email: email(), role: 'operator', workspaceIds: [a.id] });
     const { s, headers } = await asCookie(user.id);
-    const auth = await authenticate(auth$, { ...headers, origin: 'http://localhost:3000', 'x-csrf-token': s.csrfToken }, { method: 'POST' });
+    const auth = await authenticate(
+      auth$,
+      { ...headers, origin: 'http://localhost:3000', 'x-csrf-token': s.csrfToken },
+      { method: 'POST' },
+    );
     expect(auth!.csrfOk).toBe(true);
   });
 

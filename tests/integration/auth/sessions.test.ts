@@ -16,7 +16,9 @@ describe('sessions (SPEC §11)', () => {
     db = await freshDb();
     store = storeFor(db);
     workspaceId = (await makeWorkspace(db)).id;
-    userId = (await createUser(store, { email: `${uniq('op')}@example.com`, role: 'operator', workspaceIds: [workspaceId] })).id;
+    userId = (
+      await createUser(store, { email: `${uniq('op')}@example.com`, role: 'operator', workspaceIds: [workspaceId] })
+    ).id;
   });
   afterAll(async () => db?.close());
 

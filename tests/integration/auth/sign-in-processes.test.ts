@@ -28,7 +28,12 @@ const login = (server: ServerProcess, email: string, password: string) =>
 describe('two server processes', () => {
   it('failures alternated between the two processes add up: the sixth attempt is refused by either', async () => {
     const email = `${uniq('shared')}@example.test`;
-    await createUser(storeFor(db), { email, password: 'the right password', role: 'viewer', workspaceIds: [workspaceId] });
+    await createUser(storeFor(db), {
+      email,
+      password: 'the right password',
+      role: 'viewer',
+      workspaceIds: [workspaceId],
+    });
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await login(servers[i % 2]!, email, `wrong ${i}`)).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
@@ -40,7 +45,12 @@ describe('two server processes', () => {
 
   it('a success on one process resets the account for both', async () => {
     const email = `${uniq('reset')}@example.test`;
-    await createUser(storeFor(db), { email, password: 'the right password', role: 'viewer', workspaceIds: [workspaceId] });
+    await createUser(storeFor(db), {
+      email,
+      password: 'the right password',
+      role: 'viewer',
+      workspaceIds: [workspaceId],
+    });
     for (let i = 0; i < 4; i++) expect((await login(servers[i % 2]!, email, `wrong ${i}`)).status).toBe(401);
     expect((await login(servers[0]!, email, 'the right password')).status).toBe(200);
     for (let i = 0; i < 5; i++) expect((await login(servers[1]!, email, `typo ${i}`)).status).toBe(401);

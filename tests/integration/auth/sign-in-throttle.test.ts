@@ -40,13 +40,20 @@ function useWorld(addressFailures: number): World {
   beforeAll(async () => {
     world.db = await freshDb();
     const config = loadConfig();
-    world.api = await startTestApi(world.db, { config: { ...config, failpointsEnabled: true, auth: { ...config.auth, signInAddressFailures: addressFailures } } });
+    world.api = await startTestApi(world.db, {
+      config: { ...config, failpointsEnabled: true, auth: { ...config.auth, signInAddressFailures: addressFailures } },
+    });
     workspaceId = (await makeWorkspace(world.db)).id;
   });
   afterAll(async () => world.api.close());
   world.newAccount = async () => {
     const email = `${uniq('person')}@example.test`;
-    await createUser(world.api.services.store, { email, password: PASSWORD, role: 'viewer', workspaceIds: [workspaceId] });
+    await createUser(world.api.services.store, {
+      email,
+      password: PASSWORD,
+      role: 'viewer',
+      workspaceIds: [workspaceId],
+    });
     return email;
   };
   return world;
@@ -73,10 +80,19 @@ describe('per account (the address allowance set out of the way)', () => {
   it('five wrong passwords are free; then even the right one is 429 with Retry-After, and nothing is signed in', async () => {
     const email = await newAccount();
     const wrong: ReturnType<typeof outcome> = [401, null, 'authentication required: email or password is wrong'];
-    expect(await lockOut(email)).toEqual([wrong, wrong, wrong, wrong, wrong, [429, '1', 'too many sign-in attempts: try again in 1 second']]);
+    expect(await lockOut(email)).toEqual([
+      wrong,
+      wrong,
+      wrong,
+      wrong,
+      wrong,
+      [429, '1', 'too many sign-in attempts: try again in 1 second'],
+    ]);
     const res = await login(api, email, PASSWORD);
     expect(res.headers.get('set-cookie')).toBeNull();
-    expect((res.json as { error: { data: { code: string; domainCode: string; retryAfterSeconds: number } } }).error.data).toMatchObject({
+    expect(
+      (res.json as { error: { data: { code: string; domainCode: string; retryAfterSeconds: number } } }).error.data,
+    ).toMatchObject({
       code: 'TOO_MANY_REQUESTS',
       domainCode: 'sign_in_throttled',
       retryAfterSeconds: 1,
@@ -89,7 +105,11 @@ describe('per account (the address allowance set out of the way)', () => {
     await lockOut(email);
     await sleep(1100);
     expect((await login(api, email, 'wrong again')).status).toBe(401);
-    expect(outcome(await login(api, email, 'wrong again'))).toEqual([429, '2', 'too many sign-in attempts: try again in 2 seconds']);
+    expect(outcome(await login(api, email, 'wrong again'))).toEqual([
+      429,
+      '2',
+      'too many sign-in attempts: try again in 2 seconds',
+    ]);
     await sleep(2100);
     expect((await login(api, email, 'and again')).status).toBe(401);
     expect(outcome(await login(api, email, PASSWORD)).slice(0, 2)).toEqual([429, '4']);
@@ -113,7 +133,12 @@ describe('per account (the address allowance set out of the way)', () => {
     // past the first 1 s wait, and a guess after it is rightly let through.
     const now = new Date();
     const attempts = Array.from({ length: 30 }, (_, i) =>
-      signInWithPassword(api.services.store, { addressFailures: 0 }, { email, password: `guess ${i}`, clientAddress: '203.0.113.9' }, now).then(
+      signInWithPassword(
+        api.services.store,
+        { addressFailures: 0 },
+        { email, password: `guess ${i}`, clientAddress: '203.0.113.9' },
+        now,
+      ).then(
         () => 'signed in',
         (err: DomainError) => err.code,
       ),
@@ -127,8 +152,11 @@ describe('per account (the address allowance set out of the way)', () => {
   it('the counts live in the database, by digest: neither the email nor the address is stored', async () => {
     const email = await newAccount();
     await login(api, email, 'wrong');
-    expect(await db.one('SELECT failures FROM sign_in_throttles WHERE key = $1', [accountKey(email)])).toEqual({ failures: 1 });
-    for (const { key } of await db.query<{ key: string }>('SELECT key FROM sign_in_throttles')) expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(await db.one('SELECT failures FROM sign_in_throttles WHERE key = $1', [accountKey(email)])).toEqual({
+      failures: 1,
+    });
+    for (const { key } of await db.query<{ key: string }>('SELECT key FROM sign_in_throttles'))
+      expect(key).toMatch(/^[0-9a-f]{64}$/);
   });
 });
 
@@ -153,9 +181,13 @@ describe('per client address (TETHER_SIGNIN_ADDRESS_FAILURES)', () => {
   });
 
   it('the batched form the console sends carries Retry-After too', async () => {
-    const res = await call(api.url, 'POST', '/api/trpc/session.login?batch=1', { body: { 0: { email: `${uniq('e')}@example.test`, password: 'x' } } });
+    const res = await call(api.url, 'POST', '/api/trpc/session.login?batch=1', {
+      body: { 0: { email: `${uniq('e')}@example.test`, password: 'x' } },
+    });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect((res.json as Array<{ error: { data: { retryAfterSeconds: number } } }>)[0]!.error.data.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(
+      (res.json as Array<{ error: { data: { retryAfterSeconds: number } } }>)[0]!.error.data.retryAfterSeconds,
+    ).toBeGreaterThanOrEqual(1);
   });
 });

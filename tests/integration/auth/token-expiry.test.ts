@@ -30,7 +30,12 @@ afterAll(async () => api.close());
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 async function token(expiresAt: string | null = null): Promise<{ id: string; token: string }> {
-  return createApiToken(api.services.store, { name: uniq('t'), workspaceIds: [ws.id], scopes: ['tasks:read', 'tasks:write'], expiresAt });
+  return createApiToken(api.services.store, {
+    name: uniq('t'),
+    workspaceIds: [ws.id],
+    scopes: ['tasks:read', 'tasks:write'],
+    expiresAt,
+  });
 }
 
 const listTasks = (bearer: string) => call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: bearer });
@@ -40,7 +45,14 @@ describe('expiry', () => {
     await listTasks((await token()).token); // warm the path, so the request below lands well before the expiry
     const expiring = await token(new Date(Date.now() + 4000).toISOString());
     expect((await listTasks(expiring.token)).status).toBe(200); // verified and cached now
-    await sleep(Date.parse((await db.one<{ expires_at: string }>('SELECT expires_at FROM api_tokens WHERE id = $1', [expiring.id]))!.expires_at) - Date.now() + 200);
+    await sleep(
+      Date.parse(
+        (await db.one<{ expires_at: string }>('SELECT expires_at FROM api_tokens WHERE id = $1', [expiring.id]))!
+          .expires_at,
+      ) -
+        Date.now() +
+        200,
+    );
     const expired = await listTasks(expiring.token);
     const revoked = await token();
     await revokeApiToken(api.services.store, revoked.id, api.services.tokenCache);
@@ -86,29 +98,59 @@ describe('last used', () => {
 
 describe('the console (admin.createToken, admin.tokens)', () => {
   const admin = userActor({}, true);
-  const caller = () => createCallerFactory(appRouter)(createContextInner({ services: api.services, actor: admin, source: 'console' }));
+  const caller = () =>
+    createCallerFactory(appRouter)(createContextInner({ services: api.services, actor: admin, source: 'console' }));
 
   it('creates a token with an expiry and lists both times', async () => {
     const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
-    const created = await caller().admin.createToken({ workspace_id: ws.id, name: 'expiring bot', scopes: ['tasks:read'], expires_at: expiresAt });
+    const created = await caller().admin.createToken({
+      workspace_id: ws.id,
+      name: 'expiring bot',
+      scopes: ['tasks:read'],
+      expires_at: expiresAt,
+    });
     expect((await listTasks(created.token)).status).toBe(200);
     await api.services.tokenUsage.flush();
     const listed = (await caller().admin.tokens({ workspace_id: ws.id })).find((t) => t.id === created.id);
     expect(listed).toMatchObject({ expires_at: expiresAt, last_used_at: expect.stringMatching(/Z$/) });
-    const forever = await caller().admin.createToken({ workspace_id: ws.id, name: 'forever bot', scopes: ['tasks:read'] });
-    expect((await caller().admin.tokens({ workspace_id: ws.id })).find((t) => t.id === forever.id)).toMatchObject({ expires_at: null, last_used_at: null });
+    const forever = await caller().admin.createToken({
+      workspace_id: ws.id,
+      name: 'forever bot',
+      scopes: ['tasks:read'],
+    });
+    expect((await caller().admin.tokens({ workspace_id: ws.id })).find((t) => t.id === forever.id)).toMatchObject({
+      expires_at: null,
+      last_used_at: null,
+    });
   });
 
   it('refuses an expiry in the past with the same words', async () => {
     await expect(
-      caller().admin.createToken({ workspace_id: ws.id, name: 'late', scopes: ['tasks:read'], expires_at: '2001-01-01T00:00:00.000Z' }),
+      caller().admin.createToken({
+        workspace_id: ws.id,
+        name: 'late',
+        scopes: ['tasks:read'],
+        expires_at: '2001-01-01T00:00:00.000Z',
+      }),
     ).rejects.toMatchObject({ code: 'BAD_REQUEST', message: 'invalid request: expires at: must be in the future' });
   });
 });
 
 describe('tether token create --expires-in / --expires-at, and token list', () => {
   const tether = (args: string[]) => runTether(args, { DATABASE_URL: db.url });
-  const create = (...extra: string[]) => tether(['token', 'create', '--name', uniq('cli'), '--workspace', ws.id, '--scope', 'tasks:read', '--json', ...extra]);
+  const create = (...extra: string[]) =>
+    tether([
+      'token',
+      'create',
+      '--name',
+      uniq('cli'),
+      '--workspace',
+      ws.id,
+      '--scope',
+      'tasks:read',
+      '--json',
+      ...extra,
+    ]);
 
   it('sets the expiry from a duration or a time, and lists it with the last-used time and status', async () => {
     const started = Date.now();
@@ -117,13 +159,24 @@ describe('tether token create --expires-in / --expires-at, and token list', () =
     const a = JSON.parse(inThirty.stdout) as { id: string; expires_at: string };
     expect(Date.parse(a.expires_at) - started).toBeGreaterThanOrEqual(30 * 86_400_000);
     expect(Date.parse(a.expires_at) - Date.now()).toBeLessThanOrEqual(30 * 86_400_000);
-    const atDate = JSON.parse((await create('--expires-at', '2099-01-31')).stdout) as { id: string; expires_at: string };
+    const atDate = JSON.parse((await create('--expires-at', '2099-01-31')).stdout) as {
+      id: string;
+      expires_at: string;
+    };
     expect(atDate.expires_at).toBe('2099-01-31T00:00:00.000Z');
     // One that has expired (written directly: the CLI refuses a past time).
     const old = await token();
-    await db.run('UPDATE api_tokens SET expires_at = $2 WHERE id = $1', [old.id, new Date(Date.now() - 1000).toISOString()]);
+    await db.run('UPDATE api_tokens SET expires_at = $2 WHERE id = $1', [
+      old.id,
+      new Date(Date.now() - 1000).toISOString(),
+    ]);
 
-    const listed = JSON.parse((await tether(['token', 'list', '--json'])).stdout) as Array<{ id: string; expires_at: string | null; last_used_at: string | null; status: string }>;
+    const listed = JSON.parse((await tether(['token', 'list', '--json'])).stdout) as Array<{
+      id: string;
+      expires_at: string | null;
+      last_used_at: string | null;
+      status: string;
+    }>;
     const byId = new Map(listed.map((t) => [t.id, t]));
     expect(byId.get(a.id)).toMatchObject({ expires_at: a.expires_at, last_used_at: null, status: 'active' });
     expect(byId.get(atDate.id)).toMatchObject({ expires_at: '2099-01-31T00:00:00.000Z', status: 'active' });
@@ -133,9 +186,18 @@ describe('tether token create --expires-in / --expires-at, and token list', () =
   }, 180_000); // four CLI runs: each starts tsx, slow on a busy machine
 
   it.each([
-    [['--expires-in', '30d', '--expires-at', '2099-01-01'], 'invalid request: give --expires-in or --expires-at, not both'],
-    [['--expires-in', '0d'], 'invalid request: expires in: a positive whole number of m, h, d or w, e.g. 30d (got "0d")'],
-    [['--expires-in', 'a month'], 'invalid request: expires in: a positive whole number of m, h, d or w, e.g. 30d (got "a month")'],
+    [
+      ['--expires-in', '30d', '--expires-at', '2099-01-01'],
+      'invalid request: give --expires-in or --expires-at, not both',
+    ],
+    [
+      ['--expires-in', '0d'],
+      'invalid request: expires in: a positive whole number of m, h, d or w, e.g. 30d (got "0d")',
+    ],
+    [
+      ['--expires-in', 'a month'],
+      'invalid request: expires in: a positive whole number of m, h, d or w, e.g. 30d (got "a month")',
+    ],
     [['--expires-at', '2001-01-01'], 'invalid request: expires at: must be in the future'],
   ])('refuses %j in one line, storing nothing', { timeout: 120_000 }, async (extra, message) => {
     const before = await db.query('SELECT id FROM api_tokens');

@@ -35,7 +35,9 @@ describe('workspaces and steps (SPEC §1)', () => {
   it('refuses a prefix that is taken, leaving no partial workspace behind', async () => {
     const p = prefix();
     await createWorkspace(store, { name: 'One', prefix: p });
-    await expect(createWorkspace(store, { name: 'Two', prefix: p })).rejects.toThrow(`workspace prefix ${p} is already in use`);
+    await expect(createWorkspace(store, { name: 'Two', prefix: p })).rejects.toThrow(
+      `workspace prefix ${p} is already in use`,
+    );
     expect(await count(db, 'SELECT COUNT(*) AS n FROM workspaces WHERE prefix = $1', [p])).toBe(1);
   });
 
@@ -86,14 +88,18 @@ describe('users (SPEC §11)', () => {
   });
 
   it('refuses a viewer without a workspace', async () => {
-    await expect(createUser(store, { email: `${uniq()}@example.com`, role: 'viewer' })).rejects.toThrow(/needs at least one workspace/);
+    await expect(createUser(store, { email: `${uniq()}@example.com`, role: 'viewer' })).rejects.toThrow(
+      /needs at least one workspace/,
+    );
   });
 
   it('stores emails lower-case and refuses the same address in another case', async () => {
     const local = uniq('Mixed');
     const u = await createUser(store, { email: `  ${local}@Example.COM `, role: 'admin' });
     expect(u.email).toBe(`${local.toLowerCase()}@example.com`);
-    await expect(createUser(store, { email: `${local.toUpperCase()}@example.com`, role: 'admin' })).rejects.toThrow(/already exists/);
+    await expect(createUser(store, { email: `${local.toUpperCase()}@example.com`, role: 'admin' })).rejects.toThrow(
+      /already exists/,
+    );
   });
 
   it('checks the password it was created with, and nothing else', async () => {

@@ -41,7 +41,9 @@ describe('tether CLI', () => {
     );
     workspaceId = created.id;
     expect(created.steps.map((s) => s.name)).toEqual(['Todo', 'Doing', 'Done']);
-    const listed = json<Array<{ id: string; prefix: string; name: string }>>(await tether(['workspace', 'list', '--json']));
+    const listed = json<Array<{ id: string; prefix: string; name: string }>>(
+      await tether(['workspace', 'list', '--json']),
+    );
     expect(listed).toContainEqual(expect.objectContaining({ id: workspaceId, prefix: 'OPS', name: 'Operations' }));
   });
 
@@ -54,18 +56,53 @@ describe('tether CLI', () => {
 
   it('creates a user whose password comes from stdin', async () => {
     const user = json<{ email: string; memberships: unknown[] }>(
-      await tether(['user', 'create', '--email', 'Op@Example.com', '--role', 'operator', '--workspace', workspaceId, '--password-stdin', '--json'], 'a long password\n'),
+      await tether(
+        [
+          'user',
+          'create',
+          '--email',
+          'Op@Example.com',
+          '--role',
+          'operator',
+          '--workspace',
+          workspaceId,
+          '--password-stdin',
+          '--json',
+        ],
+        'a long password\n',
+      ),
     );
-    expect(user).toMatchObject({ email: 'op@example.com', memberships: [{ workspace_id: workspaceId, role: 'operator' }] });
+    expect(user).toMatchObject({
+      email: 'op@example.com',
+      memberships: [{ workspace_id: workspaceId, role: 'operator' }],
+    });
     expect(await checkUserPassword(store, 'op@example.com', 'a long password')).not.toBeNull();
   });
 
   it('prints a token once that authenticate then accepts with its scopes', async () => {
-    const r = await runCommand('node', ['bin/tether.js', 'token', 'create', '--name', 'ci', '--workspace', workspaceId, '--scope', 'tasks:read,tasks:write'], env());
+    const r = await runCommand(
+      'node',
+      [
+        'bin/tether.js',
+        'token',
+        'create',
+        '--name',
+        'ci',
+        '--workspace',
+        workspaceId,
+        '--scope',
+        'tasks:read,tasks:write',
+      ],
+      env(),
+    );
     expect(r.code).toBe(0);
     const token = r.stdout.trim();
     expect(token).toMatch(/^tth_/);
-    const auth = await authenticate({ store, tokenCache: new TokenCache(0) }, { authorization: `Bearer ${token}` }, { method: 'POST' });
+    const auth = await authenticate(
+      { store, tokenCache: new TokenCache(0) },
+      { authorization: `Bearer ${token}` },
+      { method: 'POST' },
+    );
     expect(auth?.actor.kind).toBe('token');
     expect([can(auth!.actor, workspaceId, 'write'), can(auth!.actor, workspaceId, 'release')]).toEqual([true, false]);
     const listed = await tether(['token', 'list', '--json']);

@@ -9,7 +9,12 @@ import type { Db } from '../../../src/server/db/types';
 import { testDialect } from '../../support/db';
 import type { TestWorkspace } from '../../support/fixtures';
 import { makeToken, type TestApi, useApiWorld } from '../../support/http';
-import { generateTypes, makeRestClientProject, runRestScenario, typeCheckRestClient } from '../../support/rest-client-project';
+import {
+  generateTypes,
+  makeRestClientProject,
+  runRestScenario,
+  typeCheckRestClient,
+} from '../../support/rest-client-project';
 
 let db: Db;
 let api: TestApi;
@@ -34,30 +39,44 @@ describe('a client generated from the served OpenAPI document', () => {
     const app = await generatedProject();
     const types = readFileSync(join(app, 'src/tether-api.d.ts'), 'utf8');
     // SPEC §3: said in the generated types themselves (JSDoc over the field), not only in prose elsewhere.
-    const flag = /\/\*\* @description Required synchronous setup finished[^\n]*never a reason to release and retry\. \*\/\n\s*creation_complete: boolean;/g;
+    const flag =
+      /\/\*\* @description Required synchronous setup finished[^\n]*never a reason to release and retry\. \*\/\n\s*creation_complete: boolean;/g;
     expect(types.match(flag)).toHaveLength(2); // CreateTaskResult and LookupResult
     expect(types).toMatch(/\/\*\* @description true: nothing new was created[^\n]*\*\/\n\s*deduplicated: boolean;/);
-    expect(types).toMatch(/header: \{\n\s*\/\*\* @description A UUID you generate once per release[^\n]*\*\/\n\s*"Idempotency-Key": string;/);
+    expect(types).toMatch(
+      /header: \{\n\s*\/\*\* @description A UUID you generate once per release[^\n]*\*\/\n\s*"Idempotency-Key": string;/,
+    );
     const check = await typeCheckRestClient(app);
     expect(check.output).toBe('');
     expect(check.status).toBe(0);
   });
 
-  it.runIf(testDialect() === 'sqlite')('a misuse that compiles is reported (the @ts-expect-error lines are live)', async () => {
-    const app = await generatedProject();
-    const misuse = join(app, 'src/misuse.ts');
-    // Make the first misuse legal: its directive now meets no error, and the check must fail on that line.
-    writeFileSync(misuse, readFileSync(misuse, 'utf8').replace("external_id: 123, title: 'T'", "external_id: '123', title: 'T'"));
-    const check = await typeCheckRestClient(app);
-    expect(check.status).not.toBe(0);
-    expect(check.output).toMatch(/src\/misuse\.ts\(\d+,\d+\): error TS2578: Unused '@ts-expect-error' directive/);
-  });
+  it.runIf(testDialect() === 'sqlite')(
+    'a misuse that compiles is reported (the @ts-expect-error lines are live)',
+    async () => {
+      const app = await generatedProject();
+      const misuse = join(app, 'src/misuse.ts');
+      // Make the first misuse legal: its directive now meets no error, and the check must fail on that line.
+      writeFileSync(
+        misuse,
+        readFileSync(misuse, 'utf8').replace("external_id: 123, title: 'T'", "external_id: '123', title: 'T'"),
+      );
+      const check = await typeCheckRestClient(app);
+      expect(check.status).not.toBe(0);
+      expect(check.output).toMatch(/src\/misuse\.ts\(\d+,\d+\): error TS2578: Unused '@ts-expect-error' directive/);
+    },
+  );
 
   it('runs the scenario against the live server: create, retry (deduplicated), look up, release with a key, replay', async () => {
     const app = await generatedProject();
     const token = await makeToken(db, [ws.id]);
     const ticket = `REST-${Date.now()}`;
-    const r = await runRestScenario(app, { TETHER_URL: api.url, TETHER_TOKEN: token, TETHER_WORKSPACE: ws.id, TETHER_TICKET: ticket });
+    const r = await runRestScenario(app, {
+      TETHER_URL: api.url,
+      TETHER_TOKEN: token,
+      TETHER_WORKSPACE: ws.id,
+      TETHER_TICKET: ticket,
+    });
     expect(r.status, r.output).toBe(0);
     const report = JSON.parse(r.output.trim().split('\n').at(-1)!) as Record<string, Record<string, unknown>>;
     const id = report.first!.id as string;
@@ -71,9 +90,15 @@ describe('a client generated from the served OpenAPI document', () => {
     });
 
     // What the server stored: one task, kept without its identity; one release, by REST, replayed not repeated.
-    const rows = await db.query<{ id: string; external_id: string | null }>('SELECT id, external_id FROM tasks WHERE workspace_id = $1 AND title = $2', [ws.id, `Fix ${ticket}`]);
+    const rows = await db.query<{ id: string; external_id: string | null }>(
+      'SELECT id, external_id FROM tasks WHERE workspace_id = $1 AND title = $2',
+      [ws.id, `Fix ${ticket}`],
+    );
     expect(rows).toEqual([{ id, external_id: null }]);
-    const releases = await db.query<{ result_status: unknown; source: string }>('SELECT result_status, source FROM release_operations WHERE workspace_id = $1', [ws.id]);
+    const releases = await db.query<{ result_status: unknown; source: string }>(
+      'SELECT result_status, source FROM release_operations WHERE workspace_id = $1',
+      [ws.id],
+    );
     expect(releases.map((x) => [Number(x.result_status), x.source])).toEqual([[204, 'rest']]);
   });
 });

@@ -71,7 +71,9 @@ function expectIdentityRange(text: string): void {
     expect(text).toMatch(/Index Cond: .*external_id >=? .*external_id < /s);
     expect(text).not.toMatch(/Sort|Seq Scan on tasks/);
   } else {
-    expect(text).toMatch(/SEARCH t USING INDEX uniq_tasks_external_id \(workspace_id=\? AND external_id>\? AND external_id<\?\)/);
+    expect(text).toMatch(
+      /SEARCH t USING INDEX uniq_tasks_external_id \(workspace_id=\? AND external_id>\? AND external_id<\?\)/,
+    );
     expect(text).not.toMatch(/TEMP B-TREE|SCAN t\b/);
   }
 }
@@ -89,24 +91,51 @@ describe('the browser uses the identity index', () => {
   });
 
   it('a prefix that is not ASCII is still a range (the bounds are code points, not bytes)', async () => {
-    expectIdentityRange(await plan(segmentStatement(query({ prefix: 'ext-\u00e9\u{10FFFF}' }), 'held', null, false, 26)));
+    expectIdentityRange(
+      await plan(segmentStatement(query({ prefix: 'ext-\u00e9\u{10FFFF}' }), 'held', null, false, 26)),
+    );
   });
 
   it('the capped count of a narrow prefix is a range of the same index', async () => {
     // (A prefix matching half the workspace is counted by whatever the planner likes best: the cap bounds it.)
     const text = await plan(countStatement(query({ prefix: 'ext-19' }), 10_001));
-    if (testDialect() === 'postgres') expect(text).toMatch(/(Index Only Scan|Index Scan) using uniq_tasks_external_id|Bitmap Index Scan on uniq_tasks_external_id/);
-    else expect(text).toMatch(/USING (COVERING )?INDEX uniq_tasks_external_id \(workspace_id=\? AND external_id>\? AND external_id<\?\)/);
+    if (testDialect() === 'postgres')
+      expect(text).toMatch(
+        /(Index Only Scan|Index Scan) using uniq_tasks_external_id|Bitmap Index Scan on uniq_tasks_external_id/,
+      );
+    else
+      expect(text).toMatch(
+        /USING (COVERING )?INDEX uniq_tasks_external_id \(workspace_id=\? AND external_id>\? AND external_id<\?\)/,
+      );
   });
 
   it('a prefix page answers in index order with a capped count: 11,111 ids start with "ext-1"', async () => {
     const reader = userActor({ [ws.id]: 'viewer' });
-    const input = { workspaceId: ws.id, prefix: 'ext-1', settlement: 'any', archived: 'include', stepId: null, createdFrom: null, createdTo: null, sort: 'external_id', dir: 'asc', cursor: null, direction: 'after', limit: 5 } as const;
+    const input = {
+      workspaceId: ws.id,
+      prefix: 'ext-1',
+      settlement: 'any',
+      archived: 'include',
+      stepId: null,
+      createdFrom: null,
+      createdTo: null,
+      sort: 'external_id',
+      dir: 'asc',
+      cursor: null,
+      direction: 'after',
+      limit: 5,
+    } as const;
     const page = await browseTasks(store, reader, input);
     expect(page.rows.map((r) => r.external_id)).toEqual(['ext-1', 'ext-10', 'ext-100', 'ext-1000', 'ext-10000']);
     expect({ matching: page.matching, capped: page.matching_capped }).toEqual({ matching: 10_000, capped: true });
     const next = await browseTasks(store, reader, { ...input, cursor: page.next_cursor });
-    expect(next.rows.map((r) => r.external_id)).toEqual(['ext-10001', 'ext-10002', 'ext-10003', 'ext-10004', 'ext-10005']);
+    expect(next.rows.map((r) => r.external_id)).toEqual([
+      'ext-10001',
+      'ext-10002',
+      'ext-10003',
+      'ext-10004',
+      'ext-10005',
+    ]);
     const narrow = await browseTasks(store, reader, { ...input, prefix: 'ext-1999' });
     expect({ matching: narrow.matching, capped: narrow.matching_capped }).toEqual({ matching: 11, capped: false });
   });

@@ -27,8 +27,26 @@ const seeded: Seeded[] = [];
 /** Ids chosen to sit on every boundary a prefix range has: case, code points either side of the surrogates, the
  *  last code point, astral characters, NFC/NFD, and an id that is exactly a prefix of others. */
 const IDS = [
-  'ext-1', 'ext-10', 'ext-2', 'EXT-1', 'ext', 'ext-1\u00e9', 'ext-1e\u0301', 'ext-1\u{1F600}', 'ext-1\uD7FF', 'ext-1\uE000', 'ext-1\uFFFF',
-  'ext-1\u{10FFFF}', 'ext-1\u{10FFFF}z', 'ext-2\u{10FFFF}', 'exu', 'rtl:\u202Eevil', 'rtl:plain', 'zw\u200Bspace', 'a', 'b c',
+  'ext-1',
+  'ext-10',
+  'ext-2',
+  'EXT-1',
+  'ext',
+  'ext-1\u00e9',
+  'ext-1e\u0301',
+  'ext-1\u{1F600}',
+  'ext-1\uD7FF',
+  'ext-1\uE000',
+  'ext-1\uFFFF',
+  'ext-1\u{10FFFF}',
+  'ext-1\u{10FFFF}z',
+  'ext-2\u{10FFFF}',
+  'exu',
+  'rtl:\u202Eevil',
+  'rtl:plain',
+  'zw\u200Bspace',
+  'a',
+  'b c',
 ];
 
 beforeAll(async () => {
@@ -53,9 +71,17 @@ beforeAll(async () => {
          external_id_settled_at, archived_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 1, $8, $9, $10, $11)`,
       [
-        randomUUID(), ws.id, n, `${ws.prefix}-${n}`, row.title, ws.steps[row.step]!.id, row.createdAt,
-        row.settled || row.externalId === null ? 'completed' : 'preparing', row.externalId,
-        row.settled && row.externalId !== null ? row.createdAt : null, row.archived ? row.createdAt : null,
+        randomUUID(),
+        ws.id,
+        n,
+        `${ws.prefix}-${n}`,
+        row.title,
+        ws.steps[row.step]!.id,
+        row.createdAt,
+        row.settled || row.externalId === null ? 'completed' : 'preparing',
+        row.externalId,
+        row.settled && row.externalId !== null ? row.createdAt : null,
+        row.archived ? row.createdAt : null,
       ],
     );
   }
@@ -102,7 +128,10 @@ function expected(input: Partial<BrowseInput>, rows = seeded): number[] {
     if (input.createdTo && r.createdAt.slice(0, 10) > input.createdTo) return false;
     return true;
   });
-  const key = (r: Seeded): string | number => ({ identifier: r.number, created_at: r.createdAt, title: r.title, step: r.step, external_id: r.externalId ?? '' })[sort];
+  const key = (r: Seeded): string | number =>
+    ({ identifier: r.number, created_at: r.createdAt, title: r.title, step: r.step, external_id: r.externalId ?? '' })[
+      sort
+    ];
   return matching
     .sort((a, b) => {
       if (sort === 'external_id') {
@@ -140,14 +169,23 @@ async function walk(input: Partial<BrowseInput>, limit: number): Promise<{ forwa
 }
 
 describe('browse by external-id prefix (SPEC §2.1, §13)', () => {
-  it.each(['ext-1', 'ext', 'EXT', 'ext-1\u{10FFFF}', 'ext-1\uD7FF', 'ext-1e', 'ext-2', 'rtl:', 'zw\u200B', 'b ', 'nothing-starts-so'])(
-    'prefix %j is exactly "starts with", byte for byte',
-    async (prefix) => {
-      const page = await browse({ prefix, sort: 'external_id', dir: 'asc', limit: 100 });
-      expect(numbers(page.rows)).toEqual(expected({ prefix, sort: 'external_id', dir: 'asc' }));
-      expect(page.matching).toBe(page.rows.length);
-    },
-  );
+  it.each([
+    'ext-1',
+    'ext',
+    'EXT',
+    'ext-1\u{10FFFF}',
+    'ext-1\uD7FF',
+    'ext-1e',
+    'ext-2',
+    'rtl:',
+    'zw\u200B',
+    'b ',
+    'nothing-starts-so',
+  ])('prefix %j is exactly "starts with", byte for byte', async (prefix) => {
+    const page = await browse({ prefix, sort: 'external_id', dir: 'asc', limit: 100 });
+    expect(numbers(page.rows)).toEqual(expected({ prefix, sort: 'external_id', dir: 'asc' }));
+    expect(page.matching).toBe(page.rows.length);
+  });
 
   it('reads a prefix typed as the console shows it (⟨U+XXXX⟩), and ignores leading white space', async () => {
     const shown = await browse({ prefix: '  zw⟨U+200B⟩', sort: 'external_id', dir: 'asc' });
@@ -157,8 +195,12 @@ describe('browse by external-id prefix (SPEC §2.1, §13)', () => {
   });
 
   it('refuses a prefix with control characters, or longer than an id can be', async () => {
-    await expect(browse({ prefix: 'a\nb' })).rejects.toMatchObject({ message: 'invalid request: prefix: control characters are not allowed' });
-    await expect(browse({ prefix: 'x'.repeat(256) })).rejects.toMatchObject({ message: 'invalid request: prefix: must be 255 UTF-8 bytes or fewer' });
+    await expect(browse({ prefix: 'a\nb' })).rejects.toMatchObject({
+      message: 'invalid request: prefix: control characters are not allowed',
+    });
+    await expect(browse({ prefix: 'x'.repeat(256) })).rejects.toMatchObject({
+      message: 'invalid request: prefix: must be 255 UTF-8 bytes or fewer',
+    });
   });
 });
 
@@ -194,10 +236,14 @@ describe('filters, sorts and keyset pages (SPEC §13)', () => {
   });
 
   it('refuses a malformed day', async () => {
-    await expect(browse({ createdFrom: '2026-13-45' })).rejects.toMatchObject({ message: 'invalid request: created_from: must be a date (YYYY-MM-DD)' });
+    await expect(browse({ createdFrom: '2026-13-45' })).rejects.toMatchObject({
+      message: 'invalid request: created_from: must be a date (YYYY-MM-DD)',
+    });
   });
 
   it('a workspace the actor cannot see is a 404', async () => {
-    await expect(browseTasks(store, userActor({}), { ...base, workspaceId: ws.id })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(browseTasks(store, userActor({}), { ...base, workspaceId: ws.id })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });

@@ -31,7 +31,15 @@ beforeAll(async () => {
       await tx.run(
         `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash, identity_released, generation,
            created_at, updated_at) VALUES ($1, $2, $3, 'system', $4, $5, '{"steps":[]}', 'x', $6, 0, $7, $7)`,
-        [randomUUID(), ws.id, randomUUID(), ext, i % 4 === 3 ? 'aborted' : 'completed', false, new Date(base + i * 1000).toISOString()],
+        [
+          randomUUID(),
+          ws.id,
+          randomUUID(),
+          ext,
+          i % 4 === 3 ? 'aborted' : 'completed',
+          false,
+          new Date(base + i * 1000).toISOString(),
+        ],
       );
     }
   });
@@ -45,7 +53,8 @@ function exportUrl(list: string, format: 'csv' | 'json', input: unknown): string
   return `${api.url}/api/console/export/${list}.${format}?input=${encodeURIComponent(JSON.stringify(input))}`;
 }
 
-const get = (url: string, bearer: string | null = token) => fetch(url, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+const get = (url: string, bearer: string | null = token) =>
+  fetch(url, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
 
 /** RFC 4180 fields (quoted fields may hold commas, quotes and line breaks). */
 function parseCsv(text: string): string[][] {
@@ -81,12 +90,23 @@ describe('export of the operations list (SPEC §13)', () => {
     const res = await get(exportUrl('operations', 'json', { workspace_id: ws.id, state: 'completed' }));
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="tether-operations-\d{8}T\d{6}Z\.json"$/);
+    expect(res.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="tether-operations-\d{8}T\d{6}Z\.json"$/,
+    );
     const rows = (await res.json()) as Array<Record<string, unknown>>;
-    const stored = await db.query<{ id: unknown }>("SELECT id FROM creation_operations WHERE workspace_id = $1 AND state = 'completed' ORDER BY created_at DESC, id DESC", [ws.id]);
+    const stored = await db.query<{ id: unknown }>(
+      "SELECT id FROM creation_operations WHERE workspace_id = $1 AND state = 'completed' ORDER BY created_at DESC, id DESC",
+      [ws.id],
+    );
     expect(rows.map((r) => r.id)).toEqual(stored.map((r) => String(r.id)));
     expect(rows.length).toBeGreaterThan(500);
-    expect(rows[0]).toMatchObject({ state: 'completed', begun_by: 'Tether (system)', begun_by_kind: 'system', steps_total: 0, request_id: null });
+    expect(rows[0]).toMatchObject({
+      state: 'completed',
+      begun_by: 'Tether (system)',
+      begun_by_kind: 'system',
+      steps_total: 0,
+      request_id: null,
+    });
   });
 
   it('CSV: a header and one line per row; quotes, commas and line breaks quoted; a formula-looking id defused', async () => {
@@ -124,19 +144,43 @@ describe('export of the other lists', () => {
       body: JSON.stringify({ workspace_id: ws.id, title: 'exported', external_id: ext }),
     });
     expect(created.status).toBe(200);
-    const released = await fetch(`${api.url}/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}&reason=export+test`, {
-      method: 'DELETE',
-      headers: { authorization: `Bearer ${writer}`, 'idempotency-key': randomUUID(), 'x-request-id': `req-${ext}` },
-    });
+    const released = await fetch(
+      `${api.url}/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}&reason=export+test`,
+      {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${writer}`, 'idempotency-key': randomUUID(), 'x-request-id': `req-${ext}` },
+      },
+    );
     expect(released.status).toBe(204);
 
-    const tasks = (await (await get(exportUrl('tasks', 'json', { workspace_id: ws.id, sort: 'created_at', dir: 'desc' }))).json()) as Array<Record<string, unknown>>;
+    const tasks = (await (
+      await get(exportUrl('tasks', 'json', { workspace_id: ws.id, sort: 'created_at', dir: 'desc' }))
+    ).json()) as Array<Record<string, unknown>>;
     expect(tasks).toEqual([expect.objectContaining({ title: 'exported', external_id: null, settlement: 'none' })]);
-    const releases = (await (await get(exportUrl('releases', 'json', { workspace_id: ws.id, reason_text: 'EXPORT' }))).json()) as Array<Record<string, unknown>>;
-    expect(releases).toEqual([expect.objectContaining({ external_id: ext, reason: 'export test', result: 'released', request_id: `req-${ext}`, replays: 0, key_conflicts: 0 })]);
-    expect((await (await get(exportUrl('releases', 'json', { workspace_id: ws.id, reason: 'without' }))).json()) as unknown[]).toEqual([]);
-    expect((await (await get(exportUrl('unsettled', 'json', { workspace_id: ws.id }))).json()) as unknown[]).toEqual([]);
-    const history = parseCsv(await (await get(exportUrl('identity', 'csv', { workspace_id: ws.id, external_id: ext }))).text());
+    const releases = (await (
+      await get(exportUrl('releases', 'json', { workspace_id: ws.id, reason_text: 'EXPORT' }))
+    ).json()) as Array<Record<string, unknown>>;
+    expect(releases).toEqual([
+      expect.objectContaining({
+        external_id: ext,
+        reason: 'export test',
+        result: 'released',
+        request_id: `req-${ext}`,
+        replays: 0,
+        key_conflicts: 0,
+      }),
+    ]);
+    expect(
+      (await (
+        await get(exportUrl('releases', 'json', { workspace_id: ws.id, reason: 'without' }))
+      ).json()) as unknown[],
+    ).toEqual([]);
+    expect((await (await get(exportUrl('unsettled', 'json', { workspace_id: ws.id }))).json()) as unknown[]).toEqual(
+      [],
+    );
+    const history = parseCsv(
+      await (await get(exportUrl('identity', 'csv', { workspace_id: ws.id, external_id: ext }))).text(),
+    );
     expect(history.map((r) => r[0])).toEqual(['record', 'held', 'release']);
   });
 });

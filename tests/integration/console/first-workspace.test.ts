@@ -22,7 +22,11 @@ beforeAll(async () => {
   db = await freshDb();
   services = await testServices(db);
   const token = (await issueSetupToken(services.store))!;
-  const user = await completeSetup(services.store, { token, email: `${uniq('root-')}@example.test`, password: 'long enough' });
+  const user = await completeSetup(services.store, {
+    token,
+    email: `${uniq('root-')}@example.test`,
+    password: 'long enough',
+  });
   admin = { ...userActor({}, true), id: user.id, label: user.email };
 });
 afterAll(async () => db?.close());
@@ -38,7 +42,11 @@ describe('workspace.create (first run)', () => {
     expect(await count(db, 'SELECT COUNT(*) AS n FROM workflow_steps WHERE workspace_id = $1', [created.id])).toBe(3);
     expect((await caller(admin).workspace.list()).map((w) => w.id)).toContain(created.id);
 
-    const token = await caller(admin).admin.createToken({ workspace_id: created.id, name: 'first', scopes: ['tasks:write'] });
+    const token = await caller(admin).admin.createToken({
+      workspace_id: created.id,
+      name: 'first',
+      scopes: ['tasks:write'],
+    });
     expect(token.token).toEqual(expect.any(String));
     const listed = await caller(admin).admin.tokens({ workspace_id: created.id });
     expect(listed).toHaveLength(1);
@@ -48,15 +56,24 @@ describe('workspace.create (first run)', () => {
   it('refuses anyone who is not an instance admin, even a workspace admin, and creates nothing', async () => {
     const ws = await makeWorkspace(db);
     const before = await workspaces();
-    await expect(caller(userActor({ [ws.id]: 'admin' })).workspace.create({ name: 'Mine', prefix: 'MINE' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(
+      caller(userActor({ [ws.id]: 'admin' })).workspace.create({ name: 'Mine', prefix: 'MINE' }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(await workspaces()).toBe(before);
   });
 
   it('a bad prefix or a prefix in use is a clear error and creates nothing', async () => {
     const before = await workspaces();
-    await expect(caller(admin).workspace.create({ name: 'Lower', prefix: 'ops' })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('prefix') });
-    const taken = (await caller(admin).workspace.create({ name: 'One', prefix: uniq('T').slice(0, 8).toUpperCase() })).prefix;
-    await expect(caller(admin).workspace.create({ name: 'Two', prefix: taken })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('in use') });
+    await expect(caller(admin).workspace.create({ name: 'Lower', prefix: 'ops' })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringContaining('prefix'),
+    });
+    const taken = (await caller(admin).workspace.create({ name: 'One', prefix: uniq('T').slice(0, 8).toUpperCase() }))
+      .prefix;
+    await expect(caller(admin).workspace.create({ name: 'Two', prefix: taken })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('in use'),
+    });
     expect(await workspaces()).toBe(before + 1);
   });
 });

@@ -30,24 +30,58 @@ beforeAll(async () => {
   const now = new Date().toISOString();
   const operatorId = randomUUID();
   operatorEmail = `${uniq('op')}@example.test`;
-  await db.run('INSERT INTO users (id, email, name, password_hash, is_admin, created_at) VALUES ($1, $2, NULL, NULL, $3, $4)', [operatorId, operatorEmail, false, now]);
-  await db.run('INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ($1, $2, $3, $4)', [operatorId, ws.id, 'operator', now]);
-  operator = { kind: 'user', id: operatorId, label: operatorEmail, global: false, roles: new Map([[ws.id, 'operator']]), grants: new Set(), scopes: new Set() };
-  const botId = randomUUID();
-  await db.run('INSERT INTO api_tokens (id, name, secret_hash, scopes, created_by, created_at) VALUES ($1, $2, $3, $4, NULL, $5)', [
-    botId,
-    'ci-bot',
-    'e'.repeat(64),
-    JSON.stringify(['tasks:write', 'identities:release']),
+  await db.run(
+    'INSERT INTO users (id, email, name, password_hash, is_admin, created_at) VALUES ($1, $2, NULL, NULL, $3, $4)',
+    [operatorId, operatorEmail, false, now],
+  );
+  await db.run('INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ($1, $2, $3, $4)', [
+    operatorId,
+    ws.id,
+    'operator',
     now,
   ]);
-  bot = { kind: 'token', id: botId, label: 'ci-bot', global: false, roles: new Map(), grants: new Set([ws.id]), scopes: new Set(['tasks:write', 'identities:release']) };
-  viewer = { kind: 'user', id: randomUUID(), label: 'v', global: false, roles: new Map([[ws.id, 'viewer']]), grants: new Set(), scopes: new Set() };
+  operator = {
+    kind: 'user',
+    id: operatorId,
+    label: operatorEmail,
+    global: false,
+    roles: new Map([[ws.id, 'operator']]),
+    grants: new Set(),
+    scopes: new Set(),
+  };
+  const botId = randomUUID();
+  await db.run(
+    'INSERT INTO api_tokens (id, name, secret_hash, scopes, created_by, created_at) VALUES ($1, $2, $3, $4, NULL, $5)',
+    [botId, 'ci-bot', 'e'.repeat(64), JSON.stringify(['tasks:write', 'identities:release']), now],
+  );
+  bot = {
+    kind: 'token',
+    id: botId,
+    label: 'ci-bot',
+    global: false,
+    roles: new Map(),
+    grants: new Set([ws.id]),
+    scopes: new Set(['tasks:write', 'identities:release']),
+  };
+  viewer = {
+    kind: 'user',
+    id: randomUUID(),
+    label: 'v',
+    global: false,
+    roles: new Map([[ws.id, 'viewer']]),
+    grants: new Set(),
+    scopes: new Set(),
+  };
 });
 afterAll(async () => db?.close());
 
 const release = (actor: Actor, external_id: string, reason?: string) =>
-  as(actor).task.releaseExternalId({ workspace_id: ws.id, external_id, idempotency_key: randomUUID(), ...(reason === undefined ? {} : { reason }) });
+  as(actor).task.releaseExternalId({
+    workspace_id: ws.id,
+    external_id,
+    idempotency_key: randomUUID(),
+    ...(reason === undefined ? {} : { reason }),
+  });
 
 describe('identity history', () => {
   it('create, release with a reason, re-create: both holders, the release, and the new holder', async () => {
@@ -58,20 +92,37 @@ describe('identity history', () => {
 
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'jira:H-1' });
     expect(h.external_id).toBe('jira:H-1');
-    expect(h.holder).toMatchObject({ id: second.id, identifier: second.identifier, operation_state: 'completed', lookalikes: [] });
+    expect(h.holder).toMatchObject({
+      id: second.id,
+      identifier: second.identifier,
+      operation_state: 'completed',
+      lookalikes: [],
+    });
     expect(h.holders.map((x) => [x.identifier, x.ended, x.exists, x.created_by?.label])).toEqual([
       [first.identifier, 'released', true, 'token “ci-bot”'],
       [second.identifier, 'holds', true, 'token “ci-bot”'],
     ]);
     expect(h.holders[0]!.until).toBe(h.releases[0]!.at);
     expect(h.releases).toEqual([
-      expect.objectContaining({ actor: expect.objectContaining({ kind: 'user', label: operatorEmail }), source: 'console', reason: 'duplicate from a replayed webhook', result: 'released', holder_task_id: first.id, holder_identifier: first.identifier }),
+      expect.objectContaining({
+        actor: expect.objectContaining({ kind: 'user', label: operatorEmail }),
+        source: 'console',
+        reason: 'duplicate from a replayed webhook',
+        result: 'released',
+        holder_task_id: first.id,
+        holder_identifier: first.identifier,
+      }),
     ]);
     expect(h.free_since).toBeNull();
 
     // Find says it was released, by whom, and who holds it now.
     const found = await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:H-1' });
-    expect(found).toMatchObject({ task: { id: second.id }, held_before: true, last_release: { actor: { kind: 'user', label: operatorEmail }, holder_identifier: first.identifier }, free_since: null });
+    expect(found).toMatchObject({
+      task: { id: second.id },
+      held_before: true,
+      last_release: { actor: { kind: 'user', label: operatorEmail }, holder_identifier: first.identifier },
+      free_since: null,
+    });
   });
 
   it('a released id nothing holds: Find says released by whom and free since when; the miss is in the history too', async () => {
@@ -80,7 +131,12 @@ describe('identity history', () => {
     await expect(release(operator, 'jira:H-2')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const found = await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:H-2' });
     expect(found.task).toBeNull();
-    expect(found.last_release).toMatchObject({ actor: { kind: 'token', label: 'token “ci-bot”' }, source: 'console', reason: null, holder_identifier: t.identifier });
+    expect(found.last_release).toMatchObject({
+      actor: { kind: 'token', label: 'token “ci-bot”' },
+      source: 'console',
+      reason: null,
+      holder_identifier: t.identifier,
+    });
     expect(found.free_since).toBe(found.last_release!.at);
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'jira:H-2' });
     expect(h.holder).toBeNull();
@@ -95,7 +151,9 @@ describe('identity history', () => {
     await as(bot).task.delete({ id: t.id });
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'rtl:⟨U+202E⟩evil' });
     expect(h.external_id).toBe('rtl:\u202Eevil');
-    expect(h.holders).toEqual([expect.objectContaining({ task_id: t.id, identifier: t.identifier, exists: false, ended: 'deleted' })]);
+    expect(h.holders).toEqual([
+      expect.objectContaining({ task_id: t.id, identifier: t.identifier, exists: false, ended: 'deleted' }),
+    ]);
     expect(h.free_since).toBe(h.holders[0]!.until);
   });
 
@@ -103,9 +161,13 @@ describe('identity history', () => {
     const nfc = await as(bot).task.create({ workspace_id: ws.id, title: 'NFC', external_id: 'caf\u00e9' });
     const nfd = await as(bot).task.create({ workspace_id: ws.id, title: 'NFD', external_id: 'cafe\u0301' });
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'caf\u00e9' });
-    expect(h.holder!.lookalikes).toEqual([{ task_id: nfd.id, identifier: nfd.identifier, external_id: 'cafe\u0301', form: 'NFD' }]);
+    expect(h.holder!.lookalikes).toEqual([
+      { task_id: nfd.id, identifier: nfd.identifier, external_id: 'cafe\u0301', form: 'NFD' },
+    ]);
     const found = await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'cafe\u0301' });
-    expect(found.task!.lookalikes).toEqual([{ task_id: nfc.id, identifier: nfc.identifier, external_id: 'caf\u00e9', form: 'NFC' }]);
+    expect(found.task!.lookalikes).toEqual([
+      { task_id: nfc.id, identifier: nfc.identifier, external_id: 'caf\u00e9', form: 'NFC' },
+    ]);
   });
 
   it('Find reads the form the console shows (⟨U+200B⟩) unless the typed text itself has a history', async () => {
@@ -113,13 +175,24 @@ describe('identity history', () => {
     const found = await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'zw⟨U+200B⟩space' });
     expect(found).toMatchObject({ normalized: 'zw\u200bspace', visible_form: true, task: { id: t.id } });
     // A miss on both: typing an escape means the character it names, so the answer is about that id.
-    expect(await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'zw⟨U+200C⟩space' })).toMatchObject({ normalized: 'zw\u200cspace', visible_form: true, task: null });
+    expect(
+      await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'zw⟨U+200C⟩space' }),
+    ).toMatchObject({ normalized: 'zw\u200cspace', visible_form: true, task: null });
   });
 
   it('a never-used id has an empty history; bad input is refused; another workspace is a 404', async () => {
-    expect(await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'never:used' })).toMatchObject({ holder: null, holders: [], releases: [], free_since: null });
-    await expect(as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: '' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    expect(await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'never:used' })).toMatchObject({
+      holder: null,
+      holders: [],
+      releases: [],
+      free_since: null,
+    });
+    await expect(as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: '' })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
     const stranger: Actor = { ...viewer, id: randomUUID(), roles: new Map() };
-    await expect(as(stranger).console.identityHistory({ workspace_id: ws.id, external_id: 'jira:H-1' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      as(stranger).console.identityHistory({ workspace_id: ws.id, external_id: 'jira:H-1' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -27,7 +27,10 @@ const STATES = ['completed', 'completed', 'aborted', 'completed', 'preparing'] a
 /** 137 operations: three share each instant (ids break the tie), ids `jira:` or `gh:`, one state in five per kind. */
 const OPERATIONS = 137;
 
-async function insertOperation(w: TestWorkspace, o: { id?: string; at: string; state: string; externalId: string | null; requestId?: string | null }) {
+async function insertOperation(
+  w: TestWorkspace,
+  o: { id?: string; at: string; state: string; externalId: string | null; requestId?: string | null },
+) {
   const id = o.id ?? randomUUID();
   await db.run(
     `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash, identity_released, generation,
@@ -47,7 +50,11 @@ beforeAll(async () => {
   viewer = userActor({ [ws.id]: 'viewer' });
   stranger = userActor({ [other.id]: 'admin' });
   for (let i = 0; i < OPERATIONS; i++) {
-    await insertOperation(ws, { at: at(i), state: STATES[i % STATES.length]!, externalId: i % 10 === 9 ? null : `${i % 2 ? 'gh' : 'jira'}:${i}` });
+    await insertOperation(ws, {
+      at: at(i),
+      state: STATES[i % STATES.length]!,
+      externalId: i % 10 === 9 ? null : `${i % 2 ? 'gh' : 'jira'}:${i}`,
+    });
   }
   // Another workspace's operations never show.
   await insertOperation(other, { at: at(0), state: 'completed', externalId: 'jira:0' });
@@ -56,7 +63,10 @@ afterAll(async () => db?.close());
 
 /** The stored order: newest first, ties by id. */
 async function storedIds(where = '', params: unknown[] = []): Promise<string[]> {
-  const rows = await db.query<{ id: unknown }>(`SELECT id FROM creation_operations WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`, [ws.id, ...params]);
+  const rows = await db.query<{ id: unknown }>(
+    `SELECT id FROM creation_operations WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`,
+    [ws.id, ...params],
+  );
   return rows.map((r) => String(r.id));
 }
 
@@ -79,7 +89,13 @@ async function walk(input: Omit<OpsInput, 'workspace_id'>, limit: number) {
   for (;;) {
     backward.unshift(...page.rows.map((r) => r.id));
     if (!page.prev_cursor) break;
-    page = await as(viewer).console.operations({ workspace_id: ws.id, ...input, limit, cursor: page.prev_cursor, direction: 'before' });
+    page = await as(viewer).console.operations({
+      workspace_id: ws.id,
+      ...input,
+      limit,
+      cursor: page.prev_cursor,
+      direction: 'before',
+    });
   }
   return { forward, backward, positions, total };
 }
@@ -112,8 +128,23 @@ describe('the operations list (SPEC §13)', () => {
     expect(range.forward).toEqual(await storedIds('AND created_at >= $2 AND created_at < $3', [from, before]));
     expect(range.total).toBe(30);
 
-    const both = await as(viewer).console.operations({ workspace_id: ws.id, state: 'completed', prefix: 'jira:', from, before, limit: 200 });
-    expect(both.rows.every((r) => r.state === 'completed' && r.external_id!.startsWith('jira:') && r.created_at >= from && r.created_at < before)).toBe(true);
+    const both = await as(viewer).console.operations({
+      workspace_id: ws.id,
+      state: 'completed',
+      prefix: 'jira:',
+      from,
+      before,
+      limit: 200,
+    });
+    expect(
+      both.rows.every(
+        (r) =>
+          r.state === 'completed' &&
+          r.external_id!.startsWith('jira:') &&
+          r.created_at >= from &&
+          r.created_at < before,
+      ),
+    ).toBe(true);
     expect(both.total).toBe(both.rows.length);
     expect(both.rows.length).toBeGreaterThan(0);
   });
@@ -134,7 +165,11 @@ describe('the operations list (SPEC §13)', () => {
     const id = await insertOperation(ws, { at: at(200), state: 'completed', externalId: 'find:me', requestId });
     const byId = await as(viewer).console.operations({ workspace_id: ws.id, q: id });
     expect(byId.rows.map((r) => r.id)).toEqual([id]);
-    expect((await as(viewer).console.operations({ workspace_id: ws.id, q: ` ${id.slice(0, 8).toUpperCase()} ` })).rows.map((r) => r.id)).toContain(id);
+    expect(
+      (await as(viewer).console.operations({ workspace_id: ws.id, q: ` ${id.slice(0, 8).toUpperCase()} ` })).rows.map(
+        (r) => r.id,
+      ),
+    ).toContain(id);
     const byRequest = await as(viewer).console.operations({ workspace_id: ws.id, q: requestId });
     expect(byRequest.rows.map((r) => [r.id, r.request_id])).toEqual([[id, requestId]]);
     // A takeover's (or a failed attempt's) request id is in the operation's history: it finds the operation too.
@@ -143,17 +178,30 @@ describe('the operations list (SPEC §13)', () => {
       "INSERT INTO creation_history (id, operation_id, at, kind, generation, lease_owner, detail, request_id) VALUES ($1, $2, $3, 'takeover', 1, 'p2', '{}', $4)",
       [randomUUID(), id, at(201), takeover],
     );
-    expect((await as(viewer).console.operations({ workspace_id: ws.id, q: takeover })).rows.map((r) => r.id)).toEqual([id]);
+    expect((await as(viewer).console.operations({ workspace_id: ws.id, q: takeover })).rows.map((r) => r.id)).toEqual([
+      id,
+    ]);
     // Request ids compare exactly; another workspace's operations are never found.
     expect((await as(viewer).console.operations({ workspace_id: ws.id, q: requestId.toUpperCase() })).rows).toEqual([]);
-    const elsewhere = await insertOperation(other, { at: at(0), state: 'completed', externalId: null, requestId: 'shared-req' });
+    const elsewhere = await insertOperation(other, {
+      at: at(0),
+      state: 'completed',
+      externalId: null,
+      requestId: 'shared-req',
+    });
     expect((await as(viewer).console.operations({ workspace_id: ws.id, q: 'shared-req' })).rows).toEqual([]);
-    expect((await as(stranger).console.operations({ workspace_id: other.id, q: 'shared-req' })).rows.map((r) => r.id)).toEqual([elsewhere]);
+    expect(
+      (await as(stranger).console.operations({ workspace_id: other.id, q: 'shared-req' })).rows.map((r) => r.id),
+    ).toEqual([elsewhere]);
   });
 
   it('refuses a cursor that is not one, an instant without its offset, and a workspace the actor cannot see', async () => {
-    await expect(as(viewer).console.operations({ workspace_id: ws.id, cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
-    await expect(as(viewer).console.operations({ workspace_id: ws.id, from: '2026-11-01T00:00' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(as(viewer).console.operations({ workspace_id: ws.id, cursor: 'not-a-cursor' })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    await expect(
+      as(viewer).console.operations({ workspace_id: ws.id, from: '2026-11-01T00:00' }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     await expect(as(stranger).console.operations({ workspace_id: ws.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
@@ -167,7 +215,14 @@ describe('the releases list (SPEC §13)', () => {
   let person: { id: string; email: string };
   let bot: { id: string; name: string };
 
-  async function insertRelease(r: { actorId: string; externalId: string; status: 204 | 404; reason?: string | null; at: string; requestId?: string }) {
+  async function insertRelease(r: {
+    actorId: string;
+    externalId: string;
+    status: 204 | 404;
+    reason?: string | null;
+    at: string;
+    requestId?: string;
+  }) {
     const id = randomUUID();
     await db.run(
       `INSERT INTO release_operations (id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status,
@@ -181,8 +236,14 @@ describe('the releases list (SPEC §13)', () => {
     const now = new Date().toISOString();
     person = { id: randomUUID(), email: `${uniq('op')}@example.test` };
     bot = { id: randomUUID(), name: uniq('bot') };
-    await db.run('INSERT INTO users (id, email, name, password_hash, is_admin, created_at) VALUES ($1, $2, $3, NULL, $4, $5)', [person.id, person.email, 'Ada', false, now]);
-    await db.run('INSERT INTO api_tokens (id, name, secret_hash, scopes, created_by, created_at) VALUES ($1, $2, $3, $4, NULL, $5)', [bot.id, bot.name, 'x', 'identities:release', now]);
+    await db.run(
+      'INSERT INTO users (id, email, name, password_hash, is_admin, created_at) VALUES ($1, $2, $3, NULL, $4, $5)',
+      [person.id, person.email, 'Ada', false, now],
+    );
+    await db.run(
+      'INSERT INTO api_tokens (id, name, secret_hash, scopes, created_by, created_at) VALUES ($1, $2, $3, $4, NULL, $5)',
+      [bot.id, bot.name, 'x', 'identities:release', now],
+    );
     const reasons = ['Duplicate from a replayed WEBHOOK', 'wrong project', null, 'Café duplicate'];
     for (let i = 0; i < 45; i++) {
       await insertRelease({
@@ -210,15 +271,26 @@ describe('the releases list (SPEC §13)', () => {
     return ids;
   }
   async function stored(where: string, params: unknown[] = []) {
-    const rows = await db.query<{ id: unknown }>(`SELECT id FROM release_operations WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`, [ws.id, ...params]);
+    const rows = await db.query<{ id: unknown }>(
+      `SELECT id FROM release_operations WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`,
+      [ws.id, ...params],
+    );
     return rows.map((r) => String(r.id));
   }
 
   it('pages every release with its total, naming who released (a person by name and email, a token by name)', async () => {
     expect(await all({})).toEqual(await stored(''));
     const first = await as(viewer).console.releases({ workspace_id: ws.id, limit: 50 });
-    expect(first.rows.find((r) => r.actor.id === person.id)!.actor).toEqual({ id: person.id, kind: 'user', label: `Ada (${person.email})` });
-    expect(first.rows.find((r) => r.actor.id === bot.id)!.actor).toEqual({ id: bot.id, kind: 'token', label: `token “${bot.name}”` });
+    expect(first.rows.find((r) => r.actor.id === person.id)!.actor).toEqual({
+      id: person.id,
+      kind: 'user',
+      label: `Ada (${person.email})`,
+    });
+    expect(first.rows.find((r) => r.actor.id === bot.id)!.actor).toEqual({
+      id: bot.id,
+      kind: 'token',
+      label: `token “${bot.name}”`,
+    });
     expect(first.actors.map((a) => a.id).sort()).toEqual([person.id, bot.id].sort());
   });
 
@@ -231,19 +303,31 @@ describe('the releases list (SPEC §13)', () => {
     // Containing: ASCII letters in any case, everything else as it is (the same on both dialects).
     const webhook = await stored("AND reason = 'Duplicate from a replayed WEBHOOK'");
     expect(await all({ reason_text: 'replayed webhook' })).toEqual(webhook);
-    expect(await all({ reason_text: 'DUPLICATE' })).toEqual(await stored("AND reason IN ('Duplicate from a replayed WEBHOOK', 'Café duplicate')"));
+    expect(await all({ reason_text: 'DUPLICATE' })).toEqual(
+      await stored("AND reason IN ('Duplicate from a replayed WEBHOOK', 'Café duplicate')"),
+    );
     expect(await all({ reason_text: 'CAFÉ' })).toEqual([]);
     expect(await all({ reason_text: 'café' })).toEqual(await stored("AND reason = 'Café duplicate'"));
     expect(await all({ prefix: 'gh:' })).toEqual(await stored("AND external_id >= 'gh:' AND external_id < 'gh;'"));
     expect(await all({ prefix: 'gh:', actor_id: person.id, result: 'released' })).toEqual(
-      await stored("AND external_id >= 'gh:' AND external_id < 'gh;' AND actor_id = $2 AND result_status = 204", [person.id]),
+      await stored("AND external_id >= 'gh:' AND external_id < 'gh;' AND actor_id = $2 AND result_status = 204", [
+        person.id,
+      ]),
     );
   });
 
   it('finds a release by its Idempotency-Key (any case) or its request id', async () => {
-    const key = (await db.one<{ idempotency_key: unknown; id: unknown }>("SELECT id, idempotency_key FROM release_operations WHERE request_id = 'rel-7'"))!;
-    expect((await as(viewer).console.releases({ workspace_id: ws.id, q: String(key.idempotency_key).toUpperCase() })).rows.map((r) => r.id)).toEqual([String(key.id)]);
-    expect((await as(viewer).console.releases({ workspace_id: ws.id, q: 'rel-7' })).rows.map((r) => [r.id, r.request_id])).toEqual([[String(key.id), 'rel-7']]);
+    const key = (await db.one<{ idempotency_key: unknown; id: unknown }>(
+      "SELECT id, idempotency_key FROM release_operations WHERE request_id = 'rel-7'",
+    ))!;
+    expect(
+      (
+        await as(viewer).console.releases({ workspace_id: ws.id, q: String(key.idempotency_key).toUpperCase() })
+      ).rows.map((r) => r.id),
+    ).toEqual([String(key.id)]);
+    expect(
+      (await as(viewer).console.releases({ workspace_id: ws.id, q: 'rel-7' })).rows.map((r) => [r.id, r.request_id]),
+    ).toEqual([[String(key.id), 'rel-7']]);
   });
 });
 
@@ -258,7 +342,17 @@ describe('counts by id namespace (SPEC §13 overview)', () => {
       await db.run(
         `INSERT INTO tasks (id, workspace_id, number, identifier, title, step_id, created_at, updated_at, revision, creation_state, external_id, external_id_settled_at)
          VALUES ($1, $2, $3, $4, 't', $5, $6, $6, 1, $7, $8, $9)`,
-        [id, w.id, n, `${w.prefix}-${n}`, w.steps[0]!.id, now, settled ? 'completed' : 'preparing', externalId, settled ? now : null],
+        [
+          id,
+          w.id,
+          n,
+          `${w.prefix}-${n}`,
+          w.steps[0]!.id,
+          now,
+          settled ? 'completed' : 'preparing',
+          externalId,
+          settled ? now : null,
+        ],
       );
     };
     await task('jira:1', true);
@@ -270,7 +364,11 @@ describe('counts by id namespace (SPEC §13 overview)', () => {
     await task(null, true);
     await insertOperation(w, { at: now, state: 'aborted', externalId: 'gmail:x' });
     await insertOperation(w, { at: now, state: 'completed', externalId: 'gmail:y' });
-    await insertOperation(w, { at: new Date(Date.now() - 2 * 86_400_000).toISOString(), state: 'aborted', externalId: 'gmail:old' });
+    await insertOperation(w, {
+      at: new Date(Date.now() - 2 * 86_400_000).toISOString(),
+      state: 'aborted',
+      externalId: 'gmail:old',
+    });
     await db.run(
       `INSERT INTO release_operations (id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, result_status, created_at)
        VALUES ($1, $2, $3, 'h', 'system', 'cli', 'jira:9', 204, $4)`,

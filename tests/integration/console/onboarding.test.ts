@@ -18,7 +18,9 @@ describe('first-run setup token', () => {
     const user = await completeSetup(store, { token, email: 'Root@Example.test', password: 'long enough' });
     expect(user).toMatchObject({ email: 'root@example.test', isAdmin: true });
     expect(await setupTokenUsable(store, token)).toBe(false);
-    await expect(completeSetup(store, { token, email: 'second@example.test', password: 'long enough' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      completeSetup(store, { token, email: 'second@example.test', password: 'long enough' }),
+    ).rejects.toMatchObject({ code: 'not_found' });
     expect(await count(store.driver, 'SELECT COUNT(*) AS n FROM users')).toBe(1);
   });
 
@@ -47,7 +49,9 @@ describe('first-run setup token', () => {
   it('a rejected input (short password) does not burn the token', async () => {
     const store = await fresh();
     const token = (await issueSetupToken(store))!;
-    await expect(completeSetup(store, { token, email: 'root@example.test', password: 'short' })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(completeSetup(store, { token, email: 'root@example.test', password: 'short' })).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
     expect(await setupTokenUsable(store, token)).toBe(true);
   });
 

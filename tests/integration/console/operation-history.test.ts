@@ -12,7 +12,16 @@ import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { claimExpired, driveRecovered } from '../../../src/server/runtime/recovery';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
-import { count, makeWorkspace, testServices, tokenActor, uniq, userActor, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
+import {
+  count,
+  makeWorkspace,
+  testServices,
+  tokenActor,
+  uniq,
+  userActor,
+  withPlannedStep,
+  type TestWorkspace,
+} from '../../support/fixtures';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -33,9 +42,11 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.close());
 
-const readOperation = (id: string) => createCaller(createContextInner({ services: recovery, actor: viewer, source: 'console' })).console.operation({ id });
+const readOperation = (id: string) =>
+  createCaller(createContextInner({ services: recovery, actor: viewer, source: 'console' })).console.operation({ id });
 
-const operationOf = async (ext: string) => (await db.one<{ id: string }>('SELECT id FROM creation_operations WHERE external_id = $1', [ext]))!.id;
+const operationOf = async (ext: string) =>
+  (await db.one<{ id: string }>('SELECT id FROM creation_operations WHERE external_id = $1', [ext]))!.id;
 
 describe('operation history (SPEC §13)', () => {
   it('a create that finishes by itself writes no history', async () => {
@@ -50,12 +61,19 @@ describe('operation history (SPEC §13)', () => {
     const ext = uniq('crash-');
     // The creating request dies after marking its step running and before making the effect.
     creator.failpoints.arm({ name: 'step_before_effect', action: 'error', match: `${ext}#0` });
-    await createTask(creator, bot, withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Abandoned' })).catch(() => undefined);
+    await createTask(
+      creator,
+      bot,
+      withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Abandoned' }),
+    ).catch(() => undefined);
     creator.failpoints.release('step_before_effect');
     const id = await operationOf(ext);
     const expiredAt = new Date(Date.now() - 60_000).toISOString();
     await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE id = $1', [id, expiredAt]);
-    await db.run("UPDATE creation_steps SET lease_expires_at = $2 WHERE operation_id = $1 AND state = 'running'", [id, expiredAt]);
+    await db.run("UPDATE creation_steps SET lease_expires_at = $2 WHERE operation_id = $1 AND state = 'running'", [
+      id,
+      expiredAt,
+    ]);
 
     const [handle] = (await claimExpired(recovery, 50)).filter((h) => h.operationId === id);
     expect(handle).toBeDefined();
@@ -106,11 +124,21 @@ describe('operation history (SPEC §13)', () => {
     const url = `https://git.example/acme/app/pull/${uniq('')}`;
     await createTask(creator, bot, { workspace_id: ws.id, title: 'holder', remote_contributions: [url] });
     const ext = uniq('abort-');
-    await expect(createTask(creator, bot, { workspace_id: ws.id, external_id: ext, title: 'doomed', remote_contributions: [url] })).rejects.toMatchObject({ code: 'contribution_already_associated' });
+    await expect(
+      createTask(creator, bot, { workspace_id: ws.id, external_id: ext, title: 'doomed', remote_contributions: [url] }),
+    ).rejects.toMatchObject({ code: 'contribution_already_associated' });
     const { operation, history } = await readOperation(await operationOf(ext));
     expect(operation.state).toBe('aborted');
     expect(history).toEqual([
-      { kind: 'aborting', at: expect.any(String), generation: 0, lease_owner: 'creator-1', request_id: null, error: operation.error, resumed: false },
+      {
+        kind: 'aborting',
+        at: expect.any(String),
+        generation: 0,
+        lease_owner: 'creator-1',
+        request_id: null,
+        error: operation.error,
+        resumed: false,
+      },
     ]);
     expect(operation.error).toBeTruthy();
   });

@@ -5,7 +5,10 @@
 // procedure, counts included, and the time per page is PRINTED (never asserted: speed is measured, not tested).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationsCountStatement, operationsPageStatement } from '../../../src/server/db/repositories/console-lists-sql';
+import {
+  operationsCountStatement,
+  operationsPageStatement,
+} from '../../../src/server/db/repositories/console-lists-sql';
 import type { Statement } from '../../../src/server/db/repositories/browse-sql';
 import type { Store } from '../../../src/server/db/store';
 import type { Db } from '../../../src/server/db/types';
@@ -81,9 +84,12 @@ function expectWorkspaceRange(text: string): void {
     expect(text).toMatch(/Index Scan (Backward )?using idx_creation_operations_workspace on creation_operations o/);
     expect(text).not.toMatch(/Seq Scan on creation_operations/);
     // Either no sort at all, or an incremental one over created_at.
-    for (const sort of text.match(/^.*\bSort\b.*$/gm) ?? []) if (!/Sort Key/.test(sort)) expect(sort).toMatch(/Incremental Sort/);
+    for (const sort of text.match(/^.*\bSort\b.*$/gm) ?? [])
+      if (!/Sort Key/.test(sort)) expect(sort).toMatch(/Incremental Sort/);
   } else {
-    expect(text).toMatch(/SEARCH o USING INDEX idx_creation_operations_workspace \(workspace_id=\?( AND created_at[<>]\?)?\)/);
+    expect(text).toMatch(
+      /SEARCH o USING INDEX idx_creation_operations_workspace \(workspace_id=\?( AND created_at[<>]\?)?\)/,
+    );
     expect(text).not.toMatch(/SCAN o\b|USE TEMP B-TREE FOR ORDER BY/);
   }
 }
@@ -108,9 +114,15 @@ describe('the operations list pages on an index (SPEC §13)', () => {
     const total = await plan(operationsCountStatement(query(), 100_001));
     if (testDialect() === 'postgres') expect(total).toMatch(/Aggregate[\s\S]*->\s+Limit/);
     else expect(total).toMatch(/USING (COVERING )?INDEX idx_creation_operations_workspace \(workspace_id=\?\)/);
-    const position = await plan(operationsCountStatement(query(), 100_001, { at: '2026-10-01T01:23:00.000Z', id: 'zzz' }));
-    if (testDialect() === 'postgres') expect(position).toMatch(/(Index (Only )?Scan using|Bitmap Index Scan on) idx_creation_operations_workspace/);
-    else expect(position).toMatch(/USING (COVERING )?INDEX idx_creation_operations_workspace \(workspace_id=\? AND created_at>\?\)/);
+    const position = await plan(
+      operationsCountStatement(query(), 100_001, { at: '2026-10-01T01:23:00.000Z', id: 'zzz' }),
+    );
+    if (testDialect() === 'postgres')
+      expect(position).toMatch(/(Index (Only )?Scan using|Bitmap Index Scan on) idx_creation_operations_workspace/);
+    else
+      expect(position).toMatch(
+        /USING (COVERING )?INDEX idx_creation_operations_workspace \(workspace_id=\? AND created_at>\?\)/,
+      );
     expect(position).not.toMatch(/Seq Scan on creation_operations|SCAN o\b/);
   });
 
@@ -124,7 +136,12 @@ describe('the operations list pages on an index (SPEC §13)', () => {
     let position = 1;
     do {
       const started = performance.now();
-      const page: Awaited<ReturnType<typeof listOperations>> = await listOperations(store, reader, { workspace_id: ws.id, limit: PAGE, direction: 'after', cursor });
+      const page: Awaited<ReturnType<typeof listOperations>> = await listOperations(store, reader, {
+        workspace_id: ws.id,
+        limit: PAGE,
+        direction: 'after',
+        cursor,
+      });
       times.push(performance.now() - started);
       expect(page.total).toBe(OPERATIONS);
       expect(page.first_position).toBe(position);

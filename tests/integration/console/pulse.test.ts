@@ -16,7 +16,16 @@ import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { claimExpired, driveRecovered } from '../../../src/server/runtime/recovery';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
-import { makeWorkspace, testServices, tokenActor, uniq, until, userActor, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
+import {
+  makeWorkspace,
+  testServices,
+  tokenActor,
+  uniq,
+  until,
+  userActor,
+  withPlannedStep,
+  type TestWorkspace,
+} from '../../support/fixtures';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -45,7 +54,10 @@ afterAll(async () => {
   await db?.close();
 });
 
-const pulse = (actor: Actor = viewer) => createCaller(createContextInner({ services: watcher, actor, source: 'console' })).console.pulse({ workspace_id: ws.id });
+const pulse = (actor: Actor = viewer) =>
+  createCaller(createContextInner({ services: watcher, actor, source: 'console' })).console.pulse({
+    workspace_id: ws.id,
+  });
 
 /** Waits until the pulse read by the OTHER process satisfies `cond`; returns it and how long that took. */
 async function pulseUntil(cond: (p: Awaited<ReturnType<typeof pulse>>) => boolean, what: string) {
@@ -56,15 +68,21 @@ async function pulseUntil(cond: (p: Awaited<ReturnType<typeof pulse>>) => boolea
 }
 
 /** Resolves once a create is paused at failpoint `name`. */
-const pausedAt = (name: string) => until(() => (creator.failpoints.paused.get(name) ?? 0) > 0, 5_000, `a create paused at ${name}`);
+const pausedAt = (name: string) =>
+  until(() => (creator.failpoints.paused.get(name) ?? 0) > 0, 5_000, `a create paused at ${name}`);
 
 describe('console.pulse (SPEC §13)', () => {
   it('a create begun in another process moves the signature at Begin, at each step record, at Complete, and when it ends', async () => {
     const quiet = await pulse();
     expect(quiet.open).toBe(0);
     const ext = uniq('pulse-');
-    for (const name of ['after_begin', 'step_after_record', 'complete_between_phases']) creator.failpoints.arm({ name, action: 'pause', match: name === 'step_after_record' ? `${ext}#0` : ext });
-    const pending = createTask(creator, bot, withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Watched' }));
+    for (const name of ['after_begin', 'step_after_record', 'complete_between_phases'])
+      creator.failpoints.arm({ name, action: 'pause', match: name === 'step_after_record' ? `${ext}#0` : ext });
+    const pending = createTask(
+      creator,
+      bot,
+      withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Watched' }),
+    );
 
     await pausedAt('after_begin');
     const begun = await pulseUntil((p) => p.open === 1, 'the begun create');
@@ -90,19 +108,32 @@ describe('console.pulse (SPEC §13)', () => {
   it('a lease renewal moves only `leases`; a recovery takeover moves the signature', async () => {
     const ext = uniq('lease-');
     creator.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext });
-    const pending = createTask(creator, bot, withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Leased' }));
+    const pending = createTask(
+      creator,
+      bot,
+      withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Leased' }),
+    );
     try {
       await pausedAt('after_begin');
       const before = await pulseUntil((p) => p.open === 1, 'the begun create');
-      const op = (await db.one<{ id: string; generation: number }>('SELECT id, generation FROM creation_operations WHERE external_id = $1', [ext]))!;
+      const op = (await db.one<{ id: string; generation: number }>(
+        'SELECT id, generation FROM creation_operations WHERE external_id = $1',
+        [ext],
+      ))!;
 
       // The creating request renews (what withLease does every third of the lease).
-      await creator.store.creation.renewLease({ operationId: op.id, generation: op.generation }, new Date(Date.now() + 3_600_000).toISOString());
+      await creator.store.creation.renewLease(
+        { operationId: op.id, generation: op.generation },
+        new Date(Date.now() + 3_600_000).toISOString(),
+      );
       const renewed = await pulseUntil((p) => p.leases !== before.pulse.leases, 'the renewal');
       expect(renewed.pulse.signature).toBe(before.pulse.signature);
 
       // Its lease runs out and another process takes over: the generation moves.
-      await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE id = $1', [op.id, new Date(0).toISOString()]);
+      await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE id = $1', [
+        op.id,
+        new Date(0).toISOString(),
+      ]);
       const [handle] = (await claimExpired(watcher, 50)).filter((h) => h.operationId === op.id);
       expect(handle?.generation).toBe(1);
       const taken = await pulseUntil((p) => p.signature !== renewed.pulse.signature, 'the takeover');

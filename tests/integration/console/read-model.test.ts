@@ -31,8 +31,21 @@ let paused: { pending: Promise<unknown> } | undefined;
 
 const as = (actor: Actor) => createCaller(createContextInner({ services, actor, source: 'console' }));
 
-function user(id: string, email: string, roles: Record<string, 'viewer' | 'operator' | 'admin'>, global = false): Actor {
-  return { kind: 'user', id, label: email, global, roles: new Map(Object.entries(roles)), grants: new Set(), scopes: new Set() };
+function user(
+  id: string,
+  email: string,
+  roles: Record<string, 'viewer' | 'operator' | 'admin'>,
+  global = false,
+): Actor {
+  return {
+    kind: 'user',
+    id,
+    label: email,
+    global,
+    roles: new Map(Object.entries(roles)),
+    grants: new Set(),
+    scopes: new Set(),
+  };
 }
 
 /** A stored row's timestamp as ISO text (both drivers read timestamps as ISO 8601). */
@@ -51,30 +64,51 @@ beforeAll(async () => {
   // People and a token as stored rows, so the release history can name them.
   const operatorId = randomUUID();
   operatorEmail = `${uniq('op')}@example.test`;
-  await db.run('INSERT INTO users (id, email, name, password_hash, is_admin, created_at) VALUES ($1, $2, NULL, NULL, $3, $4)', [operatorId, operatorEmail, false, now]);
-  await db.run('INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ($1, $2, $3, $4)', [operatorId, ws.id, 'operator', now]);
+  await db.run(
+    'INSERT INTO users (id, email, name, password_hash, is_admin, created_at) VALUES ($1, $2, NULL, NULL, $3, $4)',
+    [operatorId, operatorEmail, false, now],
+  );
+  await db.run('INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ($1, $2, $3, $4)', [
+    operatorId,
+    ws.id,
+    'operator',
+    now,
+  ]);
   operator = user(operatorId, operatorEmail, { [ws.id]: 'operator' });
   const botId = randomUUID();
   botName = uniq('bot');
-  await db.run('INSERT INTO api_tokens (id, name, secret_hash, scopes, created_by, created_at) VALUES ($1, $2, $3, $4, NULL, $5)', [
-    botId,
-    botName,
-    'f'.repeat(64),
-    JSON.stringify(['tasks:write', 'identities:release']),
-    now,
-  ]);
-  bot = { kind: 'token', id: botId, label: botName, global: false, roles: new Map(), grants: new Set([ws.id]), scopes: new Set(['tasks:write', 'identities:release']) };
+  await db.run(
+    'INSERT INTO api_tokens (id, name, secret_hash, scopes, created_by, created_at) VALUES ($1, $2, $3, $4, NULL, $5)',
+    [botId, botName, 'f'.repeat(64), JSON.stringify(['tasks:write', 'identities:release']), now],
+  );
+  bot = {
+    kind: 'token',
+    id: botId,
+    label: botName,
+    global: false,
+    roles: new Map(),
+    grants: new Set([ws.id]),
+    scopes: new Set(['tasks:write', 'identities:release']),
+  };
   admin = user(randomUUID(), 'root@example.test', {}, true);
   stranger = user(randomUUID(), 'stranger@example.test', { [other.id]: 'admin' });
 
   // Three settled tasks through the real create path; Bravo moves to Doing, Charlie (no identity) is archived.
   const create = async (title: string, external_id?: string, remote_contributions?: string[]) => {
-    const r = await as(bot).task.create({ workspace_id: ws.id, title, ...(external_id ? { external_id } : {}), ...(remote_contributions ? { remote_contributions } : {}) });
+    const r = await as(bot).task.create({
+      workspace_id: ws.id,
+      title,
+      ...(external_id ? { external_id } : {}),
+      ...(remote_contributions ? { remote_contributions } : {}),
+    });
     return { id: r.id, identifier: r.identifier };
   };
   tasks.alpha = await create('Alpha', 'jira:A-1');
   // Bravo's plan has steps (two remote contributions, SPEC §5), so its operation has a timeline.
-  tasks.bravo = await create('Bravo', 'jira:B-2', ['https://git.example/acme/app/pull/1', 'https://git.example/acme/app/pull/2']);
+  tasks.bravo = await create('Bravo', 'jira:B-2', [
+    'https://git.example/acme/app/pull/1',
+    'https://git.example/acme/app/pull/2',
+  ]);
   tasks.charlie = await create('Charlie');
   await as(bot).task.update({ id: tasks.bravo.id, patch: { step_id: ws.steps[1]!.id, description: 'second' } });
   await as(bot).task.archive({ id: tasks.charlie.id });
@@ -92,9 +126,15 @@ beforeAll(async () => {
   await until(() => (services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'create paused after Begin');
 
   // Two releases: one frees Alpha's identity (by a person), one finds nothing (by a token).
-  await as(operator).task.releaseExternalId({ workspace_id: ws.id, external_id: 'jira:A-1', idempotency_key: randomUUID() });
+  await as(operator).task.releaseExternalId({
+    workspace_id: ws.id,
+    external_id: 'jira:A-1',
+    idempotency_key: randomUUID(),
+  });
   // SPEC §10: "nothing holds it" is a NOT_FOUND error on tRPC; its result is still stored, so the history lists it.
-  await expect(as(bot).task.releaseExternalId({ workspace_id: ws.id, external_id: 'jira:none', idempotency_key: randomUUID() })).rejects.toMatchObject({
+  await expect(
+    as(bot).task.releaseExternalId({ workspace_id: ws.id, external_id: 'jira:none', idempotency_key: randomUUID() }),
+  ).rejects.toMatchObject({
     code: 'NOT_FOUND',
     message: 'task not found',
   });
@@ -109,26 +149,51 @@ afterAll(async () => {
 describe('console reads (SPEC §13)', () => {
   it('overview: counts, creates by hour and the newest events', async () => {
     const o = await as(operator).console.overview({ workspace_id: ws.id });
-    expect(o.counts).toEqual({ tasks: 4, archived: 1, unsettled: 1, creations_in_flight: 1, releases_24h: 2, released_24h: 1 });
+    expect(o.counts).toEqual({
+      tasks: 4,
+      archived: 1,
+      unsettled: 1,
+      creations_in_flight: 1,
+      releases_24h: 2,
+      released_24h: 1,
+    });
     expect(o.creates_by_hour).toHaveLength(24);
-    const sum = (k: 'created' | 'identity_lost' | 'aborted' | 'in_flight') => o.creates_by_hour.reduce((n, h) => n + h[k], 0);
-    const ops = await db.query<{ state: unknown }>('SELECT state FROM creation_operations WHERE workspace_id = $1', [ws.id]);
+    const sum = (k: 'created' | 'identity_lost' | 'aborted' | 'in_flight') =>
+      o.creates_by_hour.reduce((n, h) => n + h[k], 0);
+    const ops = await db.query<{ state: unknown }>('SELECT state FROM creation_operations WHERE workspace_id = $1', [
+      ws.id,
+    ]);
     expect(sum('created')).toBe(ops.filter((r) => r.state === 'completed').length);
     expect(sum('in_flight')).toBe(1);
     expect(sum('identity_lost') + sum('aborted')).toBe(0);
-    const seqs = (await db.query<{ seq: unknown }>('SELECT seq FROM outbox_events WHERE workspace_id = $1 ORDER BY seq DESC LIMIT 10', [ws.id])).map((r) => Number(r.seq));
+    const seqs = (
+      await db.query<{ seq: unknown }>(
+        'SELECT seq FROM outbox_events WHERE workspace_id = $1 ORDER BY seq DESC LIMIT 10',
+        [ws.id],
+      )
+    ).map((r) => Number(r.seq));
     expect(o.recent_events.map((e) => e.seq)).toEqual(seqs);
   });
 
   it('tasks table: each sort, both directions, archived filter, keyset pages and the matching count', async () => {
-    type Input = Partial<{ sort: 'identifier' | 'title' | 'external_id' | 'step' | 'created_at'; dir: 'asc' | 'desc'; archived: 'include' | 'exclude' | 'only'; cursor: string; direction: 'after' | 'before'; limit: number }>;
+    type Input = Partial<{
+      sort: 'identifier' | 'title' | 'external_id' | 'step' | 'created_at';
+      dir: 'asc' | 'desc';
+      archived: 'include' | 'exclude' | 'only';
+      cursor: string;
+      direction: 'after' | 'before';
+      limit: number;
+    }>;
     const page = (input: Input) => as(operator).console.tasks({ workspace_id: ws.id, ...input });
     const ids = async (input: Input) => {
       const p = await page(input);
       return { titles: p.rows.map((r) => r.title), total: p.matching };
     };
     expect(await ids({})).toEqual({ titles: ['Delta', 'Charlie', 'Bravo', 'Alpha'], total: 4 });
-    expect(await ids({ sort: 'title', dir: 'asc' })).toEqual({ titles: ['Alpha', 'Bravo', 'Charlie', 'Delta'], total: 4 });
+    expect(await ids({ sort: 'title', dir: 'asc' })).toEqual({
+      titles: ['Alpha', 'Bravo', 'Charlie', 'Delta'],
+      total: 4,
+    });
     // Tasks without an identity sort last either way (Alpha's was released).
     expect((await ids({ sort: 'external_id', dir: 'asc' })).titles).toEqual(['Bravo', 'Delta', 'Charlie', 'Alpha']);
     expect((await ids({ sort: 'external_id', dir: 'desc' })).titles).toEqual(['Delta', 'Bravo', 'Charlie', 'Alpha']);
@@ -151,8 +216,14 @@ describe('console reads (SPEC §13)', () => {
     }
     // A cursor is a position in one sort: another sort refuses it with a clear error.
     const first = await page({ sort: 'title', dir: 'asc', limit: 1 });
-    await expect(page({ sort: 'title', dir: 'desc', cursor: first.next_cursor! })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: 'invalid request: cursor: it belongs to another sort; start from the first page' });
-    await expect(page({ cursor: 'not a cursor' })).rejects.toMatchObject({ code: 'BAD_REQUEST', message: 'invalid request: cursor: not a cursor of this list; start from the first page' });
+    await expect(page({ sort: 'title', dir: 'desc', cursor: first.next_cursor! })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'invalid request: cursor: it belongs to another sort; start from the first page',
+    });
+    await expect(page({ cursor: 'not a cursor' })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'invalid request: cursor: not a cursor of this list; start from the first page',
+    });
   });
 
   it('tasks table rows carry settlement, creation state and the step name', async () => {
@@ -164,7 +235,9 @@ describe('console reads (SPEC §13)', () => {
       identifier: tasks.bravo.identifier,
       title: 'Bravo',
       external_id: 'jira:B-2',
-      external_id_settled_at: await storedAt('SELECT external_id_settled_at AS at FROM tasks WHERE id = $1', [tasks.bravo.id]),
+      external_id_settled_at: await storedAt('SELECT external_id_settled_at AS at FROM tasks WHERE id = $1', [
+        tasks.bravo.id,
+      ]),
       settlement: 'settled',
       creation_state: 'completed',
       archived_at: null,
@@ -181,12 +254,18 @@ describe('console reads (SPEC §13)', () => {
       ['Charlie', 'none'],
       ['Delta', 'unsettled'],
     ]);
-    expect(rows.find((r) => r.title === 'Charlie')!.archived_at).toBe(await storedAt('SELECT archived_at AS at FROM tasks WHERE id = $1', [tasks.charlie.id]));
+    expect(rows.find((r) => r.title === 'Charlie')!.archived_at).toBe(
+      await storedAt('SELECT archived_at AS at FROM tasks WHERE id = $1', [tasks.charlie.id]),
+    );
   });
 
   it('find by external id: exact after normalization, nothing holding it, invalid input', async () => {
     const found = await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:B-2' });
-    expect(found).toMatchObject({ normalized: 'jira:B-2', error: null, task: { id: tasks.bravo.id, step_name: 'Doing', settlement: 'settled' } });
+    expect(found).toMatchObject({
+      normalized: 'jira:B-2',
+      error: null,
+      task: { id: tasks.bravo.id, step_name: 'Doing', settlement: 'settled' },
+    });
     expect(await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:b-2' })).toEqual({
       workspace: { id: ws.id, name: expect.any(String), prefix: ws.prefix },
       elsewhere: [],
@@ -198,52 +277,100 @@ describe('console reads (SPEC §13)', () => {
       free_since: null,
       held_before: false,
     });
-    expect(await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: '' })).toMatchObject({ normalized: null, task: null });
-    expect((await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: '' })).error).toMatch(/external_id/);
+    expect(await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: '' })).toMatchObject({
+      normalized: null,
+      task: null,
+    });
+    expect((await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: '' })).error).toMatch(
+      /external_id/,
+    );
   });
 
   it('task detail: identity panel, creation operation, revisions and events, newest first', async () => {
     const d = await as(operator).console.task({ id: tasks.bravo.id });
     expect(d.task).toMatchObject({ id: tasks.bravo.id, description: 'second', parent_id: null, step_name: 'Doing' });
     expect(d.can_release).toBe(true);
-    expect(d.operation).toMatchObject({ task_id: tasks.bravo.id, task_identifier: tasks.bravo.identifier, state: 'completed', outcome: 'created', external_id: 'jira:B-2' });
+    expect(d.operation).toMatchObject({
+      task_id: tasks.bravo.id,
+      task_identifier: tasks.bravo.identifier,
+      state: 'completed',
+      outcome: 'created',
+      external_id: 'jira:B-2',
+    });
     expect([d.operation!.steps_total, d.operation!.steps_succeeded]).toEqual([2, 2]);
     expect(d.revisions.map((r) => r.revision)).toEqual([2, 1, 0]);
     expect(d.revisions[0]!.actor_id).toBe(bot.id);
     expect(JSON.parse(d.revisions[0]!.snapshot!)).toMatchObject({ title: 'Bravo' });
-    const events = await db.query<{ seq: unknown; type: unknown }>('SELECT seq, type FROM outbox_events WHERE task_id = $1 ORDER BY seq DESC', [tasks.bravo.id]);
+    const events = await db.query<{ seq: unknown; type: unknown }>(
+      'SELECT seq, type FROM outbox_events WHERE task_id = $1 ORDER BY seq DESC',
+      [tasks.bravo.id],
+    );
     expect(d.events.map((e) => [e.seq, e.type])).toEqual(events.map((e) => [Number(e.seq), e.type]));
-    expect(d.events[0]).toMatchObject({ task_id: tasks.bravo.id, task_identifier: tasks.bravo.identifier, external_id: 'jira:B-2', revision: 2 });
-    expect((await as({ ...bot, scopes: new Set(['tasks:read']) }).console.task({ id: tasks.bravo.id })).can_release).toBe(false);
+    expect(d.events[0]).toMatchObject({
+      task_id: tasks.bravo.id,
+      task_identifier: tasks.bravo.identifier,
+      external_id: 'jira:B-2',
+      revision: 2,
+    });
+    expect(
+      (await as({ ...bot, scopes: new Set(['tasks:read']) }).console.task({ id: tasks.bravo.id })).can_release,
+    ).toBe(false);
   });
 
   it('unsettled identities with the operation that is creating each', async () => {
     const list = await as(operator).console.unsettled({ workspace_id: ws.id });
     expect(list).toHaveLength(1);
     const [{ task, operation }] = list as [(typeof list)[number]];
-    expect(task).toMatchObject({ title: 'Delta', external_id: 'mail:thread-9', settlement: 'unsettled', external_id_settled_at: null });
-    const op = await db.one<{ id: unknown; state: unknown; lease_owner: unknown }>('SELECT id, state, lease_owner FROM creation_operations WHERE task_id = $1', [task.id]);
-    expect(operation).toMatchObject({ id: String(op!.id), task_id: task.id, task_identifier: null, state: String(op!.state), lease_owner: String(op!.lease_owner) });
+    expect(task).toMatchObject({
+      title: 'Delta',
+      external_id: 'mail:thread-9',
+      settlement: 'unsettled',
+      external_id_settled_at: null,
+    });
+    const op = await db.one<{ id: unknown; state: unknown; lease_owner: unknown }>(
+      'SELECT id, state, lease_owner FROM creation_operations WHERE task_id = $1',
+      [task.id],
+    );
+    expect(operation).toMatchObject({
+      id: String(op!.id),
+      task_id: task.id,
+      task_identifier: null,
+      state: String(op!.state),
+      lease_owner: String(op!.lease_owner),
+    });
     expect(['preparing', 'completing']).toContain(operation!.state);
-    expect(operation!.lease_expires_at).toBe(await storedAt('SELECT lease_expires_at AS at FROM creation_operations WHERE id = $1', [op!.id]));
+    expect(operation!.lease_expires_at).toBe(
+      await storedAt('SELECT lease_expires_at AS at FROM creation_operations WHERE id = $1', [op!.id]),
+    );
     expect([operation!.steps_total, operation!.steps_succeeded]).toEqual([1, 0]);
   });
 
   it('creation operations: all newest first, open only, by state', async () => {
     const all = (await as(operator).console.operations({ workspace_id: ws.id })).rows;
-    const stored = await db.query<{ id: unknown }>('SELECT id FROM creation_operations WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC', [ws.id]);
+    const stored = await db.query<{ id: unknown }>(
+      'SELECT id FROM creation_operations WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC',
+      [ws.id],
+    );
     expect(all.map((o) => o.id)).toEqual(stored.map((r) => String(r.id)));
-    expect(all.find((o) => o.task_id === tasks.alpha.id)).toMatchObject({ task_identifier: tasks.alpha.identifier, state: 'completed', identity_released: false });
+    expect(all.find((o) => o.task_id === tasks.alpha.id)).toMatchObject({
+      task_identifier: tasks.alpha.identifier,
+      state: 'completed',
+      identity_released: false,
+    });
     const open = (await as(operator).console.operations({ workspace_id: ws.id, state: 'open' })).rows;
     expect(open.map((o) => o.external_id)).toEqual(['mail:thread-9']);
     const completed = (await as(operator).console.operations({ workspace_id: ws.id, state: 'completed' })).rows;
-    expect(completed.every((o) => o.state === 'completed' && o.finished_at !== null && o.lease_owner === null)).toBe(true);
+    expect(completed.every((o) => o.state === 'completed' && o.finished_at !== null && o.lease_owner === null)).toBe(
+      true,
+    );
     expect(completed.length).toBe(all.length - 1);
     expect((await as(operator).console.operations({ workspace_id: ws.id, state: 'aborted' })).rows).toEqual([]);
   });
 
   it('one operation: its task and step timeline with pretty-printed JSON', async () => {
-    const id = (await as(operator).console.operations({ workspace_id: ws.id, state: 'completed' })).rows.find((o) => o.task_id === tasks.bravo.id)!.id;
+    const id = (await as(operator).console.operations({ workspace_id: ws.id, state: 'completed' })).rows.find(
+      (o) => o.task_id === tasks.bravo.id,
+    )!.id;
     const d = await as(operator).console.operation({ id });
     expect(d.operation).toMatchObject({ id, task_id: tasks.bravo.id, task_identifier: tasks.bravo.identifier });
     expect(d.task).toMatchObject({ id: tasks.bravo.id, title: 'Bravo' });
@@ -268,7 +395,9 @@ describe('console reads (SPEC §13)', () => {
       'SELECT id, idempotency_key, created_at FROM release_operations WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC',
       [ws.id],
     );
-    expect(history.map((r) => [r.id, r.idempotency_key, r.created_at])).toEqual(stored.map((r) => [String(r.id), String(r.idempotency_key), String(r.created_at)]));
+    expect(history.map((r) => [r.id, r.idempotency_key, r.created_at])).toEqual(
+      stored.map((r) => [String(r.id), String(r.idempotency_key), String(r.created_at)]),
+    );
     expect(history.find((r) => r.external_id === 'jira:A-1')).toMatchObject({
       actor: { kind: 'user', label: operatorEmail },
       source: 'console',
@@ -276,12 +405,20 @@ describe('console reads (SPEC §13)', () => {
       holder_identifier: tasks.alpha.identifier,
       result: 'released',
     });
-    expect(history.find((r) => r.external_id === 'jira:none')).toMatchObject({ actor: { kind: 'token', label: `token “${botName}”` }, holder_task_id: null, holder_identifier: null, result: 'nothing_held_it' });
+    expect(history.find((r) => r.external_id === 'jira:none')).toMatchObject({
+      actor: { kind: 'token', label: `token “${botName}”` },
+      holder_task_id: null,
+      holder_identifier: null,
+      result: 'nothing_held_it',
+    });
   });
 
   it('events: the newest first, at most the limit, with the task named from the payload', async () => {
     const events = await as(operator).console.events({ workspace_id: ws.id, limit: 3 });
-    const stored = await db.query<{ seq: unknown }>('SELECT seq FROM outbox_events WHERE workspace_id = $1 ORDER BY seq DESC LIMIT 3', [ws.id]);
+    const stored = await db.query<{ seq: unknown }>(
+      'SELECT seq FROM outbox_events WHERE workspace_id = $1 ORDER BY seq DESC LIMIT 3',
+      [ws.id],
+    );
     expect(events.map((e) => e.seq)).toEqual(stored.map((r) => Number(r.seq)));
     expect(events.every((e) => typeof e.task_identifier === 'string' && e.created_at.endsWith('Z'))).toBe(true);
   });
@@ -307,7 +444,12 @@ describe('console reads (SPEC §13)', () => {
 describe('admin settings (SPEC §11)', () => {
   it('adds a new member (creating the user), changes and removes a role, and lists members by email', async () => {
     const email = `${uniq('new')}@example.test`;
-    await as(admin).admin.addMember({ workspace_id: ws.id, email: email.toUpperCase(), role: 'viewer', password: 'long enough password' });
+    await as(admin).admin.addMember({
+      workspace_id: ws.id,
+      email: email.toUpperCase(),
+      role: 'viewer',
+      password: 'long enough password',
+    });
     let members = await as(admin).admin.members({ workspace_id: ws.id });
     expect(members.map((m) => m.email)).toEqual([...members.map((m) => m.email)].sort());
     const added = members.find((m) => m.email === email)!;
@@ -317,22 +459,45 @@ describe('admin settings (SPEC §11)', () => {
     members = await as(admin).admin.members({ workspace_id: ws.id });
     expect(members.find((m) => m.user_id === added.user_id)?.role).toBe('admin');
     await as(admin).admin.setRole({ workspace_id: ws.id, user_id: added.user_id, role: null });
-    expect((await as(admin).admin.members({ workspace_id: ws.id })).some((m) => m.user_id === added.user_id)).toBe(false);
-    await expect(as(admin).admin.setRole({ workspace_id: ws.id, user_id: 'no-such-user', role: 'viewer' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await as(admin).admin.members({ workspace_id: ws.id })).some((m) => m.user_id === added.user_id)).toBe(
+      false,
+    );
+    await expect(
+      as(admin).admin.setRole({ workspace_id: ws.id, user_id: 'no-such-user', role: 'viewer' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('creates, lists and revokes a token granted on the workspace; never shows a secret', async () => {
-    const created = await as(admin).admin.createToken({ workspace_id: ws.id, name: 'console bot', scopes: ['tasks:read'] });
+    const created = await as(admin).admin.createToken({
+      workspace_id: ws.id,
+      name: 'console bot',
+      scopes: ['tasks:read'],
+    });
     expect(created.token).toMatch(/^tth_/);
     const listed = (await as(admin).admin.tokens({ workspace_id: ws.id })).find((t) => t.id === created.id);
-    expect(listed).toMatchObject({ name: 'console bot', scopes: ['tasks:read'], workspace_ids: [ws.id], revoked_at: null });
+    expect(listed).toMatchObject({
+      name: 'console bot',
+      scopes: ['tasks:read'],
+      workspace_ids: [ws.id],
+      revoked_at: null,
+    });
     expect(JSON.stringify(listed)).not.toContain(created.token.split('_').slice(2).join('_'));
-    expect(await db.one('SELECT created_by FROM api_tokens WHERE id = $1', [created.id])).toEqual({ created_by: admin.id });
+    expect(await db.one('SELECT created_by FROM api_tokens WHERE id = $1', [created.id])).toEqual({
+      created_by: admin.id,
+    });
     await as(admin).admin.revokeToken({ workspace_id: ws.id, id: created.id });
-    expect((await as(admin).admin.tokens({ workspace_id: ws.id })).find((t) => t.id === created.id)?.revoked_at).toMatch(/Z$/);
+    expect(
+      (await as(admin).admin.tokens({ workspace_id: ws.id })).find((t) => t.id === created.id)?.revoked_at,
+    ).toMatch(/Z$/);
     // A token of another workspace is not this workspace's admin's to revoke.
-    const theirs = await as(admin).admin.createToken({ workspace_id: other.id, name: 'theirs', scopes: ['tasks:read'] });
-    await expect(as(admin).admin.revokeToken({ workspace_id: ws.id, id: theirs.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const theirs = await as(admin).admin.createToken({
+      workspace_id: other.id,
+      name: 'theirs',
+      scopes: ['tasks:read'],
+    });
+    await expect(as(admin).admin.revokeToken({ workspace_id: ws.id, id: theirs.id })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('sets a WIP limit the workspace steps then show, and 404s a step of another workspace', async () => {
@@ -344,12 +509,16 @@ describe('admin settings (SPEC §11)', () => {
     ]);
     await as(admin).admin.setWipLimit({ workspace_id: ws.id, step_id: ws.steps[1]!.id, wip_limit: null });
     expect((await as(operator).workspace.steps({ workspace_id: ws.id }))[1]!.wip_limit).toBeNull();
-    await expect(as(admin).admin.setWipLimit({ workspace_id: ws.id, step_id: other.steps[0]!.id, wip_limit: 1 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      as(admin).admin.setWipLimit({ workspace_id: ws.id, step_id: other.steps[0]!.id, wip_limit: 1 }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('refuses every admin procedure to a non-admin with the same 404', async () => {
     await expect(as(operator).admin.members({ workspace_id: ws.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(as(operator).admin.tokens({ workspace_id: ws.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(as(operator).admin.setWipLimit({ workspace_id: ws.id, step_id: ws.steps[0]!.id, wip_limit: 1 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      as(operator).admin.setWipLimit({ workspace_id: ws.id, step_id: ws.steps[0]!.id, wip_limit: 1 }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -29,7 +29,9 @@ const logLines = () => written.map((l) => JSON.parse(l) as Record<string, unknow
 
 beforeAll(async () => {
   db = await freshDb();
-  api = await startTestApi(db, { log: createLogger({ level: 'info', format: 'json' }, { write: (line: string) => written.push(line) }) });
+  api = await startTestApi(db, {
+    log: createLogger({ level: 'info', format: 'json' }, { write: (line: string) => written.push(line) }),
+  });
   ws = await makeWorkspace(db);
   token = await makeToken(db, [ws.id]);
   viewer = userActor({ [ws.id]: 'viewer' });
@@ -40,10 +42,17 @@ afterAll(async () => {
 });
 
 const create = (body: Record<string, unknown>, requestId: string) =>
-  call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, ...body }, headers: { 'x-request-id': requestId } });
+  call(api.url, 'POST', '/api/v1/tasks', {
+    token,
+    body: { workspace_id: ws.id, ...body },
+    headers: { 'x-request-id': requestId },
+  });
 
 async function operationOf(ext: string) {
-  return (await db.one<{ id: unknown; request_id: unknown }>('SELECT id, request_id FROM creation_operations WHERE external_id = $1', [ext]))!;
+  return (await db.one<{ id: unknown; request_id: unknown }>(
+    'SELECT id, request_id FROM creation_operations WHERE external_id = $1',
+    [ext],
+  ))!;
 }
 
 describe('request ids on creation operations (SPEC §13)', () => {
@@ -51,16 +60,25 @@ describe('request ids on creation operations (SPEC §13)', () => {
     const plain = uniq('plain-');
     const planned = uniq('planned-');
     expect((await create({ external_id: plain, title: 'plain' }, `req-${plain}`)).status).toBe(200);
-    expect((await create(withPlannedStep({ external_id: planned, title: 'planned' }), `req-${planned}`)).status).toBe(200);
+    expect((await create(withPlannedStep({ external_id: planned, title: 'planned' }), `req-${planned}`)).status).toBe(
+      200,
+    );
     expect(String((await operationOf(plain)).request_id)).toBe(`req-${plain}`);
     expect(String((await operationOf(planned)).request_id)).toBe(`req-${planned}`);
     // A request without one gets the id the server made for it (echoed to the client), and that is what is kept.
     const unnamed = uniq('unnamed-');
-    const r = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: unnamed, title: 'u' } });
+    const r = await call(api.url, 'POST', '/api/v1/tasks', {
+      token,
+      body: { workspace_id: ws.id, external_id: unnamed, title: 'u' },
+    });
     expect(String((await operationOf(unnamed)).request_id)).toBe(r.headers.get('x-request-id'));
     // tRPC keeps it too.
     const viaTrpc = uniq('trpc-');
-    await call(api.url, 'POST', '/api/trpc/task.create', { token, body: { workspace_id: ws.id, external_id: viaTrpc, title: 't' }, headers: { 'x-request-id': `req-${viaTrpc}` } });
+    await call(api.url, 'POST', '/api/trpc/task.create', {
+      token,
+      body: { workspace_id: ws.id, external_id: viaTrpc, title: 't' },
+      headers: { 'x-request-id': `req-${viaTrpc}` },
+    });
     expect(String((await operationOf(viaTrpc)).request_id)).toBe(`req-${viaTrpc}`);
   });
 
@@ -77,20 +95,39 @@ describe('request ids on creation operations (SPEC §13)', () => {
     // The operator has only the client's request id: it finds the operation, still open, with the attempt's error.
     const found = await as(viewer).console.operations({ workspace_id: ws.id, q: clientId });
     expect(found.rows.map((o) => [o.id, o.state, o.request_id])).toEqual([[opId, 'preparing', clientId]]);
-    expect(found.rows[0]!.current_step).toMatchObject({ index: 0, kind: 'remote_contribution', state: 'running', attempts: 1 });
+    expect(found.rows[0]!.current_step).toMatchObject({
+      index: 0,
+      kind: 'remote_contribution',
+      state: 'running',
+      attempts: 1,
+    });
     let detail = await as(viewer).console.operation({ id: opId });
     expect(detail.history).toEqual([
-      expect.objectContaining({ kind: 'attempt_failed', request_id: clientId, generation: 0, step_index: 0, step_kind: 'remote_contribution', error: 'internal (internal error): failpoint step_before_effect' }),
+      expect.objectContaining({
+        kind: 'attempt_failed',
+        request_id: clientId,
+        generation: 0,
+        step_index: 0,
+        step_kind: 'remote_contribution',
+        error: 'internal (internal error): failpoint step_before_effect',
+      }),
     ]);
 
     // Recovery takes over once the lease has expired: the takeover has a request id of its own, logged as well.
     const expired = new Date(Date.now() - 60_000).toISOString();
     await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE id = $1', [opId, expired]);
-    await db.run("UPDATE creation_steps SET lease_expires_at = $2 WHERE operation_id = $1 AND state = 'running'", [opId, expired]);
+    await db.run("UPDATE creation_steps SET lease_expires_at = $2 WHERE operation_id = $1 AND state = 'running'", [
+      opId,
+      expired,
+    ]);
     // This test claims it, unless the server's own recovery worker got there first (either is a takeover).
     const mine = (await claimExpired(api.services, 50)).find((h) => h.operationId === opId);
     if (mine) await driveRecovered(api.services, mine);
-    await until(async () => (await as(viewer).console.operation({ id: opId })).operation.state === 'completed', 10_000, 'recovery to complete it');
+    await until(
+      async () => (await as(viewer).console.operation({ id: opId })).operation.state === 'completed',
+      10_000,
+      'recovery to complete it',
+    );
 
     detail = await as(viewer).console.operation({ id: opId });
     expect(detail.operation).toMatchObject({ state: 'completed', request_id: clientId });
@@ -102,9 +139,18 @@ describe('request ids on creation operations (SPEC §13)', () => {
       ['step_reconciled', takeoverId],
     ]);
     expect(detail.steps[0]).toMatchObject({ state: 'succeeded', attempts: 2 });
-    await until(() => logLines().some((l) => l.msg === 'creation recovery took over' && l.req_id === takeoverId && l.operation_id === opId), 5_000, 'the takeover log line');
+    await until(
+      () =>
+        logLines().some(
+          (l) => l.msg === 'creation recovery took over' && l.req_id === takeoverId && l.operation_id === opId,
+        ),
+      5_000,
+      'the takeover log line',
+    );
     // The takeover's id finds the operation as well.
-    expect((await as(viewer).console.operations({ workspace_id: ws.id, q: takeoverId! })).rows.map((o) => o.id)).toEqual([opId]);
+    expect(
+      (await as(viewer).console.operations({ workspace_id: ws.id, q: takeoverId! })).rows.map((o) => o.id),
+    ).toEqual([opId]);
   });
 
   it('an operation begun with an API token names the token (not "unknown")', async () => {
@@ -123,7 +169,11 @@ describe('request ids on creation operations (SPEC §13)', () => {
     try {
       await until(() => (api.services.failpoints.paused.get('step_before_effect') ?? 0) > 0, 10_000, 'the paused step');
       const row = (await as(viewer).console.unsettled({ workspace_id: ws.id })).find((r) => r.task.external_id === ext);
-      expect(row!.operation).toMatchObject({ steps_total: 1, steps_succeeded: 0, current_step: { index: 0, kind: 'remote_contribution', state: 'running', attempts: 1 } });
+      expect(row!.operation).toMatchObject({
+        steps_total: 1,
+        steps_succeeded: 0,
+        current_step: { index: 0, kind: 'remote_contribution', state: 'running', attempts: 1 },
+      });
     } finally {
       api.services.failpoints.release('step_before_effect');
     }
@@ -139,10 +189,15 @@ describe('request ids on releases, replays and key conflicts (SPEC §7, §13)', 
     await create({ external_id: ext, title: 'to release' }, `req-${ext}`);
     const key = randomUUID();
     const release = (externalId: string, requestId: string) =>
-      call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${encodeURIComponent(externalId)}`, {
-        token,
-        headers: { 'idempotency-key': key, 'x-request-id': requestId },
-      });
+      call(
+        api.url,
+        'DELETE',
+        `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${encodeURIComponent(externalId)}`,
+        {
+          token,
+          headers: { 'idempotency-key': key, 'x-request-id': requestId },
+        },
+      );
     expect((await release(ext, 'rel-first')).status).toBe(204);
     expect((await release(ext, 'rel-replay')).status).toBe(204);
     expect((await release(`${ext}-other`, 'rel-conflict')).status).toBe(409);
@@ -151,8 +206,22 @@ describe('request ids on releases, replays and key conflicts (SPEC §7, §13)', 
     expect(page.rows).toHaveLength(1);
     expect(page.rows[0]).toMatchObject({ request_id: 'rel-first', external_id: ext, result: 'released' });
     expect(page.rows[0]!.attempts).toEqual([
-      { kind: 'replay', at: expect.any(String), actor: expect.objectContaining({ kind: 'token' }), source: 'rest', external_id: ext, request_id: 'rel-replay' },
-      { kind: 'conflict', at: expect.any(String), actor: expect.objectContaining({ kind: 'token' }), source: 'rest', external_id: `${ext}-other`, request_id: 'rel-conflict' },
+      {
+        kind: 'replay',
+        at: expect.any(String),
+        actor: expect.objectContaining({ kind: 'token' }),
+        source: 'rest',
+        external_id: ext,
+        request_id: 'rel-replay',
+      },
+      {
+        kind: 'conflict',
+        at: expect.any(String),
+        actor: expect.objectContaining({ kind: 'token' }),
+        source: 'rest',
+        external_id: `${ext}-other`,
+        request_id: 'rel-conflict',
+      },
     ]);
     // The identity's history lists the release with its request id.
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: ext });

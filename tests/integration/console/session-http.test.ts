@@ -29,7 +29,9 @@ describe('session router over HTTP', () => {
   it('sets an HttpOnly, SameSite session cookie on sign-in', async () => {
     const res = await login();
     expect(res.status).toBe(200);
-    expect(res.headers.get('set-cookie')).toMatch(/^tether_session=[\w-]+; HttpOnly; SameSite=Lax; Path=\/; Max-Age=43200$/);
+    expect(res.headers.get('set-cookie')).toMatch(
+      /^tether_session=[\w-]+; HttpOnly; SameSite=Lax; Path=\/; Max-Age=43200$/,
+    );
   });
 
   it('refuses a wrong password with 401 and sets no cookie', async () => {
@@ -41,7 +43,9 @@ describe('session router over HTTP', () => {
   it('me returns the CSRF token of the cookie session, and null without one', async () => {
     const cookie = (await login()).headers.get('set-cookie')!.split(';')[0]!;
     const me = await call(api.url, 'GET', '/api/trpc/session.me', { headers: { cookie } });
-    expect((me.json as { result: { data: { email: string; csrf_token: string } } }).result.data).toMatchObject({ email });
+    expect((me.json as { result: { data: { email: string; csrf_token: string } } }).result.data).toMatchObject({
+      email,
+    });
     const anon = await call(api.url, 'GET', '/api/trpc/session.me');
     expect((anon.json as { result: { data: unknown } }).result.data).toBeNull();
   });
@@ -50,8 +54,13 @@ describe('session router over HTTP', () => {
     const cookie = (await login()).headers.get('set-cookie')!.split(';')[0]!;
     const me = await call(api.url, 'GET', '/api/trpc/session.me', { headers: { cookie } });
     const csrf = (me.json as { result: { data: { csrf_token: string } } }).result.data.csrf_token;
-    expect((await call(api.url, 'POST', '/api/trpc/session.logout', { headers: { cookie }, body: {} })).status).toBe(403);
-    const out = await call(api.url, 'POST', '/api/trpc/session.logout', { headers: { cookie, 'x-csrf-token': csrf }, body: {} });
+    expect((await call(api.url, 'POST', '/api/trpc/session.logout', { headers: { cookie }, body: {} })).status).toBe(
+      403,
+    );
+    const out = await call(api.url, 'POST', '/api/trpc/session.logout', {
+      headers: { cookie, 'x-csrf-token': csrf },
+      body: {},
+    });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
     const after = await call(api.url, 'GET', '/api/trpc/session.me', { headers: { cookie } });

@@ -26,7 +26,12 @@ const createCaller = createCallerFactory(appRouter);
 
 beforeAll(async () => {
   db = await freshDb();
-  const config = { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir(), cleanup: { backoffMs: 40, maxBackoffMs: 400 } };
+  const config = {
+    ...loadConfig(),
+    failpointsEnabled: true,
+    dataDir: dataDir(),
+    cleanup: { backoffMs: 40, maxBackoffMs: 400 },
+  };
   services = await testServices(db, { config });
   w = await makeWorld(services);
 });
@@ -57,26 +62,48 @@ describe('compensations handed to cleanup (SPEC §4.4)', () => {
     await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'holder', remote_contributions: [url] });
     const ext = uniq('cleanup-');
     services.failpoints.arm({ name: 'compensate', action: 'error', match: `${ext}#0` });
-    await expect(createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 'doomed', remote_contributions: [url] })).rejects.toMatchObject({
+    await expect(
+      createTask(services, w.actor, {
+        workspace_id: w.ws.id,
+        external_id: ext,
+        title: 'doomed',
+        remote_contributions: [url],
+      }),
+    ).rejects.toMatchObject({
       code: 'contribution_already_associated',
     });
 
     // Abort finished (task gone, operation aborted) but could not remove the folder: handed to cleanup.
-    const op = await db.one<{ id: string; task_id: string; state: string }>('SELECT id, task_id, state FROM creation_operations WHERE external_id = $1', [ext]);
+    const op = await db.one<{ id: string; task_id: string; state: string }>(
+      'SELECT id, task_id, state FROM creation_operations WHERE external_id = $1',
+      [ext],
+    );
     expect(op!.state).toBe('aborted');
     const handed = await folderStep(op!.id);
-    expect(handed).toMatchObject({ compensation_state: 'handed_to_cleanup', compensation_error: 'failpoint compensate' });
+    expect(handed).toMatchObject({
+      compensation_state: 'handed_to_cleanup',
+      compensation_error: 'failpoint compensate',
+    });
     expect(Number(handed!.compensation_attempts)).toBe(1);
-    const identifier = (await db.one<{ snapshot: string }>('SELECT snapshot FROM task_revisions WHERE task_id = $1', [op!.task_id]))!.snapshot;
+    const identifier = (await db.one<{ snapshot: string }>('SELECT snapshot FROM task_revisions WHERE task_id = $1', [
+      op!.task_id,
+    ]))!.snapshot;
     const folder = join(w.root, (JSON.parse(identifier) as { identifier: string }).identifier);
     expect(existsSync(folder)).toBe(true);
 
     // The runtime retries with backoff; after CLEANUP_FAILING_AFTER tries it counts as failing.
     const stop = startRecoveryRuntime(services, { pollMs: 10 });
     try {
-      await until(async () => Number((await folderStep(op!.id))!.compensation_attempts) >= CLEANUP_FAILING_AFTER, 10_000, 'retries');
+      await until(
+        async () => Number((await folderStep(op!.id))!.compensation_attempts) >= CLEANUP_FAILING_AFTER,
+        10_000,
+        'retries',
+      );
       const failing = await folderStep(op!.id);
-      expect(failing).toMatchObject({ compensation_state: 'handed_to_cleanup', compensation_error: 'failpoint compensate' });
+      expect(failing).toMatchObject({
+        compensation_state: 'handed_to_cleanup',
+        compensation_error: 'failpoint compensate',
+      });
       expect(Date.parse(String(failing!.compensation_next_at))).toBeGreaterThan(Date.now() - 1000);
 
       // Shown: health's detail (to whoever can read the workspace; anyone else gets the count) and the console's
@@ -89,24 +116,50 @@ describe('compensations handed to cleanup (SPEC §4.4)', () => {
       expect(health.ready).toBe(true); // readiness does not depend on it
       expect(health.cleanup!.pending).toBeGreaterThanOrEqual(1);
       expect(health.cleanup!.failing).toContainEqual(
-        expect.objectContaining({ operation_id: op!.id, kind: 'workspace_attachment', last_error: 'failpoint compensate', attempts: expect.any(Number) }),
+        expect.objectContaining({
+          operation_id: op!.id,
+          kind: 'workspace_attachment',
+          last_error: 'failpoint compensate',
+          attempts: expect.any(Number),
+        }),
       );
-      const listed = await createCaller(createContextInner({ services, actor: viewer })).cleanup.list({ workspace_id: w.ws.id });
-      expect(listed).toContainEqual(expect.objectContaining({ operation_id: op!.id, external_id: ext, kind: 'workspace_attachment', failing: true }));
+      const listed = await createCaller(createContextInner({ services, actor: viewer })).cleanup.list({
+        workspace_id: w.ws.id,
+      });
+      expect(listed).toContainEqual(
+        expect.objectContaining({
+          operation_id: op!.id,
+          external_id: ext,
+          kind: 'workspace_attachment',
+          failing: true,
+        }),
+      );
       const stranger = userActor({});
-      await expect(createCaller(createContextInner({ services, actor: stranger })).cleanup.list({ workspace_id: w.ws.id })).rejects.toMatchObject({
+      await expect(
+        createCaller(createContextInner({ services, actor: stranger })).cleanup.list({ workspace_id: w.ws.id }),
+      ).rejects.toMatchObject({
         code: 'NOT_FOUND',
       });
 
       // The cause goes away: the next retry succeeds and the effect is undone.
       services.failpoints.release('compensate');
-      await until(async () => (await folderStep(op!.id))!.compensation_state === 'compensated', 10_000, 'the compensation');
+      await until(
+        async () => (await folderStep(op!.id))!.compensation_state === 'compensated',
+        10_000,
+        'the compensation',
+      );
     } finally {
       await stop();
     }
     expect(existsSync(folder)).toBe(false);
-    expect(await folderStep(op!.id)).toMatchObject({ compensation_state: 'compensated', compensation_error: null, compensation_next_at: null });
-    expect((await healthBody(services, userActor({ [w.ws.id]: 'viewer' }))).cleanup!.failing.map((f) => f.operation_id)).not.toContain(op!.id);
+    expect(await folderStep(op!.id)).toMatchObject({
+      compensation_state: 'compensated',
+      compensation_error: null,
+      compensation_next_at: null,
+    });
+    expect(
+      (await healthBody(services, userActor({ [w.ws.id]: 'viewer' }))).cleanup!.failing.map((f) => f.operation_id),
+    ).not.toContain(op!.id);
     expect((await operationOf(db, op!.task_id)).state).toBe('aborted');
   });
 });

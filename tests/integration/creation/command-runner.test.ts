@@ -14,7 +14,15 @@ import { AgentRunners } from '../../../src/server/runtime/agent-runners';
 import { dispatchLaunches } from '../../../src/server/runtime/dispatcher';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
-import { count, makeWorkspace, testServices, tokenActor, uniq, until, type TestWorkspace } from '../../support/fixtures';
+import {
+  count,
+  makeWorkspace,
+  testServices,
+  tokenActor,
+  uniq,
+  until,
+  type TestWorkspace,
+} from '../../support/fixtures';
 
 let db: Db;
 let ws: TestWorkspace;
@@ -48,7 +56,12 @@ async function servicesWith(command: string[] | null, timeoutMs = 60_000): Promi
 
 /** A create with an immediate start through the built-in runner (no profile), dispatched by these services. */
 async function startAgent(services: Services) {
-  const out = await createTask(services, tokenActor([ws.id]), { workspace_id: ws.id, external_id: uniq('agent-'), title: uniq('Agent task '), start_agent: true });
+  const out = await createTask(services, tokenActor([ws.id]), {
+    workspace_id: ws.id,
+    external_id: uniq('agent-'),
+    title: uniq('Agent task '),
+    start_agent: true,
+  });
   return out.task;
 }
 
@@ -56,8 +69,10 @@ interface LaunchRow {
   runner: string;
   detail: string;
 }
-const launchOf = (taskId: string) => db.one<LaunchRow>('SELECT runner, detail FROM agent_launches WHERE task_id = $1', [taskId]);
-const sessionState = async (taskId: string) => (await db.one<{ state: string }>('SELECT state FROM agent_sessions WHERE task_id = $1', [taskId]))?.state;
+const launchOf = (taskId: string) =>
+  db.one<LaunchRow>('SELECT runner, detail FROM agent_launches WHERE task_id = $1', [taskId]);
+const sessionState = async (taskId: string) =>
+  (await db.one<{ state: string }>('SELECT state FROM agent_sessions WHERE task_id = $1', [taskId]))?.state;
 const ended = async (taskId: string) => ['finished', 'failed'].includes((await sessionState(taskId)) ?? '');
 
 describe('the built-in agent runner', () => {
@@ -76,19 +91,36 @@ describe('the built-in agent runner', () => {
     expect(String(detail.output_tail)).toContain('a warning on stderr');
     expect(Buffer.byteLength(String(detail.output_tail))).toBeLessThanOrEqual(4096);
 
-    const got = JSON.parse(readFileSync(out, 'utf8')) as { input: Record<string, unknown>; env: Record<string, string> };
+    const got = JSON.parse(readFileSync(out, 'utf8')) as {
+      input: Record<string, unknown>;
+      env: Record<string, string>;
+    };
     expect(got.input).toMatchObject({
       intent_id: expect.any(String),
       session_id: expect.any(String),
-      task: { id: task.id, identifier: task.identifier, title: task.title, workspace_id: ws.id, external_id: task.externalId },
+      task: {
+        id: task.id,
+        identifier: task.identifier,
+        title: task.title,
+        workspace_id: ws.id,
+        external_id: task.externalId,
+      },
       profile: null,
     });
     // Only a minimal environment: nothing of the server's own settings (DATABASE_URL may hold a password).
     const allowed = new Set(['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR']);
     const extra = Object.keys(got.env).filter((k) => !allowed.has(k) && !k.startsWith('TETHER_'));
     expect(extra).toEqual([]);
-    expect(got.env).toMatchObject({ TETHER_TASK_ID: task.id, TETHER_TASK_IDENTIFIER: task.identifier, TETHER_WORKSPACE_ID: ws.id });
-    expect(Object.keys(got.env).filter((k) => k.startsWith('TETHER_')).sort()).toEqual([
+    expect(got.env).toMatchObject({
+      TETHER_TASK_ID: task.id,
+      TETHER_TASK_IDENTIFIER: task.identifier,
+      TETHER_WORKSPACE_ID: ws.id,
+    });
+    expect(
+      Object.keys(got.env)
+        .filter((k) => k.startsWith('TETHER_'))
+        .sort(),
+    ).toEqual([
       'TETHER_INTENT_ID',
       'TETHER_SESSION_ID',
       'TETHER_TASK_ID',
@@ -113,7 +145,11 @@ describe('the built-in agent runner', () => {
     const task = await startAgent(services);
     await until(() => ended(task.id), 15_000, 'the run to be stopped');
     expect(await sessionState(task.id)).toBe('failed');
-    expect(JSON.parse((await launchOf(task.id))!.detail)).toMatchObject({ exit_code: null, signal: 'SIGTERM', timed_out: true });
+    expect(JSON.parse((await launchOf(task.id))!.detail)).toMatchObject({
+      exit_code: null,
+      signal: 'SIGTERM',
+      timed_out: true,
+    });
   });
 
   it('stops running commands when the services close, and records how they ended', async () => {
@@ -128,8 +164,20 @@ describe('the built-in agent runner', () => {
   it('launches nothing without a command, and the intent says what to configure', async () => {
     const services = await servicesWith(null);
     const task = await startAgent(services);
-    await until(async () => (await db.one<{ last_error: string | null }>('SELECT last_error FROM launch_intents WHERE task_id = $1', [task.id]))?.last_error != null, 15_000, 'the refusal');
-    const intent = await db.one<{ state: string; last_error: string }>('SELECT state, last_error FROM launch_intents WHERE task_id = $1', [task.id]);
+    await until(
+      async () =>
+        (
+          await db.one<{ last_error: string | null }>('SELECT last_error FROM launch_intents WHERE task_id = $1', [
+            task.id,
+          ])
+        )?.last_error != null,
+      15_000,
+      'the refusal',
+    );
+    const intent = await db.one<{ state: string; last_error: string }>(
+      'SELECT state, last_error FROM launch_intents WHERE task_id = $1',
+      [task.id],
+    );
     expect(intent!.last_error).toMatch(/no agent command is configured.*TETHER_AGENT_COMMAND/);
     expect(['pending', 'failed']).toContain(intent!.state);
     expect(await launchOf(task.id)).toBeUndefined();
@@ -139,8 +187,20 @@ describe('the built-in agent runner', () => {
   it('launches nothing when the command cannot start, and keeps the intent for a later attempt', async () => {
     const services = await servicesWith([join(dir, 'no-such-program')]);
     const task = await startAgent(services);
-    await until(async () => (await db.one<{ last_error: string | null }>('SELECT last_error FROM launch_intents WHERE task_id = $1', [task.id]))?.last_error != null, 15_000, 'the failure');
-    const intent = await db.one<{ state: string; last_error: string }>('SELECT state, last_error FROM launch_intents WHERE task_id = $1', [task.id]);
+    await until(
+      async () =>
+        (
+          await db.one<{ last_error: string | null }>('SELECT last_error FROM launch_intents WHERE task_id = $1', [
+            task.id,
+          ])
+        )?.last_error != null,
+      15_000,
+      'the failure',
+    );
+    const intent = await db.one<{ state: string; last_error: string }>(
+      'SELECT state, last_error FROM launch_intents WHERE task_id = $1',
+      [task.id],
+    );
     expect(intent).toMatchObject({ state: 'pending', last_error: expect.stringMatching(/ENOENT/) });
     expect(await launchOf(task.id)).toBeUndefined();
   });

@@ -11,7 +11,16 @@ import { startRecoveryRuntime, type StopRuntime } from '../../../src/server/runt
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
-import { dataDir, effectsOf, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
+import {
+  dataDir,
+  effectsOf,
+  expectEveryEffectOnce,
+  fullBody,
+  makeWorld,
+  operationOf,
+  upload,
+  type World,
+} from './world';
 import { bundled } from '../../support/processes';
 
 // Long enough that a child slowed by its siblings still holds its lease when it reaches the failpoint.
@@ -39,7 +48,10 @@ let stop: StopRuntime;
 
 beforeAll(async () => {
   db = await freshDb();
-  services = await testServices(db, { leaseMs: LEASE_MS, config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
+  services = await testServices(db, {
+    leaseMs: LEASE_MS,
+    config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() },
+  });
   w = await makeWorld(services);
   stop = startRecoveryRuntime(services, { pollMs: 100 });
 });
@@ -74,7 +86,9 @@ async function runChild(
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', fail);
-    child.on('exit', (code, signal) => (code && code !== 0 ? fail(new Error(`child exited ${code}: ${stderr}`)) : done({ signal, stdout })));
+    child.on('exit', (code, signal) =>
+      code && code !== 0 ? fail(new Error(`child exited ${code}: ${stderr}`)) : done({ signal, stdout }),
+    );
   });
 }
 
@@ -86,27 +100,39 @@ async function crashAndConverge(c: Case): Promise<void> {
 
   // A caller retrying meanwhile gets Found (unsettled or settled), or — only after an abort — a fresh Created.
   const retry = await createTask(services, w.actor, body);
-  const task = await db.one<{ id: string; identifier: string }>('SELECT id, identifier FROM tasks WHERE workspace_id = $1 AND external_id = $2', [
-    w.ws.id,
-    ext,
-  ]);
+  const task = await db.one<{ id: string; identifier: string }>(
+    'SELECT id, identifier FROM tasks WHERE workspace_id = $1 AND external_id = $2',
+    [w.ws.id, ext],
+  );
   expect(task).toBeDefined();
   if (retry.kind === 'created') return; // the crashed create was aborted first; the identity was free again
   expect(['found_unsettled', 'found_settled']).toContain(retry.kind);
   expect(retry.task.id).toBe(task!.id);
 
-  await until(async () => ['completed', 'aborted'].includes((await operationOf(db, task!.id)).state), 20_000, `${c.failpoint} converges`);
+  await until(
+    async () => ['completed', 'aborted'].includes((await operationOf(db, task!.id)).state),
+    20_000,
+    `${c.failpoint} converges`,
+  );
   const op = await operationOf(db, task!.id);
   if (op.state === 'completed') {
     await expectEveryEffectOnce(db, w, task!);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [task!.id])).toBe(1);
     expect((await createTask(services, w.actor, body)).kind).toBe('found_settled');
   } else {
-    expect(await effectsOf(db, w, task!.id, task!.identifier)).toMatchObject({ folder: false, branch: null, claims: 0, contributions: 0, sessions: 0 });
+    expect(await effectsOf(db, w, task!.id, task!.identifier)).toMatchObject({
+      folder: false,
+      branch: null,
+      claims: 0,
+      contributions: 0,
+      sessions: 0,
+    });
     expect((await createTask(services, w.actor, { ...body, attachments: [] })).kind).toBe('created');
   }
   // The identity is held by exactly one task (or none).
-  expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [w.ws.id, ext])).toBeLessThanOrEqual(1);
+  expect(
+    await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [w.ws.id, ext]),
+  ).toBeLessThanOrEqual(1);
 }
 
 // Each case is its own test, run concurrently but at most two children at a time per dialect: on two cores the
@@ -156,18 +182,42 @@ async function crashZeroStep(c: ZeroStepCase): Promise<void> {
   const rows = async () => ({
     sequence: await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [plain.id]),
     tasks: await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1', [plain.id]),
-    settled: await count(db, "SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND creation_state = 'completed' AND external_id_settled_at IS NOT NULL", [plain.id]),
-    operations: await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'completed'", [plain.id]),
-    open: await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state <> 'completed'", [plain.id]),
+    settled: await count(
+      db,
+      "SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND creation_state = 'completed' AND external_id_settled_at IS NOT NULL",
+      [plain.id],
+    ),
+    operations: await count(
+      db,
+      "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'completed'",
+      [plain.id],
+    ),
+    open: await count(
+      db,
+      "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state <> 'completed'",
+      [plain.id],
+    ),
     revisions: await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [plain.id]),
-    events: await count(db, "SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1 AND type = 'task.created'", [plain.id]),
+    events: await count(
+      db,
+      "SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1 AND type = 'task.created'",
+      [plain.id],
+    ),
   });
   const one = { sequence: 1, tasks: 1, settled: 1, operations: 1, open: 0, revisions: 2, events: 1 };
   if (c.committed) {
     expect(await rows()).toEqual(one);
     expect((await createTask(services, actor, body)).kind).toBe('found_settled');
   } else {
-    expect(await rows()).toEqual({ sequence: 0, tasks: 0, settled: 0, operations: 0, open: 0, revisions: 0, events: 0 });
+    expect(await rows()).toEqual({
+      sequence: 0,
+      tasks: 0,
+      settled: 0,
+      operations: 0,
+      open: 0,
+      revisions: 0,
+      events: 0,
+    });
     const retry = await createTask(services, actor, body);
     expect(retry.kind).toBe('created');
     expect(retry.task.number).toBe(1);
@@ -176,5 +226,9 @@ async function crashZeroStep(c: ZeroStepCase): Promise<void> {
 }
 
 describe.concurrent('crash matrix, zero-step creates (SPEC §4.3)', () => {
-  it.each(ZERO_STEP_CASES)('killed at $name, a crash leaves nothing or everything', (c) => withSlot(() => crashZeroStep(c)), 110_000);
+  it.each(ZERO_STEP_CASES)(
+    'killed at $name, a crash leaves nothing or everything',
+    (c) => withSlot(() => crashZeroStep(c)),
+    110_000,
+  );
 });

@@ -22,7 +22,14 @@ import { transactionFormServices } from './transaction-form';
 import { dataDir, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
 
 const LEASE_MS = 600;
-const STEP_KINDS = ['workspace_attachment', 'attachment_claim', 'fresh_branch', 'remote_contribution', 'session_prepare', 'launch_intent'];
+const STEP_KINDS = [
+  'workspace_attachment',
+  'attachment_claim',
+  'fresh_branch',
+  'remote_contribution',
+  'session_prepare',
+  'launch_intent',
+];
 
 let fault: FaultableDatabase;
 let services: Services;
@@ -120,23 +127,46 @@ async function loseDatabaseAt(s: Staged): Promise<{ first: CreateOutcome | undef
 }
 
 /** After the database is back: the retry converges and recovery completes the operation — never an abort. */
-async function expectConverged(s: Staged, seen: { first: CreateOutcome | undefined; told: string | undefined }, steps: boolean) {
+async function expectConverged(
+  s: Staged,
+  seen: { first: CreateOutcome | undefined; told: string | undefined },
+  steps: boolean,
+) {
   const ext = s.body.external_id as string;
   const retry = await createTask(services, s.actor, s.body);
-  const holder = await fault.admin.one<{ id: string; identifier: string }>('SELECT id, identifier FROM tasks WHERE workspace_id = $1 AND external_id = $2', [
-    s.workspaceId,
-    ext,
-  ]);
+  const holder = await fault.admin.one<{ id: string; identifier: string }>(
+    'SELECT id, identifier FROM tasks WHERE workspace_id = $1 AND external_id = $2',
+    [s.workspaceId, ext],
+  );
   expect(holder, 'a task holds the identity').toBeDefined();
   expect(retry.task.id).toBe(holder!.id);
   // Every id a caller was given is the one that holds the identity.
   for (const id of [seen.first?.task.id, seen.told]) if (id) expect(id).toBe(holder!.id);
   if (seen.first || seen.told) expect(retry.kind).not.toBe('created');
 
-  await until(async () => (await operationOf(fault.admin, holder!.id)).state === 'completed', 15_000, `${s.failpoint}: recovery completes the operation`);
-  expect(await count(fault.admin, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'aborted'", [s.workspaceId])).toBe(0);
-  expect(await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [s.workspaceId, ext])).toBe(1);
-  expect(await count(fault.admin, "SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1 AND type = 'task.created'", [holder!.id])).toBe(1);
+  await until(
+    async () => (await operationOf(fault.admin, holder!.id)).state === 'completed',
+    15_000,
+    `${s.failpoint}: recovery completes the operation`,
+  );
+  expect(
+    await count(
+      fault.admin,
+      "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'aborted'",
+      [s.workspaceId],
+    ),
+  ).toBe(0);
+  expect(
+    await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [
+      s.workspaceId,
+      ext,
+    ]),
+  ).toBe(1);
+  expect(
+    await count(fault.admin, "SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1 AND type = 'task.created'", [
+      holder!.id,
+    ]),
+  ).toBe(1);
   expect((await createTask(services, s.actor, s.body)).kind).toBe('found_settled');
   if (steps) await expectEveryEffectOnce(fault.admin, w, holder!);
 }
@@ -160,13 +190,19 @@ const STEP_CASES: Case[] = [
   { failpoint: 'after_complete', kind: 'lost' },
 ];
 // A failover to a node that refuses writes (PostgreSQL only: SQLite has no such node).
-const READ_ONLY_CASES: Case[] = ['after_begin', 'step_before_effect', 'step_before_record', 'complete_between_phases'].map((failpoint) => ({
+const READ_ONLY_CASES: Case[] = [
+  'after_begin',
+  'step_before_effect',
+  'step_before_record',
+  'complete_between_phases',
+].map((failpoint) => ({
   failpoint,
   step: failpoint.startsWith('step_') ? 3 : undefined,
   kind: 'read-only',
 }));
 
-const name = (c: Case) => `${c.failpoint}${c.step === undefined ? '' : ` at ${STEP_KINDS[c.step]}`}${c.kind === 'read-only' ? ' (read-only node)' : ''}`;
+const name = (c: Case) =>
+  `${c.failpoint}${c.step === undefined ? '' : ` at ${STEP_KINDS[c.step]}`}${c.kind === 'read-only' ? ' (read-only node)' : ''}`;
 
 /** A create planning every step kind, to be paused at `c`'s failpoint (its step's, when it names one). */
 async function stageFull(c: Case): Promise<Staged> {
@@ -184,15 +220,20 @@ async function stageFull(c: Case): Promise<Staged> {
 
 describe('a create with steps that loses its database (SPEC §4.4)', () => {
   const cases = [...STEP_CASES, ...(testDialect() === 'postgres' ? READ_ONLY_CASES : [])];
-  it.each(cases.map((c) => ({ ...c, name: name(c) })))('$name: 503 or the outcome, never an abort; recovery completes it', async (c) => {
-    const staged = await stageFull(c);
-    await expectConverged(staged, await loseDatabaseAt(staged), true);
-  });
+  it.each(cases.map((c) => ({ ...c, name: name(c) })))(
+    '$name: 503 or the outcome, never an abort; recovery completes it',
+    async (c) => {
+      const staged = await stageFull(c);
+      await expectConverged(staged, await loseDatabaseAt(staged), true);
+    },
+  );
 });
 
 describe('a zero-step create that loses its database (SPEC §4.3, §4.4)', () => {
   const forms = testDialect() === 'postgres' ? (['one statement', 'transaction'] as const) : (['transaction'] as const);
-  const cases = forms.flatMap((form) => ['before_begin', 'before_settled_commit', 'after_complete'].map((failpoint) => ({ form, failpoint })));
+  const cases = forms.flatMap((form) =>
+    ['before_begin', 'before_settled_commit', 'after_complete'].map((failpoint) => ({ form, failpoint })),
+  );
   it.each(cases)('$failpoint ($form form): 503 or the outcome; a retry converges', async ({ form, failpoint }) => {
     const plain = await makeWorkspace(fault.db); // no working-folder root: a plain request plans nothing
     const actor = tokenActor([plain.id]);
@@ -229,13 +270,31 @@ interface KillCase {
 }
 const KILL_CASES: KillCase[] = [
   { failpoint: 'before_begin', table: 'tasks', answer: 503 },
-  { failpoint: 'step_before_effect', step: 0, table: 'creation_steps', statement: /UPDATE creation_steps SET evidence/, answer: 503 },
+  {
+    failpoint: 'step_before_effect',
+    step: 0,
+    table: 'creation_steps',
+    statement: /UPDATE creation_steps SET evidence/,
+    answer: 503,
+  },
   { failpoint: 'step_before_effect', step: 1, table: 'attachments', answer: 503 },
-  { failpoint: 'step_before_effect', step: 2, table: 'creation_steps', statement: /UPDATE creation_steps SET evidence/, answer: 503 },
+  {
+    failpoint: 'step_before_effect',
+    step: 2,
+    table: 'creation_steps',
+    statement: /UPDATE creation_steps SET evidence/,
+    answer: 503,
+  },
   { failpoint: 'step_before_effect', step: 3, table: 'remote_contributions', answer: 503 },
   { failpoint: 'step_before_effect', step: 4, table: 'agent_sessions', answer: 503 },
   { failpoint: 'step_before_effect', step: 5, table: 'launch_intents', answer: 503 },
-  { failpoint: 'step_before_record', step: 3, table: 'creation_steps', statement: /UPDATE creation_steps SET state/, answer: 503 },
+  {
+    failpoint: 'step_before_record',
+    step: 3,
+    table: 'creation_steps',
+    statement: /UPDATE creation_steps SET state/,
+    answer: 503,
+  },
   { failpoint: 'complete_between_phases', table: 'outbox_events', answer: 'created' },
 ];
 
@@ -248,29 +307,35 @@ async function killMidStatementAt(s: Staged, c: Pick<KillCase, 'table' | 'statem
   return { first, told };
 }
 
-describe.runIf(testDialect() === 'postgres')('a connection killed in the middle of a statement (pg_terminate_backend, SPEC §4.4)', () => {
-  it.each(KILL_CASES.map((c) => ({ ...c, name: name({ ...c, kind: 'lost' }) })))('$name: never an abort; the told task keeps the id', async (c) => {
-    const staged = { ...(await stageFull({ ...c, kind: 'lost' })), via: longLease };
-    await expectConverged(staged, await killMidStatementAt(staged, c), true);
-  });
+describe.runIf(testDialect() === 'postgres')(
+  'a connection killed in the middle of a statement (pg_terminate_backend, SPEC §4.4)',
+  () => {
+    it.each(KILL_CASES.map((c) => ({ ...c, name: name({ ...c, kind: 'lost' }) })))(
+      '$name: never an abort; the told task keeps the id',
+      async (c) => {
+        const staged = { ...(await stageFull({ ...c, kind: 'lost' })), via: longLease };
+        await expectConverged(staged, await killMidStatementAt(staged, c), true);
+      },
+    );
 
-  it("a zero-step create's one statement: 503, and a retry converges", async () => {
-    const plain = await makeWorkspace(fault.db);
-    const ext = uniq('kill0-');
-    const staged: Staged = {
-      failpoint: 'before_settled_commit',
-      match: ext,
-      body: { workspace_id: plain.id, external_id: ext, title: 'zero-step' },
-      actor: tokenActor([plain.id]),
-      workspaceId: plain.id,
-      via: longLease,
-      kind: 'lost',
-      begun: false,
-    };
-    await expectConverged(staged, await killMidStatementAt(staged, { table: 'tasks', answer: 503 }), false);
-    expect(await count(fault.admin, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [plain.id])).toBe(1);
-  });
-});
+    it("a zero-step create's one statement: 503, and a retry converges", async () => {
+      const plain = await makeWorkspace(fault.db);
+      const ext = uniq('kill0-');
+      const staged: Staged = {
+        failpoint: 'before_settled_commit',
+        match: ext,
+        body: { workspace_id: plain.id, external_id: ext, title: 'zero-step' },
+        actor: tokenActor([plain.id]),
+        workspaceId: plain.id,
+        via: longLease,
+        kind: 'lost',
+        begun: false,
+      };
+      await expectConverged(staged, await killMidStatementAt(staged, { table: 'tasks', answer: 503 }), false);
+      expect(await count(fault.admin, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [plain.id])).toBe(1);
+    });
+  },
+);
 
 // SPEC §6 and §4.4 together: recovery itself meets the database failure. A create is abandoned after Begin (its
 // request failed at `after_begin`), recovery takes it over and, while it runs the remote-contribution step, loses the
@@ -286,7 +351,11 @@ describe('recovery that loses its database while it drives an operation (SPEC §
     expect(told.kind).toBe('found_unsettled');
     // The runtime of this file takes the operation over once its lease runs out, and pauses before the step's effect.
     services.failpoints.arm({ name: 'step_before_effect', action: 'pause', match: `${ext}#3`, times: 1 });
-    await until(() => (services.failpoints.paused.get('step_before_effect') ?? 0) > 0, 10_000, 'recovery to reach the step');
+    await until(
+      () => (services.failpoints.paused.get('step_before_effect') ?? 0) > 0,
+      10_000,
+      'recovery to reach the step',
+    );
     const go = () => services.failpoints.release('step_before_effect');
     if (fault.killMidStatement) {
       await fault.killMidStatement('remote_contributions', undefined, go);
@@ -297,12 +366,24 @@ describe('recovery that loses its database while it drives an operation (SPEC §
       await fault.restore();
     }
     await expectConverged(
-      { failpoint: 'step_before_effect', match: `${ext}#3`, body, actor: w.actor, workspaceId: w.ws.id, kind: 'lost', begun: true },
+      {
+        failpoint: 'step_before_effect',
+        match: `${ext}#3`,
+        body,
+        actor: w.actor,
+        workspaceId: w.ws.id,
+        kind: 'lost',
+        begun: true,
+      },
       { first: undefined, told: told.task.id },
       true,
     );
     // The step ran twice, but the attempt that met the lost database is taken back: one attempt, the one that made it.
-    await until(async () => (await attemptsOf(told.task.id, 3)) === 1, 10_000, 'the cut-short attempt to be taken back');
+    await until(
+      async () => (await attemptsOf(told.task.id, 3)) === 1,
+      10_000,
+      'the cut-short attempt to be taken back',
+    );
   });
 });
 
@@ -322,7 +403,8 @@ describe('outages that land on the same step again and again (SPEC §4.4)', () =
     const ext = uniq('again-');
     const body = fullBody(w, ext, await upload(services, w));
     const match = `${ext}#3`;
-    const waitPaused = (what: string) => until(() => (services.failpoints.paused.get('step_before_effect') ?? 0) > 0, 10_000, what);
+    const waitPaused = (what: string) =>
+      until(() => (services.failpoints.paused.get('step_before_effect') ?? 0) > 0, 10_000, what);
     const outage = async () => {
       await fault.lose();
       services.failpoints.release('step_before_effect');
@@ -344,8 +426,16 @@ describe('outages that land on the same step again and again (SPEC §4.4)', () =
       await waitPaused(`recovery pass ${pass} to reach the step`);
       await outage();
     }
-    await expectConverged({ failpoint: 'step_before_effect', match, body, actor: w.actor, workspaceId: w.ws.id, kind: 'lost', begun: true }, { first: undefined, told: told.task.id }, true);
-    await until(async () => (await attemptsOf(told.task.id, 3)) === 1, 10_000, 'every cut-short attempt to be taken back');
+    await expectConverged(
+      { failpoint: 'step_before_effect', match, body, actor: w.actor, workspaceId: w.ws.id, kind: 'lost', begun: true },
+      { first: undefined, told: told.task.id },
+      true,
+    );
+    await until(
+      async () => (await attemptsOf(told.task.id, 3)) === 1,
+      10_000,
+      'every cut-short attempt to be taken back',
+    );
   });
 });
 
@@ -357,13 +447,25 @@ describe('Abort that loses its database while it compensates (SPEC §4.4)', () =
     // The contribution step fails for good: another task already holds its URL (SPEC §5). The create aborts and
     // compensates the steps before it, the attachment claim among them (a database write).
     const url = `https://git.example/acme/app/pull/${uniq('')}`;
-    expect((await createTask(services, w.actor, fullBody(w, uniq('holder-'), await upload(services, w), { remote_contributions: [url] }))).kind).toBe('created');
+    expect(
+      (
+        await createTask(
+          services,
+          w.actor,
+          fullBody(w, uniq('holder-'), await upload(services, w), { remote_contributions: [url] }),
+        )
+      ).kind,
+    ).toBe('created');
     const ext = uniq('abort-');
     const body = fullBody(w, ext, await upload(services, w), { remote_contributions: [url] });
     await fault.prepare();
     longLease.failpoints.arm({ name: 'compensate', action: 'pause', match: `${ext}#1`, times: 1 });
     const running = settle(createTask(longLease, w.actor, body));
-    await until(() => (longLease.failpoints.paused.get('compensate') ?? 0) > 0, 10_000, 'Abort to reach the attachment claim');
+    await until(
+      () => (longLease.failpoints.paused.get('compensate') ?? 0) > 0,
+      10_000,
+      'Abort to reach the attachment claim',
+    );
     const go = () => longLease.failpoints.release('compensate');
     if (fault.killMidStatement) {
       await fault.killMidStatement('attachments', undefined, go);
@@ -377,13 +479,21 @@ describe('Abort that loses its database while it compensates (SPEC §4.4)', () =
     const settled = await running;
     expect('error' in settled && toDomainError(settled.error).code).toBe('contribution_already_associated');
 
-    const op = await fault.admin.one<{ id: string }>("SELECT id FROM creation_operations WHERE external_id = $1", [ext]);
+    const op = await fault.admin.one<{ id: string }>('SELECT id FROM creation_operations WHERE external_id = $1', [
+      ext,
+    ]);
     await until(
-      async () => (await fault.admin.one<{ state: string }>('SELECT state FROM creation_operations WHERE id = $1', [op!.id]))?.state === 'aborted',
+      async () =>
+        (await fault.admin.one<{ state: string }>('SELECT state FROM creation_operations WHERE id = $1', [op!.id]))
+          ?.state === 'aborted',
       15_000,
       'recovery to finish the abort',
     );
-    const steps = await fault.admin.query<{ step_index: number; compensation_state: string | null; compensation_attempts: unknown }>(
+    const steps = await fault.admin.query<{
+      step_index: number;
+      compensation_state: string | null;
+      compensation_attempts: unknown;
+    }>(
       'SELECT step_index, compensation_state, compensation_attempts FROM creation_steps WHERE operation_id = $1 ORDER BY step_index',
       [op!.id],
     );
@@ -391,7 +501,9 @@ describe('Abort that loses its database while it compensates (SPEC §4.4)', () =
     expect(claim.compensation_state).toBe('compensated');
     expect(claim.compensation_attempts).toBeNull();
     expect(steps.filter((s) => s.compensation_state === 'handed_to_cleanup')).toEqual([]);
-    expect(await count(fault.admin, 'SELECT COUNT(*) AS n FROM attachments WHERE claim_operation_id = $1', [op!.id])).toBe(0);
+    expect(
+      await count(fault.admin, 'SELECT COUNT(*) AS n FROM attachments WHERE claim_operation_id = $1', [op!.id]),
+    ).toBe(0);
     // The identity is free again: the next create (with a URL of its own) makes a new task.
     expect((await createTask(services, w.actor, fullBody(w, ext, await upload(services, w)))).kind).toBe('created');
   });

@@ -37,7 +37,9 @@ describe('deferred start (SPEC §5)', () => {
     });
     // Deferred plans neither session_prepare nor launch_intent: one waiting intent, stored at Complete.
     expect(await count(db, 'SELECT COUNT(*) AS n FROM agent_sessions WHERE task_id = $1', [t.task.id])).toBe(0);
-    expect(await count(db, "SELECT COUNT(*) AS n FROM launch_intents WHERE task_id = $1 AND state = 'waiting'", [t.task.id])).toBe(1);
+    expect(
+      await count(db, "SELECT COUNT(*) AS n FROM launch_intents WHERE task_id = $1 AND state = 'waiting'", [t.task.id]),
+    ).toBe(1);
 
     await dispatchLaunches(services);
     expect(await launches(t.task.id)).toBe(0);
@@ -50,11 +52,21 @@ describe('deferred start (SPEC §5)', () => {
     await dispatchLaunches(services);
     expect(await launches(t.task.id)).toBe(1);
     // Started once (the test runner's agent command exits at once, so it may already be `finished`).
-    expect(await count(db, "SELECT COUNT(*) AS n FROM agent_sessions WHERE task_id = $1 AND state IN ('running', 'finished')", [t.task.id])).toBe(1);
+    expect(
+      await count(
+        db,
+        "SELECT COUNT(*) AS n FROM agent_sessions WHERE task_id = $1 AND state IN ('running', 'finished')",
+        [t.task.id],
+      ),
+    ).toBe(1);
   });
 
   it('an unknown blocker is a 400 before Begin', async () => {
-    const err = await createTask(services, w.actor, { workspace_id: w.ws.id, title: 't', blocked_by: ['no-such-task'] }).catch((e: Error) => e);
+    const err = await createTask(services, w.actor, {
+      workspace_id: w.ws.id,
+      title: 't',
+      blocked_by: ['no-such-task'],
+    }).catch((e: Error) => e);
     expect((err as { http?: number }).http).toBe(400);
   });
 });

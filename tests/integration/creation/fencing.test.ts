@@ -41,7 +41,10 @@ async function abandoned(): Promise<{ ext: string; taskId: string; identifier: s
   a.failpoints.arm({ name: 'step_before_effect', action: 'error', match: `${ext}#2` });
   await createTask(a, w.actor, fullBody(w, ext, await upload(a, w))).catch(() => undefined);
   a.failpoints.release('step_before_effect');
-  const task = (await db.one<{ id: string; identifier: string }>('SELECT id, identifier FROM tasks WHERE external_id = $1', [ext]))!;
+  const task = (await db.one<{ id: string; identifier: string }>(
+    'SELECT id, identifier FROM tasks WHERE external_id = $1',
+    [ext],
+  ))!;
   const past = new Date(0).toISOString();
   await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE task_id = $1', [task.id, past]);
   await db.run("UPDATE creation_steps SET lease_expires_at = $1 WHERE state = 'running'", [past]);
@@ -63,12 +66,17 @@ describe('fencing (SPEC §6)', () => {
     const { taskId, identifier } = await abandoned();
     const [first] = (await claimExpired(a, 50)).filter((h) => h.taskId === taskId);
     // Worker a stalls; its lease runs out and worker b takes over (generation 2) and finishes.
-    await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE task_id = $1', [taskId, new Date(0).toISOString()]);
+    await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE task_id = $1', [
+      taskId,
+      new Date(0).toISOString(),
+    ]);
     const [second] = (await claimExpired(b, 50)).filter((h) => h.taskId === taskId);
     expect([first!.generation, second!.generation]).toEqual([1, 2]);
     await driveRecovered(b, second!);
     const settled = await db.one('SELECT * FROM creation_operations WHERE task_id = $1', [taskId]);
-    const steps = await db.query('SELECT * FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [first!.operationId]);
+    const steps = await db.query('SELECT * FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [
+      first!.operationId,
+    ]);
     const task = await db.one('SELECT * FROM tasks WHERE id = $1', [taskId]);
 
     // The stale worker wakes up and tries to run steps and Complete with generation 1.
@@ -76,21 +84,36 @@ describe('fencing (SPEC §6)', () => {
     await runPlannedSteps(a, first!);
     await expect(complete(a, first!)).resolves.toMatchObject({ kind: 'created' });
     expect(await db.one('SELECT * FROM creation_operations WHERE task_id = $1', [taskId])).toEqual(settled);
-    expect(await db.query('SELECT * FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [first!.operationId])).toEqual(steps);
+    expect(
+      await db.query('SELECT * FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [first!.operationId]),
+    ).toEqual(steps);
     expect(await db.one('SELECT * FROM tasks WHERE id = $1', [taskId])).toEqual(task);
-    expect(await effectsOf(db, w, taskId, identifier)).toMatchObject({ folder: true, claims: 1, contributions: 1, sessions: 1, intents: 1 });
+    expect(await effectsOf(db, w, taskId, identifier)).toMatchObject({
+      folder: true,
+      claims: 1,
+      contributions: 1,
+      sessions: 1,
+      intents: 1,
+    });
   });
 
   it('a stale owner mid-operation is refused with LeaseLostError', async () => {
     const { taskId } = await abandoned();
     const [first] = (await claimExpired(a, 50)).filter((h) => h.taskId === taskId);
-    await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE task_id = $1', [taskId, new Date(0).toISOString()]);
+    await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE task_id = $1', [
+      taskId,
+      new Date(0).toISOString(),
+    ]);
     const [second] = (await claimExpired(b, 50)).filter((h) => h.taskId === taskId);
     expect(second).toBeDefined();
-    const before = await db.query('SELECT * FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [first!.operationId]);
+    const before = await db.query('SELECT * FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [
+      first!.operationId,
+    ]);
     // Generation 1 tries to reconcile and run: every fenced write is refused and nothing changes.
     await expect(driveRecovered(a, first!)).rejects.toBeInstanceOf(LeaseLostError);
-    expect(await db.query('SELECT * FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [first!.operationId])).toEqual(before);
+    expect(
+      await db.query('SELECT * FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [first!.operationId]),
+    ).toEqual(before);
     expect((await operationOf(db, taskId)).generation).toBe(2);
   });
 });

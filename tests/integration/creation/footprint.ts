@@ -17,11 +17,18 @@ export async function footprint(db: Db, taskId: string): Promise<string> {
   const rows = {
     task: { ...task, number: 0 },
     op: { ...op, token_hash: typeof op?.token_hash === 'string' ? op.token_hash.length : null },
-    steps: await db.query('SELECT step_index, kind, params, state, attempts, evidence, error FROM creation_steps WHERE operation_id = $1 ORDER BY step_index', [op?.id]),
-    revisions: await db.query('SELECT revision, workspace_id, change, actor_id, snapshot, created_at FROM task_revisions WHERE task_id = $1 ORDER BY revision', [
-      taskId,
-    ]),
-    events: await db.query('SELECT id, workspace_id, revision, type, payload, created_at FROM outbox_events WHERE task_id = $1 ORDER BY seq', [taskId]),
+    steps: await db.query(
+      'SELECT step_index, kind, params, state, attempts, evidence, error FROM creation_steps WHERE operation_id = $1 ORDER BY step_index',
+      [op?.id],
+    ),
+    revisions: await db.query(
+      'SELECT revision, workspace_id, change, actor_id, snapshot, created_at FROM task_revisions WHERE task_id = $1 ORDER BY revision',
+      [taskId],
+    ),
+    events: await db.query(
+      'SELECT id, workspace_id, revision, type, payload, created_at FROM outbox_events WHERE task_id = $1 ORDER BY seq',
+      [taskId],
+    ),
     intents: await db.query(
       // Not its state: the dispatcher may already be launching an immediate start.
       `SELECT id, workspace_id, session_id, profile_id, operation_id, step_index, kind, blocked_by, created_at

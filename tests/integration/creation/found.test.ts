@@ -49,7 +49,10 @@ describe('Found has zero effects (SPEC §4.1)', () => {
     const retry = await createTask(
       services,
       w.actor,
-      fullBody(w, ext, attachment, { title: 'Changed title', repositories: [{ repository_id: repo.id, fresh_branch: true }] }),
+      fullBody(w, ext, attachment, {
+        title: 'Changed title',
+        repositories: [{ repository_id: repo.id, fresh_branch: true }],
+      }),
     );
     await dispatchLaunches(services);
 
@@ -58,6 +61,8 @@ describe('Found has zero effects (SPEC §4.1)', () => {
     expect(await db.one('SELECT * FROM tasks WHERE id = $1', [first.task.id])).toEqual(before);
     expect(await totals()).toEqual(counts);
     expect(tetherBranches(otherRepo.path)).toEqual([]);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM attachments WHERE id = $1 AND task_id IS NULL', [attachment])).toBe(1);
+    expect(
+      await count(db, 'SELECT COUNT(*) AS n FROM attachments WHERE id = $1 AND task_id IS NULL', [attachment]),
+    ).toBe(1);
   });
 });

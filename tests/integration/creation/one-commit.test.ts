@@ -19,7 +19,15 @@ import { lookupTaskByExternalId } from '../../../src/server/domain/tasks/lookup-
 import { validateCreate } from '../../../src/server/domain/tasks/validate-create';
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
-import { count, makeWorkspace, testServices, tokenActor, uniq, until, type TestWorkspace } from '../../support/fixtures';
+import {
+  count,
+  makeWorkspace,
+  testServices,
+  tokenActor,
+  uniq,
+  until,
+  type TestWorkspace,
+} from '../../support/fixtures';
 import { transactionFormServices } from './transaction-form';
 import { footprint } from './footprint';
 
@@ -81,13 +89,28 @@ async function createTwoPhase(services: Services, body: Record<string, unknown>)
 }
 
 const BODIES: Array<{ name: string; body: () => Record<string, unknown> }> = [
-  { name: 'an identity, a title and a description', body: () => ({ external_id: uniq('same-'), title: 'Same "rows" \u00e9', description: 'd\n"q"' }) },
+  {
+    name: 'an identity, a title and a description',
+    body: () => ({ external_id: uniq('same-'), title: 'Same "rows" \u00e9', description: 'd\n"q"' }),
+  },
   { name: 'no identity', body: () => ({ title: 'No identity' }) },
-  { name: 'a named step and a parent', body: () => ({ external_id: uniq('step-'), title: 'Child', step_id: ws.steps[1]!.id, parent_id: parentId }) },
-  { name: 'an agent profile and no start (validated first)', body: () => ({ external_id: uniq('prof-'), title: 'Profiled', agent_profile_id: profileId }) },
+  {
+    name: 'a named step and a parent',
+    body: () => ({ external_id: uniq('step-'), title: 'Child', step_id: ws.steps[1]!.id, parent_id: parentId }),
+  },
+  {
+    name: 'an agent profile and no start (validated first)',
+    body: () => ({ external_id: uniq('prof-'), title: 'Profiled', agent_profile_id: profileId }),
+  },
   {
     name: 'a deferred start (its intent written with the completion)',
-    body: () => ({ external_id: uniq('def-'), title: 'Deferred', start_agent: true, blocked_by: [blockerId], agent_profile_id: profileId }),
+    body: () => ({
+      external_id: uniq('def-'),
+      title: 'Deferred',
+      start_agent: true,
+      blocked_by: [blockerId],
+      agent_profile_id: profileId,
+    }),
   },
 ];
 
@@ -107,7 +130,9 @@ describe('zero-step creates commit Begin and Complete as one transaction (SPEC Â
       expect(a).toContain('task.created');
       expect(a).toBe(b);
       // A deferred start's intent waits for its blockers, written with the completion like the two-phase path's.
-      const intents = await db.query<{ state: string }>('SELECT state FROM launch_intents WHERE task_id = $1', [one.task.id]);
+      const intents = await db.query<{ state: string }>('SELECT state FROM launch_intents WHERE task_id = $1', [
+        one.task.id,
+      ]);
       expect(intents.map((i) => i.state)).toEqual(a.includes('"kind":"deferred"') ? ['waiting'] : []);
     });
 
@@ -125,7 +150,9 @@ describe('zero-step creates commit Begin and Complete as one transaction (SPEC Â
       const ext = uniq('fail-');
       const before = await stateOf();
       services.failpoints.arm({ name: 'before_settled_commit', action: 'error', match: ext, times: 1 });
-      await expect(createTask(services, actor(), { workspace_id: ws.id, external_id: ext, title: 't' })).rejects.toThrow(/failpoint/);
+      await expect(
+        createTask(services, actor(), { workspace_id: ws.id, external_id: ext, title: 't' }),
+      ).rejects.toThrow(/failpoint/);
       expect(await stateOf()).toEqual(before);
       const retry = await createTask(services, actor(), { workspace_id: ws.id, external_id: ext, title: 't' });
       expect(retry.kind).toBe('created');
@@ -139,8 +166,14 @@ describe('zero-step creates commit Begin and Complete as one transaction (SPEC Â
       try {
         services.failpoints.arm({ name: 'before_settled_commit', action: 'pause', match: ext, times: 1 });
         const pending = createTask(services, actor(), { workspace_id: ws.id, external_id: ext, title: 't' });
-        await until(() => (services.failpoints.paused.get('before_settled_commit') ?? 0) === 1, 10_000, 'paused before COMMIT');
-        expect(await other.one('SELECT id FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext])).toBeUndefined();
+        await until(
+          () => (services.failpoints.paused.get('before_settled_commit') ?? 0) === 1,
+          10_000,
+          'paused before COMMIT',
+        );
+        expect(
+          await other.one('SELECT id FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext]),
+        ).toBeUndefined();
         services.failpoints.release('before_settled_commit');
         const created = await pending;
         expect(created.kind).toBe('created');
@@ -155,13 +188,22 @@ describe('zero-step creates commit Begin and Complete as one transaction (SPEC Â
     it('validation happens inside the transaction: a bad parent, step or workspace gets its error and writes nothing', async () => {
       const { services } = form();
       const before = await stateOf();
-      const create = (body: Record<string, unknown>) => createTask(services, actor(), { workspace_id: ws.id, external_id: uniq('bad-'), title: 't', ...body });
-      await expect(create({ parent_id: 'no-such-task' })).rejects.toMatchObject({ code: 'validation_failed', detail: expect.stringMatching(/^parent_id/) });
-      await expect(create({ step_id: 'no-such-step' })).rejects.toMatchObject({ code: 'validation_failed', detail: expect.stringMatching(/^step_id/) });
+      const create = (body: Record<string, unknown>) =>
+        createTask(services, actor(), { workspace_id: ws.id, external_id: uniq('bad-'), title: 't', ...body });
+      await expect(create({ parent_id: 'no-such-task' })).rejects.toMatchObject({
+        code: 'validation_failed',
+        detail: expect.stringMatching(/^parent_id/),
+      });
+      await expect(create({ step_id: 'no-such-step' })).rejects.toMatchObject({
+        code: 'validation_failed',
+        detail: expect.stringMatching(/^step_id/),
+      });
       const elsewhere = await makeWorkspace(db);
       await expect(create({ step_id: elsewhere.steps[0]!.id })).rejects.toMatchObject({ code: 'validation_failed' });
       const missing = crypto.randomUUID();
-      await expect(createTask(services, tokenActor([missing]), { workspace_id: missing, external_id: uniq('x-'), title: 't' })).rejects.toMatchObject({
+      await expect(
+        createTask(services, tokenActor([missing]), { workspace_id: missing, external_id: uniq('x-'), title: 't' }),
+      ).rejects.toMatchObject({
         code: 'task_not_created',
       });
       expect(await stateOf()).toEqual(before);
@@ -170,20 +212,29 @@ describe('zero-step creates commit Begin and Complete as one transaction (SPEC Â
     it('a full step refuses the create whole (WIP admission inside the transaction)', async () => {
       const { services } = form();
       const small = await makeWorkspace(db, { steps: [{ name: 'Todo', wipLimit: 2 }] });
-      const create = () => createTask(services, tokenActor([small.id]), { workspace_id: small.id, external_id: uniq('wip-'), title: 't' });
+      const create = () =>
+        createTask(services, tokenActor([small.id]), { workspace_id: small.id, external_id: uniq('wip-'), title: 't' });
       expect((await create()).kind).toBe('created');
       expect((await create()).kind).toBe('created');
       await expect(create()).rejects.toMatchObject({ code: 'wip_limit_exceeded' });
       expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [small.id])).toBe(2);
-      expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1', [small.id])).toBe(2);
+      expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1', [small.id])).toBe(
+        2,
+      );
     });
 
     it('a workspace with a working-folder root plans its folder: the two-phase protocol, with its step', async () => {
       const { services } = form();
       const rooted = await makeWorkspace(db, { rootPath: join(tmpdir(), uniq('tether-root-')) });
-      const created = await createTask(services, tokenActor([rooted.id]), { workspace_id: rooted.id, external_id: uniq('root-'), title: 't' });
+      const created = await createTask(services, tokenActor([rooted.id]), {
+        workspace_id: rooted.id,
+        external_id: uniq('root-'),
+        title: 't',
+      });
       expect(created.kind).toBe('created');
-      const op = await db.one<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = $1', [created.task.id]);
+      const op = await db.one<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = $1', [
+        created.task.id,
+      ]);
       expect(await db.query('SELECT kind, state FROM creation_steps WHERE operation_id = $1', [op!.id])).toEqual([
         { kind: 'workspace_attachment', state: 'succeeded' },
       ]);
@@ -194,9 +245,18 @@ describe('zero-step creates commit Begin and Complete as one transaction (SPEC Â
     const { services } = forms[0]!;
     const ext = uniq('steps-');
     services.failpoints.arm({ name: 'complete_between_phases', action: 'pause', match: ext, times: 1 });
-    const body = { workspace_id: ws.id, external_id: ext, title: 't', remote_contributions: [`https://git.example/acme/app/pull/${uniq('')}`] };
+    const body = {
+      workspace_id: ws.id,
+      external_id: ext,
+      title: 't',
+      remote_contributions: [`https://git.example/acme/app/pull/${uniq('')}`],
+    };
     const pending = createTask(services, actor(), body);
-    await until(() => (services.failpoints.paused.get('complete_between_phases') ?? 0) === 1, 10_000, 'paused between the phases');
+    await until(
+      () => (services.failpoints.paused.get('complete_between_phases') ?? 0) === 1,
+      10_000,
+      'paused between the phases',
+    );
     expect((await lookupTaskByExternalId(services, actor(), ws.id, ext)).creationComplete).toBe(false);
     expect((await createTask(services, actor(), body)).kind).toBe('found_unsettled');
     services.failpoints.release('complete_between_phases');

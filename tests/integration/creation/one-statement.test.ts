@@ -45,7 +45,10 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
 
   /** Phase B in one statement for the creating request's own handle. */
   const settleOne = (h: CreationHandle) =>
-    pg.settleInOneStatement({ operationId: h.operationId, generation: h.generation, actorId: h.actor.id, eventId: crypto.randomUUID() }, h.begun!);
+    pg.settleInOneStatement(
+      { operationId: h.operationId, generation: h.generation, actorId: h.actor.id, eventId: crypto.randomUUID() },
+      h.begun!,
+    );
 
   async function createBothWays(body: (ext: string) => Record<string, unknown>): Promise<[string, string]> {
     const prints: string[] = [];
@@ -59,7 +62,12 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
   }
 
   it('a create with no steps writes the same rows as the transaction form', async () => {
-    const [one, general] = await createBothWays((ext) => ({ workspace_id: w.ws.id, external_id: ext, title: 'Same "rows" \u00e9', description: 'd' }));
+    const [one, general] = await createBothWays((ext) => ({
+      workspace_id: w.ws.id,
+      external_id: ext,
+      title: 'Same "rows" \u00e9',
+      description: 'd',
+    }));
     expect(one).toContain('task.created');
     expect(one).toBe(general);
   });
@@ -85,7 +93,11 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
   it('a Created with nothing to prepare costs two statements: the lookup, then Begin and Complete as one (SPEC §4.3)', async () => {
     const plain = await makeWorkspace(db); // no working-folder root: the plan has no steps
     const before = { ...db.stats };
-    await createTask(services, tokenActor([plain.id]), { workspace_id: plain.id, external_id: uniq('count-'), title: 't' });
+    await createTask(services, tokenActor([plain.id]), {
+      workspace_id: plain.id,
+      external_id: uniq('count-'),
+      title: 't',
+    });
     expect(db.stats.statements - before.statements).toBe(2);
     expect(db.stats.transactions - before.transactions).toBe(1);
   });
@@ -104,7 +116,10 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     return handle;
   }
   const stateOf = async (taskId: string) =>
-    (await db.one<{ creation_state: string; revision: number }>('SELECT creation_state, revision FROM tasks WHERE id = $1', [taskId]))!;
+    (await db.one<{ creation_state: string; revision: number }>(
+      'SELECT creation_state, revision FROM tasks WHERE id = $1',
+      [taskId],
+    ))!;
 
   it('Begin taken by an identity already held fails whole: no number, no operation, no revision', async () => {
     const handle = await begun();
@@ -180,14 +195,28 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       const actor = tokenActor([plain.id]);
       const before = db.stats.statements;
       const outcomes = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => createTask(services, actor, { workspace_id: plain.id, external_id: `many-${i}`, title: `t${i}` })),
+        Array.from({ length: 20 }, (_, i) =>
+          createTask(services, actor, { workspace_id: plain.id, external_id: `many-${i}`, title: `t${i}` }),
+        ),
       );
       expect(outcomes.every((o) => o.kind === 'created')).toBe(true);
-      expect(outcomes.map((o) => o.task.number).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-      expect(db.stats.statements - before).toBeLessThan(5 * 20 / 2);
-      expect(await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'completed'", [plain.id])).toBe(20);
+      expect(outcomes.map((o) => o.task.number).sort((x, y) => x - y)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      );
+      expect(db.stats.statements - before).toBeLessThan((5 * 20) / 2);
+      expect(
+        await count(
+          db,
+          "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'completed'",
+          [plain.id],
+        ),
+      ).toBe(20);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [plain.id])).toBe(40);
-      expect(await count(db, "SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1 AND type = 'task.created'", [plain.id])).toBe(20);
+      expect(
+        await count(db, "SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1 AND type = 'task.created'", [
+          plain.id,
+        ]),
+      ).toBe(20);
       // Each task's events and rows are its own: identifier and title travel together.
       const mismatched = await count(
         db,
@@ -203,10 +232,15 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       const plain = await makeWorkspace(db);
       const actor = tokenActor([plain.id]);
       const exts = ['a', 'b', 'twice', 'c', 'twice', 'd'];
-      const outcomes = await Promise.all(exts.map((e) => createTask(services, actor, { workspace_id: plain.id, external_id: e, title: e })));
+      const outcomes = await Promise.all(
+        exts.map((e) => createTask(services, actor, { workspace_id: plain.id, external_id: e, title: e })),
+      );
       const twice = outcomes.filter((o) => o.task.externalId === 'twice');
       // The Found re-read may catch the winner before or after its Complete: settled or unsettled, never a second task.
-      expect(twice.map((o) => o.kind).sort()).toEqual(['created', expect.stringMatching(/^found_(settled|unsettled)$/)]);
+      expect(twice.map((o) => o.kind).sort()).toEqual([
+        'created',
+        expect.stringMatching(/^found_(settled|unsettled)$/),
+      ]);
       expect(twice[0]!.task.id).toBe(twice[1]!.task.id);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1', [plain.id])).toBe(5);
       expect(await count(db, 'SELECT MAX(number) AS n FROM tasks WHERE workspace_id = $1', [plain.id])).toBe(5);
@@ -217,7 +251,11 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       const hs = [await begun(), await begun(), await begun()];
       await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [hs[1]!.operationId]);
       expect(await Promise.all(hs.map((h) => pg.enterCompletingInOneStatement(h)))).toEqual([true, undefined, true]);
-      expect((await Promise.all(hs.map((h) => stateOf(h.taskId)))).map((s) => s.creation_state)).toEqual(['completing', 'preparing', 'completing']);
+      expect((await Promise.all(hs.map((h) => stateOf(h.taskId)))).map((s) => s.creation_state)).toEqual([
+        'completing',
+        'preparing',
+        'completing',
+      ]);
     });
 
     it('phase B for three handles at once, one of them fenced out: the other two settle with one event each, it writes nothing', async () => {
@@ -226,7 +264,9 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [hs[1]!.operationId]);
       const out = await Promise.all(hs.map((h) => settleOne(h)));
       expect(out.map((t) => t?.creationState)).toEqual(['completed', undefined, 'completed']);
-      const events = await Promise.all(hs.map((h) => count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [h.taskId])));
+      const events = await Promise.all(
+        hs.map((h) => count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [h.taskId])),
+      );
       expect(events).toEqual([1, 0, 1]);
       expect((await stateOf(hs[1]!.taskId)).creation_state).toBe('completing');
     });

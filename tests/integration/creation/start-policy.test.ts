@@ -9,7 +9,15 @@ import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { dispatchLaunches } from '../../../src/server/runtime/dispatcher';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
-import { count, makeWorkspace, testServices, tokenActor, uniq, until, type TestWorkspace } from '../../support/fixtures';
+import {
+  count,
+  makeWorkspace,
+  testServices,
+  tokenActor,
+  uniq,
+  until,
+  type TestWorkspace,
+} from '../../support/fixtures';
 
 let db: Db;
 let services: Services;
@@ -30,7 +38,8 @@ beforeAll(async () => {
     },
   });
   ws = await makeWorkspace(db); // Todo, Doing, Done (done)
-  profileId = (await createAgentProfile(services.store, { workspaceId: ws.id, name: uniq('p'), runner: 'recording' })).id;
+  profileId = (await createAgentProfile(services.store, { workspaceId: ws.id, name: uniq('p'), runner: 'recording' }))
+    .id;
 });
 afterAll(async () => db?.close());
 
@@ -57,7 +66,12 @@ async function finishBlockers(ids: string[]): Promise<void> {
 
 describe('start policy: start_agent × blocked_by (SPEC §5)', () => {
   it('no start_agent, no blockers → none: nothing prepared, nothing launched', async () => {
-    const t = await createTask(services, actor(), { workspace_id: ws.id, external_id: uniq('sp-'), title: 't', agent_profile_id: profileId });
+    const t = await createTask(services, actor(), {
+      workspace_id: ws.id,
+      external_id: uniq('sp-'),
+      title: 't',
+      agent_profile_id: profileId,
+    });
     await dispatchLaunches(services);
     expect(await stored(t.task.id)).toEqual({ policy: 'none', sessions: 0, intents: 0, launches: 0 });
   });
@@ -79,13 +93,24 @@ describe('start policy: start_agent × blocked_by (SPEC §5)', () => {
 
   it('start_agent false, with blockers → none as well', async () => {
     const b = await blocker();
-    const t = await createTask(services, actor(), { workspace_id: ws.id, title: 't', start_agent: false, blocked_by: [b] });
+    const t = await createTask(services, actor(), {
+      workspace_id: ws.id,
+      title: 't',
+      start_agent: false,
+      blocked_by: [b],
+    });
     await finishBlockers([b]);
     expect(await stored(t.task.id)).toEqual({ policy: 'none', sessions: 0, intents: 0, launches: 0 });
   });
 
   it('start_agent, no blockers → immediate: one session and one intent, launched once after Complete', async () => {
-    const t = await createTask(services, actor(), { workspace_id: ws.id, external_id: uniq('sp-'), title: 't', start_agent: true, agent_profile_id: profileId });
+    const t = await createTask(services, actor(), {
+      workspace_id: ws.id,
+      external_id: uniq('sp-'),
+      title: 't',
+      start_agent: true,
+      agent_profile_id: profileId,
+    });
     expect(await stored(t.task.id)).toMatchObject({ policy: 'immediate', sessions: 1, intents: 1 });
     // The dispatcher starts a pass right after Complete; this one may find the intent already claimed by it.
     await dispatchLaunches(services);

@@ -12,7 +12,16 @@ import { driveRecovered, claimExpired } from '../../../src/server/runtime/recove
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
 import { count, testServices, uniq, until } from '../../support/fixtures';
-import { dataDir, effectsOf, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
+import {
+  dataDir,
+  effectsOf,
+  expectEveryEffectOnce,
+  fullBody,
+  makeWorld,
+  operationOf,
+  upload,
+  type World,
+} from './world';
 import type { CreationHandle } from '../../../src/server/domain/creation/operation';
 
 let db: Db;
@@ -27,10 +36,10 @@ beforeAll(async () => {
 afterAll(async () => db.close());
 
 async function createdBy(ext: string) {
-  const row = await db.one<{ id: string; identifier: string }>('SELECT id, identifier FROM tasks WHERE workspace_id = $1 AND external_id = $2', [
-    w.ws.id,
-    ext,
-  ]);
+  const row = await db.one<{ id: string; identifier: string }>(
+    'SELECT id, identifier FROM tasks WHERE workspace_id = $1 AND external_id = $2',
+    [w.ws.id, ext],
+  );
   return row!;
 }
 
@@ -80,17 +89,26 @@ describe('abort (SPEC §4.4)', () => {
     await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'holder', remote_contributions: [url] });
     const ext = uniq('dup-url-');
     const attachment = await upload(services, w);
-    const err = await createTask(services, w.actor, fullBody(w, ext, attachment, { remote_contributions: [url] })).catch((e: unknown) => e);
+    const err = await createTask(
+      services,
+      w.actor,
+      fullBody(w, ext, attachment, { remote_contributions: [url] }),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect((err as DomainError).http).toBe(409);
     expect((err as DomainError).code).toBe('contribution_already_associated');
 
     // The task row is gone (identity free), the operation aborted, every effect compensated, no event written.
     expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE external_id = $1', [ext])).toBe(0);
-    const op = await db.one<Record<string, unknown>>("SELECT id, task_id, state, error FROM creation_operations WHERE external_id = $1", [ext]);
+    const op = await db.one<Record<string, unknown>>(
+      'SELECT id, task_id, state, error FROM creation_operations WHERE external_id = $1',
+      [ext],
+    );
     expect(op?.state).toBe('aborted');
     expect(String(op?.error)).toContain('already associated');
-    const identifier = (await db.one<{ snapshot: string }>('SELECT snapshot FROM task_revisions WHERE task_id = $1', [op!.task_id]))!.snapshot;
+    const identifier = (await db.one<{ snapshot: string }>('SELECT snapshot FROM task_revisions WHERE task_id = $1', [
+      op!.task_id,
+    ]))!.snapshot;
     expect(await effectsOf(db, w, String(op!.task_id), JSON.parse(identifier).identifier)).toEqual({
       folder: false,
       branch: null,
@@ -105,16 +123,26 @@ describe('abort (SPEC §4.4)', () => {
       'SELECT kind, compensation_state FROM creation_steps WHERE operation_id = $1 ORDER BY step_index',
       [op!.id],
     );
-    expect(compensated.map((s) => s.compensation_state)).toEqual(['compensated', 'compensated', 'compensated', 'compensated', null, null]);
+    expect(compensated.map((s) => s.compensation_state)).toEqual([
+      'compensated',
+      'compensated',
+      'compensated',
+      'compensated',
+      null,
+      null,
+    ]);
   });
 
   it('an attachment claimed by another create fails the claim step with 400, and the identity can be used again', async () => {
     const attachment = await upload(services, w);
     await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'first claimer', attachments: [attachment] });
     const ext = uniq('claimed-');
-    const err = await createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 't', attachments: [attachment] }).catch(
-      (e: unknown) => e,
-    );
+    const err = await createTask(services, w.actor, {
+      workspace_id: w.ws.id,
+      external_id: ext,
+      title: 't',
+      attachments: [attachment],
+    }).catch((e: unknown) => e);
     expect((err as DomainError).code).toBe('attachment_unavailable');
     expect((err as DomainError).http).toBe(400);
     const again = await createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 't' });
@@ -123,9 +151,12 @@ describe('abort (SPEC §4.4)', () => {
 
   it('a missing attachment is a 400 before Begin: no task, no operation', async () => {
     const ext = uniq('missing-');
-    const err = await createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 't', attachments: ['nope'] }).catch(
-      (e: unknown) => e,
-    );
+    const err = await createTask(services, w.actor, {
+      workspace_id: w.ws.id,
+      external_id: ext,
+      title: 't',
+      attachments: ['nope'],
+    }).catch((e: unknown) => e);
     expect((err as DomainError).http).toBe(400);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE external_id = $1', [ext])).toBe(0);
   });
@@ -134,14 +165,31 @@ describe('abort (SPEC §4.4)', () => {
 describe('unknown steps (SPEC §4.4, §6)', () => {
   async function pausedCreate(ext: string): Promise<{ handle: CreationHandle; run: Promise<unknown> }> {
     services.failpoints.arm({ name: 'step_before_effect', action: 'error', match: `${ext}#0` });
-    const run = createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 't' }).catch((e: unknown) => e);
+    const run = createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 't' }).catch(
+      (e: unknown) => e,
+    );
     await run;
     services.failpoints.release('step_before_effect');
     const task = await createdBy(ext);
     const op = await operationOf(db, task.id);
     // The request died mid-step: the step is running, the operation still leased by generation 0.
-    const plan = JSON.parse((await db.one<{ plan: string }>('SELECT plan FROM creation_operations WHERE id = $1', [op.id]))!.plan);
-    return { handle: { operationId: op.id, taskId: task.id, workspaceId: w.ws.id, actor: w.actor, plan, externalId: ext, token: '', generation: 0, recovered: true }, run };
+    const plan = JSON.parse(
+      (await db.one<{ plan: string }>('SELECT plan FROM creation_operations WHERE id = $1', [op.id]))!.plan,
+    );
+    return {
+      handle: {
+        operationId: op.id,
+        taskId: task.id,
+        workspaceId: w.ws.id,
+        actor: w.actor,
+        plan,
+        externalId: ext,
+        token: '',
+        generation: 0,
+        recovered: true,
+      },
+      run,
+    };
   }
 
   it('a step whose outcome is unknown blocks Complete', async () => {
@@ -162,13 +210,22 @@ describe('unknown steps (SPEC §4.4, §6)', () => {
   it('recovery verifies the unknown step, re-runs it, and completes', async () => {
     const ext = uniq('unk-r-');
     const { handle } = await pausedCreate(ext);
-    await db.run("UPDATE creation_operations SET lease_expires_at = $2 WHERE id = $1", [handle.operationId, new Date(0).toISOString()]);
-    await db.run("UPDATE creation_steps SET lease_expires_at = $2 WHERE operation_id = $1", [handle.operationId, new Date(0).toISOString()]);
+    await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE id = $1', [
+      handle.operationId,
+      new Date(0).toISOString(),
+    ]);
+    await db.run('UPDATE creation_steps SET lease_expires_at = $2 WHERE operation_id = $1', [
+      handle.operationId,
+      new Date(0).toISOString(),
+    ]);
     const claimed = (await claimExpired(services, 50)).filter((h) => h.operationId === handle.operationId);
     expect(claimed).toHaveLength(1);
     await driveRecovered(services, claimed[0]!);
     expect((await operationOf(db, handle.taskId)).state).toBe('completed');
-    const step = await db.one<{ state: string; attempts: number }>('SELECT state, attempts FROM creation_steps WHERE operation_id = $1', [handle.operationId]);
+    const step = await db.one<{ state: string; attempts: number }>(
+      'SELECT state, attempts FROM creation_steps WHERE operation_id = $1',
+      [handle.operationId],
+    );
     expect([step?.state, Number(step?.attempts)]).toEqual(['succeeded', 2]);
   });
 });
@@ -183,12 +240,16 @@ describe('dispatch order (SPEC §4.1 step 10)', () => {
     // A dispatch pass while the creation is completing launches nothing; the session stays prepared.
     expect(await dispatchLaunches(services)).toBe(0);
     expect((await effectsOf(db, w, task.id, task.identifier)).launches).toBe(0);
-    expect((await db.one<{ state: string }>('SELECT state FROM agent_sessions WHERE task_id = $1', [task.id]))?.state).toBe('prepared');
+    expect(
+      (await db.one<{ state: string }>('SELECT state FROM agent_sessions WHERE task_id = $1', [task.id]))?.state,
+    ).toBe('prepared');
     services.failpoints.release('complete_between_phases');
     expect((await run).kind).toBe('created');
     await until(async () => (await effectsOf(db, w, task.id, task.identifier)).launches === 1, 10_000, 'launch');
     // Started: the test runner's agent command exits at once, so the session may already be `finished`.
-    expect((await db.one<{ state: string }>('SELECT state FROM agent_sessions WHERE task_id = $1', [task.id]))?.state).toMatch(/^(running|finished)$/);
+    expect(
+      (await db.one<{ state: string }>('SELECT state FROM agent_sessions WHERE task_id = $1', [task.id]))?.state,
+    ).toMatch(/^(running|finished)$/);
   });
 
   it('CreatedIdentityLost still launches', async () => {

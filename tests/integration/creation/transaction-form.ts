@@ -9,7 +9,9 @@ import type { Services } from '../../../src/server/services';
 import { testServices } from '../../support/fixtures';
 
 class TransactionFormStore extends Store {
-  override readonly creation = new CreationStore(this.driver, sqlDialect(this.driver.dialect), (fn) => this.transaction(fn));
+  override readonly creation = new CreationStore(this.driver, sqlDialect(this.driver.dialect), (fn) =>
+    this.transaction(fn),
+  );
 }
 
 /** Services over `db` whose store creates in the transaction form, whatever the dialect. */

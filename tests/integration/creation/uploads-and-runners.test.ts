@@ -27,14 +27,17 @@ let base: string;
 let token: string;
 
 function listen(s: Server): Promise<string> {
-  return new Promise((done) => s.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(s.address() as AddressInfo).port}`)));
+  return new Promise((done) =>
+    s.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(s.address() as AddressInfo).port}`)),
+  );
 }
 
 beforeAll(async () => {
   db = await freshDb();
   services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
   w = await makeWorld(services);
-  token = (await createApiToken(services.store, { name: 'uploader', workspaceIds: [w.ws.id], scopes: ['tasks:write'] })).token;
+  token = (await createApiToken(services.store, { name: 'uploader', workspaceIds: [w.ws.id], scopes: ['tasks:write'] }))
+    .token;
   server = createHttpServer(services); // the real router: every answer is held to the OpenAPI document (call())
   base = await listen(server);
 });
@@ -60,11 +63,23 @@ describe('POST /api/v1/attachments', () => {
     expect(res.status).toBe(201);
     const body = res.json as { id: string; size_bytes: number; filename: string };
     expect(body).toMatchObject({ size_bytes: 16, filename: 'spec.txt' });
-    const row = await db.one<{ storage_path: string; task_id: string | null }>('SELECT storage_path, task_id FROM attachments WHERE id = $1', [body.id]);
+    const row = await db.one<{ storage_path: string; task_id: string | null }>(
+      'SELECT storage_path, task_id FROM attachments WHERE id = $1',
+      [body.id],
+    );
     expect(row?.storage_path.startsWith(services.config.dataDir)).toBe(true);
     expect(readFileSync(row!.storage_path, 'utf8')).toBe('hello attachment');
-    const created = await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'with file', attachments: [body.id] });
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM attachments WHERE id = $1 AND task_id = $2', [body.id, created.task.id])).toBe(1);
+    const created = await createTask(services, w.actor, {
+      workspace_id: w.ws.id,
+      title: 'with file',
+      attachments: [body.id],
+    });
+    expect(
+      await count(db, 'SELECT COUNT(*) AS n FROM attachments WHERE id = $1 AND task_id = $2', [
+        body.id,
+        created.task.id,
+      ]),
+    ).toBe(1);
   });
 
   it('refuses an upload over the size limit with 413 and stores nothing', async () => {
@@ -108,9 +123,19 @@ describe('webhook agent runner', () => {
         { workspaceId: w.ws.id, name: uniq('hook'), runner: 'webhook', config: { url: `${url}/launch` } },
         services.destinations,
       );
-      const out = await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'agent task', start_agent: true, agent_profile_id: profile.id });
+      const out = await createTask(services, w.actor, {
+        workspace_id: w.ws.id,
+        title: 'agent task',
+        start_agent: true,
+        agent_profile_id: profile.id,
+      });
       await until(() => received.length > 0, 10_000, 'webhook call');
-      await until(async () => (await count(db, "SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1 AND runner = 'webhook'", [out.task.id])) === 1);
+      await until(
+        async () =>
+          (await count(db, "SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1 AND runner = 'webhook'", [
+            out.task.id,
+          ])) === 1,
+      );
       expect(received).toHaveLength(1);
       expect(received[0]!.body).toMatchObject({ task_id: out.task.id, identifier: out.task.identifier });
       expect(received[0]!.key).toBe(received[0]!.body.intent_id);
@@ -132,18 +157,41 @@ describe('runners and dispatch belong to the services they were built with (no m
         return { ok: true };
       },
     });
-    const profile = await createAgentProfile(own.store, { workspaceId: w.ws.id, name: uniq('custom'), runner: 'custom' });
-    const out = await createTask(own, w.actor, { workspace_id: w.ws.id, title: 'custom runner', start_agent: true, agent_profile_id: profile.id });
+    const profile = await createAgentProfile(own.store, {
+      workspaceId: w.ws.id,
+      name: uniq('custom'),
+      runner: 'custom',
+    });
+    const out = await createTask(own, w.actor, {
+      workspace_id: w.ws.id,
+      title: 'custom runner',
+      start_agent: true,
+      agent_profile_id: profile.id,
+    });
     // The launch is recorded once the runner accepted it.
-    await until(async () => (await count(db, "SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1 AND runner = 'custom'", [out.task.id])) === 1);
+    await until(
+      async () =>
+        (await count(db, "SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1 AND runner = 'custom'", [
+          out.task.id,
+        ])) === 1,
+    );
     expect(launched).toEqual([out.task.id]);
     expect(() => services.agentRunners.get('custom')).toThrow(/no agent runner named custom/);
   });
 
   it('the dispatcher the services were built with runs once after Complete, and never for Found', async () => {
     const plans: string[] = [];
-    const own = await testServices(db, { config: services.config, dispatcher: { afterComplete: (plan) => plans.push(plan.startPolicy) } });
-    const body = { workspace_id: w.ws.id, external_id: uniq('dispatch-'), title: 't', start_agent: true, agent_profile_id: w.profileId };
+    const own = await testServices(db, {
+      config: services.config,
+      dispatcher: { afterComplete: (plan) => plans.push(plan.startPolicy) },
+    });
+    const body = {
+      workspace_id: w.ws.id,
+      external_id: uniq('dispatch-'),
+      title: 't',
+      start_agent: true,
+      agent_profile_id: w.profileId,
+    };
     expect((await createTask(own, w.actor, body)).kind).toBe('created');
     expect(plans).toEqual(['immediate']);
     expect((await createTask(own, w.actor, body)).kind).toBe('found_settled');

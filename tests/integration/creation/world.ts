@@ -25,14 +25,20 @@ export function makeGitRepo(): { path: string; head: string } {
 
 export function branchCommit(repoPath: string, branch: string): string | null {
   try {
-    return execFileSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repoPath, encoding: 'utf8' }).trim();
+    return execFileSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
+      cwd: repoPath,
+      encoding: 'utf8',
+    }).trim();
   } catch {
     return null;
   }
 }
 
 export function tetherBranches(repoPath: string): string[] {
-  const out = execFileSync('git', ['for-each-ref', '--format=%(refname:short)', 'refs/heads/tether/'], { cwd: repoPath, encoding: 'utf8' });
+  const out = execFileSync('git', ['for-each-ref', '--format=%(refname:short)', 'refs/heads/tether/'], {
+    cwd: repoPath,
+    encoding: 'utf8',
+  });
   return out.split('\n').filter(Boolean);
 }
 
@@ -44,13 +50,27 @@ export interface World {
   actor: Actor;
 }
 
-export async function makeWorld(services: Services, opts: { runner?: string; config?: Record<string, unknown> } = {}): Promise<World> {
+export async function makeWorld(
+  services: Services,
+  opts: { runner?: string; config?: Record<string, unknown> } = {},
+): Promise<World> {
   const root = mkdtempSync(join(tmpdir(), 'tether-root-'));
   const ws = await makeWorkspace(services.store.driver, { rootPath: root });
   const git = makeGitRepo();
   const repo = await addRepository(services.store, { workspaceId: ws.id, path: git.path });
-  const profile = await createAgentProfile(services.store, { workspaceId: ws.id, name: uniq('agent'), runner: opts.runner, config: opts.config });
-  return { ws, root, repo: { id: repo.id, path: git.path, head: git.head }, profileId: profile.id, actor: tokenActor([ws.id]) };
+  const profile = await createAgentProfile(services.store, {
+    workspaceId: ws.id,
+    name: uniq('agent'),
+    runner: opts.runner,
+    config: opts.config,
+  });
+  return {
+    ws,
+    root,
+    repo: { id: repo.id, path: git.path, head: git.head },
+    profileId: profile.id,
+    actor: tokenActor([ws.id]),
+  };
 }
 
 export function dataDir(): string {
@@ -60,12 +80,21 @@ export function dataDir(): string {
 }
 
 export async function upload(services: Services, w: World): Promise<string> {
-  const a = await uploadAttachment(services, w.actor, { workspaceId: w.ws.id, filename: 'notes.txt', data: Buffer.from(uniq('data')) });
+  const a = await uploadAttachment(services, w.actor, {
+    workspaceId: w.ws.id,
+    filename: 'notes.txt',
+    data: Buffer.from(uniq('data')),
+  });
   return a.id;
 }
 
 /** A create body that plans every step kind: folder, claim, branch, contribution, session + launch intent. */
-export function fullBody(w: World, externalId: string, attachmentId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function fullBody(
+  w: World,
+  externalId: string,
+  attachmentId: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     workspace_id: w.ws.id,
     external_id: externalId,
@@ -104,7 +133,11 @@ export async function effectsOf(db: Db, w: World, taskId: string, identifier: st
 
 /** SPEC §5: a completed create with every step kind made each effect exactly once, the agent launch included. */
 export async function expectEveryEffectOnce(db: Db, w: World, task: { id: string; identifier: string }): Promise<void> {
-  await until(async () => (await effectsOf(db, w, task.id, task.identifier)).launches === 1, 10_000, 'the agent launch');
+  await until(
+    async () => (await effectsOf(db, w, task.id, task.identifier)).launches === 1,
+    10_000,
+    'the agent launch',
+  );
   expect(await effectsOf(db, w, task.id, task.identifier)).toEqual({
     folder: true,
     branch: w.repo.head,
@@ -116,8 +149,19 @@ export async function expectEveryEffectOnce(db: Db, w: World, task: { id: string
   });
 }
 
-export async function operationOf(db: Db, taskId: string): Promise<{ id: string; state: string; error: string | null; generation: number }> {
-  const row = await db.one<Record<string, unknown>>('SELECT id, state, error, generation FROM creation_operations WHERE task_id = $1', [taskId]);
+export async function operationOf(
+  db: Db,
+  taskId: string,
+): Promise<{ id: string; state: string; error: string | null; generation: number }> {
+  const row = await db.one<Record<string, unknown>>(
+    'SELECT id, state, error, generation FROM creation_operations WHERE task_id = $1',
+    [taskId],
+  );
   if (!row) throw new Error(`no operation for ${taskId}`);
-  return { id: String(row.id), state: String(row.state), error: row.error === null ? null : String(row.error), generation: Number(row.generation) };
+  return {
+    id: String(row.id),
+    state: String(row.state),
+    error: row.error === null ? null : String(row.error),
+    generation: Number(row.generation),
+  };
 }

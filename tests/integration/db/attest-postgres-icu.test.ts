@@ -24,7 +24,9 @@ describe.skipIf(testDialect() !== 'postgres')('PostgreSQL collations (SPEC §2.2
   let icu = false;
   const opened: Db[] = [];
   beforeAll(async () => {
-    icu = (await serverQuery<{ n: number }>(`SELECT COUNT(*)::int AS n FROM pg_collation WHERE collprovider = 'i'`))[0]!.n > 0;
+    icu =
+      (await serverQuery<{ n: number }>(`SELECT COUNT(*)::int AS n FROM pg_collation WHERE collprovider = 'i'`))[0]!.n >
+      0;
   });
   afterAll(async () => {
     for (const db of opened) await db.close();
@@ -38,7 +40,10 @@ describe.skipIf(testDialect() !== 'postgres')('PostgreSQL collations (SPEC §2.2
     url.pathname = `/${name}`;
     const db = openDb(url.toString());
     opened.push(db);
-    expect((await db.one<{ p: string }>(`SELECT datlocprovider AS p FROM pg_database WHERE datname = current_database()`))?.p).toBe('i');
+    expect(
+      (await db.one<{ p: string }>(`SELECT datlocprovider AS p FROM pg_database WHERE datname = current_database()`))
+        ?.p,
+    ).toBe('i');
 
     await migrate(db);
     const column = await db.one<{ collation: string }>(
@@ -51,7 +56,10 @@ describe.skipIf(testDialect() !== 'postgres')('PostgreSQL collations (SPEC §2.2
     // And it behaves as bytes: ext-1 and EXT-1 are two identities even though the database default is ICU.
     const ws = await makeWorkspace(db);
     const now = new Date().toISOString();
-    for (const [n, ext] of [[1, 'ext-1'], [2, 'EXT-1']] as const) {
+    for (const [n, ext] of [
+      [1, 'ext-1'],
+      [2, 'EXT-1'],
+    ] as const) {
       await db.run(
         `INSERT INTO tasks (id, workspace_id, number, identifier, title, step_id, created_at, updated_at, creation_state, external_id)
          VALUES ($1, $2, $3, $4, 't', $5, $6, $6, 'completed', $7)`,
@@ -80,6 +88,8 @@ describe.skipIf(testDialect() !== 'postgres')('PostgreSQL collations (SPEC §2.2
       `DROP INDEX uniq_tasks_external_id;
        CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id COLLATE ci) WHERE external_id IS NOT NULL`,
     );
-    expect((await attest(db)).reasons).toEqual(['index uniq_tasks_external_id key external_id collation is public.ci, expected C']);
+    expect((await attest(db)).reasons).toEqual([
+      'index uniq_tasks_external_id key external_id collation is public.ci, expected C',
+    ]);
   });
 });

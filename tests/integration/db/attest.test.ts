@@ -23,12 +23,19 @@ const bothDialects: LookAlike[] = [
   { name: 'index missing', damage: 'DROP INDEX uniq_tasks_external_id', reasons: [`${IX} is missing`] },
   {
     name: 'index renamed (a look-alike under another name)',
-    damage: recreate('CREATE UNIQUE INDEX uniq_tasks_ext ON tasks (workspace_id, external_id) WHERE external_id IS NOT NULL'),
-    reasons: ['unique index uniq_tasks_ext on tasks also constrains external_id; only uniq_tasks_external_id may', `${IX} is missing`],
+    damage: recreate(
+      'CREATE UNIQUE INDEX uniq_tasks_ext ON tasks (workspace_id, external_id) WHERE external_id IS NOT NULL',
+    ),
+    reasons: [
+      'unique index uniq_tasks_ext on tasks also constrains external_id; only uniq_tasks_external_id may',
+      `${IX} is missing`,
+    ],
   },
   {
     name: 'index not unique',
-    damage: recreate('CREATE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id) WHERE external_id IS NOT NULL'),
+    damage: recreate(
+      'CREATE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id) WHERE external_id IS NOT NULL',
+    ),
     reasons: [`${IX} is not unique`],
   },
   {
@@ -38,7 +45,9 @@ const bothDialects: LookAlike[] = [
   },
   {
     name: 'index keys in the wrong order',
-    damage: recreate('CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (external_id, workspace_id) WHERE external_id IS NOT NULL'),
+    damage: recreate(
+      'CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (external_id, workspace_id) WHERE external_id IS NOT NULL',
+    ),
     reasons: [`${IX} keys are (external_id, workspace_id), expected (workspace_id, external_id)`],
   },
   {
@@ -48,7 +57,9 @@ const bothDialects: LookAlike[] = [
   },
   {
     name: 'index with another predicate',
-    damage: recreate(`CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id) WHERE external_id <> ''`),
+    damage: recreate(
+      `CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id) WHERE external_id <> ''`,
+    ),
     reasons: [
       dialect === 'postgres'
         ? `${IX} predicate is (external_id <> ''::text), expected external_id IS NOT NULL`
@@ -58,7 +69,9 @@ const bothDialects: LookAlike[] = [
   {
     name: 'a second unique index over external_id',
     damage: 'CREATE UNIQUE INDEX uniq_tasks_ext_again ON tasks (external_id)',
-    reasons: ['unique index uniq_tasks_ext_again on tasks also constrains external_id; only uniq_tasks_external_id may'],
+    reasons: [
+      'unique index uniq_tasks_ext_again on tasks also constrains external_id; only uniq_tasks_external_id may',
+    ],
   },
   { name: 'tasks table missing', damage: 'DROP TABLE tasks', reasons: ['table tasks is missing'] },
 ];
@@ -68,11 +81,16 @@ const postgresOnly: LookAlike[] = [
     name: 'column without the binary collation',
     damage: 'ALTER TABLE tasks ALTER COLUMN external_id TYPE text COLLATE "default"',
     // PostgreSQL rebuilds the index with the column's new collation, so its key is caught too.
-    reasons: ['tasks.external_id collation is default, expected C', `${IX} key external_id collation is default, expected C`],
+    reasons: [
+      'tasks.external_id collation is default, expected C',
+      `${IX} key external_id collation is default, expected C`,
+    ],
   },
   {
     name: 'index key without the binary collation',
-    damage: recreate('CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id COLLATE "default") WHERE external_id IS NOT NULL'),
+    damage: recreate(
+      'CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id COLLATE "default") WHERE external_id IS NOT NULL',
+    ),
     reasons: [`${IX} key external_id collation is default, expected C`],
   },
   {
@@ -97,16 +115,23 @@ const sqliteOnly: LookAlike[] = [
   {
     name: 'column without the binary collation',
     damage: async (db) => makeSqliteTasksNocase(db as SqliteDb),
-    reasons: ['tasks.external_id collation is NOCASE, expected BINARY', `${IX} key external_id collation is NOCASE, expected BINARY`],
+    reasons: [
+      'tasks.external_id collation is NOCASE, expected BINARY',
+      `${IX} key external_id collation is NOCASE, expected BINARY`,
+    ],
   },
   {
     name: 'index key without the binary collation',
-    damage: recreate('CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id COLLATE NOCASE) WHERE external_id IS NOT NULL'),
+    damage: recreate(
+      'CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id COLLATE NOCASE) WHERE external_id IS NOT NULL',
+    ),
     reasons: [`${IX} key external_id collation is NOCASE, expected BINARY`],
   },
   {
     name: 'external_id NOT NULL',
-    damage: editTable((sql) => sql.replace(/external_id(\s+)text COLLATE BINARY/, 'external_id$1text COLLATE BINARY NOT NULL')),
+    damage: editTable((sql) =>
+      sql.replace(/external_id(\s+)text COLLATE BINARY/, 'external_id$1text COLLATE BINARY NOT NULL'),
+    ),
     reasons: ['tasks.external_id is NOT NULL, expected nullable'],
   },
   {
@@ -128,18 +153,25 @@ describe('schema attestation (SPEC §12, §2.2)', () => {
     expect(await attest(db)).toMatchObject({ ready: true, reasons: [], legacy: [] });
   });
 
-  it.each([...bothDialects, ...(dialect === 'postgres' ? postgresOnly : sqliteOnly)])('fails with a specific reason: $name', async (c) => {
-    db = await freshDb();
-    if (typeof c.damage === 'string') await db.exec(c.damage);
-    else await c.damage(db);
-    const result = await attest(db);
-    expect(result.ready).toBe(false);
-    expect(result.reasons).toEqual(c.reasons);
-  });
+  it.each([...bothDialects, ...(dialect === 'postgres' ? postgresOnly : sqliteOnly)])(
+    'fails with a specific reason: $name',
+    async (c) => {
+      db = await freshDb();
+      if (typeof c.damage === 'string') await db.exec(c.damage);
+      else await c.damage(db);
+      const result = await attest(db);
+      expect(result.ready).toBe(false);
+      expect(result.reasons).toEqual(c.reasons);
+    },
+  );
 
   it(`accepts the index written without an explicit COLLATE (the column's ${BIN} applies)`, async () => {
     db = await freshDb();
-    await db.exec(recreate('CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id) WHERE external_id IS NOT NULL'));
+    await db.exec(
+      recreate(
+        'CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (workspace_id, external_id) WHERE external_id IS NOT NULL',
+      ),
+    );
     expect(await attest(db)).toMatchObject({ ready: true, reasons: [] });
   });
 });

@@ -45,7 +45,13 @@ export interface CatalogTable {
   foreignKeys: CatalogForeignKey[];
 }
 
-const ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
+const ACTIONS: Record<string, string> = {
+  a: 'NO ACTION',
+  r: 'RESTRICT',
+  c: 'CASCADE',
+  n: 'SET NULL',
+  d: 'SET DEFAULT',
+};
 
 export async function readCatalog(db: Sql): Promise<Map<string, CatalogTable>> {
   const tables = db.dialect === 'postgres' ? await readPostgres(db) : await readSqlite(db);
@@ -58,7 +64,14 @@ async function readPostgres(db: Sql): Promise<CatalogTable[]> {
   );
   const out: CatalogTable[] = [];
   for (const { name } of names) {
-    const columns = await db.query<{ name: string; data_type: string; precision: number | null; nullable: string; default: string | null; collation: string | null }>(
+    const columns = await db.query<{
+      name: string;
+      data_type: string;
+      precision: number | null;
+      nullable: string;
+      default: string | null;
+      collation: string | null;
+    }>(
       `SELECT column_name AS name, data_type, datetime_precision AS precision, is_nullable AS nullable,
               column_default AS default, collation_name AS collation
          FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
@@ -70,7 +83,13 @@ async function readPostgres(db: Sql): Promise<CatalogTable[]> {
         WHERE c.conrelid = $1::regclass AND c.contype = 'p' AND a.attrelid = c.conrelid AND a.attnum = k.attnum`,
       [name],
     );
-    const indexes = await db.query<{ name: string; unique: boolean; columns: string[]; collations: Array<string | null>; predicate: string | null }>(
+    const indexes = await db.query<{
+      name: string;
+      unique: boolean;
+      columns: string[];
+      collations: Array<string | null>;
+      predicate: string | null;
+    }>(
       `SELECT ic.relname::text AS name, i.indisunique AS unique,
               array_agg(a.attname::text ORDER BY k.i) AS columns,
               array_agg(CASE WHEN k.coll = 0 OR k.coll = a.attcollation THEN NULL ELSE (SELECT collname::text FROM pg_collation WHERE oid = k.coll) END ORDER BY k.i) AS collations,
@@ -81,7 +100,14 @@ async function readPostgres(db: Sql): Promise<CatalogTable[]> {
         GROUP BY ic.relname, i.indisunique, i.indpred, i.indrelid`,
       [name],
     );
-    const fks = await db.query<{ name: string; columns: string[]; table: string; references: string[]; del: string; upd: string }>(
+    const fks = await db.query<{
+      name: string;
+      columns: string[];
+      table: string;
+      references: string[];
+      del: string;
+      upd: string;
+    }>(
       `SELECT c.conname::text AS name, c.confrelid::regclass::text AS table, c.confdeltype AS del, c.confupdtype AS upd,
               (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
                  JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n) AS columns,
@@ -105,7 +131,14 @@ async function readPostgres(db: Sql): Promise<CatalogTable[]> {
         .map((i) => ({ ...i, predicate: i.predicate === null ? null : normalizePredicate(i.predicate) }))
         .sort((a, b) => a.name.localeCompare(b.name)),
       foreignKeys: fks
-        .map((f) => ({ name: f.name, columns: f.columns, table: f.table, references: f.references, onDelete: ACTIONS[f.del]!, onUpdate: ACTIONS[f.upd]! }))
+        .map((f) => ({
+          name: f.name,
+          columns: f.columns,
+          table: f.table,
+          references: f.references,
+          onDelete: ACTIONS[f.del]!,
+          onUpdate: ACTIONS[f.upd]!,
+        }))
         .sort((a, b) => a.columns.join().localeCompare(b.columns.join())),
     });
   }
@@ -120,12 +153,17 @@ async function readSqlite(db: Sql): Promise<CatalogTable[]> {
   for (const { name, sql } of tables) {
     const definitions = splitTableDefinition(sql).columns;
     const collations = new Map(definitions.map((c) => [c.name, declaredCollation(c.definition)]));
-    const autoincrement = new Set(definitions.filter((c) => /\bPRIMARY\s+KEY\s+AUTOINCREMENT\b/i.test(c.definition)).map((c) => c.name));
+    const autoincrement = new Set(
+      definitions.filter((c) => /\bPRIMARY\s+KEY\s+AUTOINCREMENT\b/i.test(c.definition)).map((c) => c.name),
+    );
     const info = await db.query<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>(
       `SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info($1) ORDER BY cid`,
       [name],
     );
-    const list = await db.query<{ name: string; unique: number; origin: string }>(`SELECT name, "unique", origin FROM pragma_index_list($1)`, [name]);
+    const list = await db.query<{ name: string; unique: number; origin: string }>(
+      `SELECT name, "unique", origin FROM pragma_index_list($1)`,
+      [name],
+    );
     const indexes: CatalogIndex[] = [];
     // origin 'pk' is the index SQLite makes for a non-rowid PRIMARY KEY: the primary key, not a declared index.
     for (const ix of list.filter((i) => i.origin !== 'pk')) {
@@ -133,23 +171,43 @@ async function readSqlite(db: Sql): Promise<CatalogTable[]> {
         `SELECT name, coll, cid FROM pragma_index_xinfo($1) WHERE key = 1 ORDER BY seqno`,
         [ix.name],
       );
-      const created = await db.one<{ sql: string | null }>(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = $1`, [ix.name]);
+      const created = await db.one<{ sql: string | null }>(
+        `SELECT sql FROM sqlite_master WHERE type = 'index' AND name = $1`,
+        [ix.name],
+      );
       const predicate = created?.sql ? indexPredicate(created.sql) : null;
       indexes.push({
         name: ix.name,
         unique: Boolean(ix.unique),
         columns: keys.map((k) => k.name),
-        collations: keys.map((k) => (k.coll.toUpperCase() === (collations.get(k.name) ?? 'BINARY') ? null : k.coll.toUpperCase())),
+        collations: keys.map((k) =>
+          k.coll.toUpperCase() === (collations.get(k.name) ?? 'BINARY') ? null : k.coll.toUpperCase(),
+        ),
         predicate: predicate === null ? null : normalizePredicate(predicate),
       });
     }
-    const fks = await db.query<{ id: number; seq: number; table: string; from: string; to: string; on_update: string; on_delete: string }>(
+    const fks = await db.query<{
+      id: number;
+      seq: number;
+      table: string;
+      from: string;
+      to: string;
+      on_update: string;
+      on_delete: string;
+    }>(
       `SELECT id, seq, "table", "from", "to", on_update, on_delete FROM pragma_foreign_key_list($1) ORDER BY id, seq`,
       [name],
     );
     const byId = new Map<number, CatalogForeignKey>();
     for (const f of fks) {
-      const fk = byId.get(f.id) ?? { name: null, columns: [], table: f.table, references: [], onDelete: f.on_delete, onUpdate: f.on_update };
+      const fk = byId.get(f.id) ?? {
+        name: null,
+        columns: [],
+        table: f.table,
+        references: [],
+        onDelete: f.on_delete,
+        onUpdate: f.on_update,
+      };
       fk.columns.push(f.from);
       fk.references.push(f.to);
       byId.set(f.id, fk);
@@ -165,7 +223,10 @@ async function readSqlite(db: Sql): Promise<CatalogTable[]> {
         collation: (collations.get(c.name) ?? 'BINARY') === 'BINARY' ? null : collations.get(c.name)!,
         autoincrement: autoincrement.has(c.name),
       })),
-      primaryKey: info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name),
+      primaryKey: info
+        .filter((c) => c.pk > 0)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => c.name),
       indexes: indexes.sort((a, b) => a.name.localeCompare(b.name)),
       foreignKeys: [...byId.values()].sort((a, b) => a.columns.join().localeCompare(b.columns.join())),
     });

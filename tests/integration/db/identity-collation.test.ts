@@ -30,13 +30,19 @@ describe('external identity collation (SPEC §2.2)', () => {
   it('holds ext-1 and EXT-1 in one workspace', async () => {
     await insert('ext-1');
     await insert('EXT-1');
-    expect(await count(db, `SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id IN ('ext-1', 'EXT-1')`, [ws.id])).toBe(2);
+    expect(
+      await count(db, `SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id IN ('ext-1', 'EXT-1')`, [
+        ws.id,
+      ]),
+    ).toBe(2);
   });
 
   it('holds the NFC and NFD spellings of one word as two identities', async () => {
     await insert('caf\u00e9');
     await insert('cafe\u0301');
-    expect(await count(db, `SELECT COUNT(*) AS n FROM tasks WHERE external_id IN ($1, $2)`, ['caf\u00e9', 'cafe\u0301'])).toBe(2);
+    expect(
+      await count(db, `SELECT COUNT(*) AS n FROM tasks WHERE external_id IN ($1, $2)`, ['caf\u00e9', 'cafe\u0301']),
+    ).toBe(2);
   });
 
   it('refuses the same value twice in one workspace, as a violation of uniq_tasks_external_id', async () => {

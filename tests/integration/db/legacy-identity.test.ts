@@ -73,7 +73,9 @@ describe('legacy identity diagnostic (SPEC §12)', () => {
   });
 
   it('is ready again once an operator settles the legacy row', async () => {
-    await db.run(`UPDATE tasks SET external_id_settled_at = $1 WHERE external_id = 'legacy-1'`, [new Date().toISOString()]);
+    await db.run(`UPDATE tasks SET external_id_settled_at = $1 WHERE external_id = 'legacy-1'`, [
+      new Date().toISOString(),
+    ]);
     expect(await attest(db)).toMatchObject({ ready: true, legacy: [] });
   });
 });

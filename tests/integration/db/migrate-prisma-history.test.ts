@@ -76,9 +76,15 @@ describe('_prisma_migrations, as Prisma Migrate keeps it (SPEC §12)', () => {
     // Stored as Prisma's engine binds them: timestamptz on PostgreSQL, INTEGER epoch milliseconds on SQLite.
     const kinds =
       dialect === 'postgres'
-        ? await db.query(`SELECT DISTINCT pg_typeof(started_at)::text AS s, pg_typeof(finished_at)::text AS f FROM _prisma_migrations`)
+        ? await db.query(
+            `SELECT DISTINCT pg_typeof(started_at)::text AS s, pg_typeof(finished_at)::text AS f FROM _prisma_migrations`,
+          )
         : await db.query(`SELECT DISTINCT typeof(started_at) AS s, typeof(finished_at) AS f FROM _prisma_migrations`);
-    expect(kinds).toEqual([dialect === 'postgres' ? { s: 'timestamp with time zone', f: 'timestamp with time zone' } : { s: 'integer', f: 'integer' }]);
+    expect(kinds).toEqual([
+      dialect === 'postgres'
+        ? { s: 'timestamp with time zone', f: 'timestamp with time zone' }
+        : { s: 'integer', f: 'integer' },
+    ]);
   });
 
   it("creates the table with Prisma's own DDL", async () => {
@@ -87,21 +93,29 @@ describe('_prisma_migrations, as Prisma Migrate keeps it (SPEC §12)', () => {
     const prismaUrl = await freshDatabaseUrl();
     expect(await deployWithPrisma(prismaUrl, dialect, [])).toEqual({ appliedMigrationNames: [] });
     const theirs = open(prismaUrl);
-    expect((await readCatalog(ours)).get('_prisma_migrations')).toEqual((await readCatalog(theirs)).get('_prisma_migrations'));
+    expect((await readCatalog(ours)).get('_prisma_migrations')).toEqual(
+      (await readCatalog(theirs)).get('_prisma_migrations'),
+    );
     if (dialect === 'sqlite') {
-      const ddl = (db: Db) => db.one<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = '_prisma_migrations'`);
+      const ddl = (db: Db) =>
+        db.one<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = '_prisma_migrations'`);
       expect(await ddl(ours)).toEqual(await ddl(theirs));
       expect(`${(await ddl(ours))!.sql};\n`).toBe(HISTORY_DDL.sqlite);
     }
   });
 
-  it("is read by Prisma Migrate as up to date: nothing failed, edited or unapplied, nothing for deploy to do", async () => {
+  it('is read by Prisma Migrate as up to date: nothing failed, edited or unapplied, nothing for deploy to do', async () => {
     const url = await freshDatabaseUrl();
     const db = open(url);
     await migrate(db);
     await db.close();
     const files = readMigrations(dialect);
-    expect(await diagnoseHistory(url, dialect, files)).toEqual({ editedMigrationNames: [], failedMigrationNames: [], hasMigrationsTable: true, history: null });
+    expect(await diagnoseHistory(url, dialect, files)).toEqual({
+      editedMigrationNames: [],
+      failedMigrationNames: [],
+      hasMigrationsTable: true,
+      history: null,
+    });
     expect(await deployWithPrisma(url, dialect, files)).toEqual({ appliedMigrationNames: [] });
   });
 
@@ -115,7 +129,9 @@ describe('_prisma_migrations, as Prisma Migrate keeps it (SPEC §12)', () => {
     });
     const files = readMigrations(dialect, dir);
     const url = await freshDatabaseUrl();
-    expect(await deployWithPrisma(url, dialect, files.slice(0, 2))).toEqual({ appliedMigrationNames: ['20240101000000_a', '20240102000000_b'] });
+    expect(await deployWithPrisma(url, dialect, files.slice(0, 2))).toEqual({
+      appliedMigrationNames: ['20240101000000_a', '20240102000000_b'],
+    });
     const db = open(url);
     const byName = () => db.query<Row>('SELECT * FROM _prisma_migrations ORDER BY migration_name');
     const prismaRows = await byName();
@@ -123,33 +139,42 @@ describe('_prisma_migrations, as Prisma Migrate keeps it (SPEC §12)', () => {
     expect(result).toEqual({ applied: ['20240103000000_c'], version: 3 });
     expect((await byName()).slice(0, 2)).toEqual(prismaRows);
     await db.close();
-    expect(await diagnoseHistory(url, dialect, files)).toEqual({ editedMigrationNames: [], failedMigrationNames: [], hasMigrationsTable: true, history: null });
+    expect(await diagnoseHistory(url, dialect, files)).toEqual({
+      editedMigrationNames: [],
+      failedMigrationNames: [],
+      hasMigrationsTable: true,
+      history: null,
+    });
   });
 
   it('refuses to migrate past a failed attempt Prisma Migrate recorded, and re-applies it once resolved as rolled back', async () => {
-    const dir = migrationsDir({ '20240101000000_a': 'CREATE TABLE m_a (id integer);', '20240102000000_b': 'CREATE TABLE m_b (id integer);' });
+    const dir = migrationsDir({
+      '20240101000000_a': 'CREATE TABLE m_a (id integer);',
+      '20240102000000_b': 'CREATE TABLE m_b (id integer);',
+    });
     const files = readMigrations(dialect, dir);
     const db = open(await freshDatabaseUrl());
     await migrate(db, files.slice(0, 1));
     // What `prisma migrate deploy` leaves after a failing script: started, never finished, the error in logs.
     const started = dialect === 'postgres' ? new Date() : Date.now();
-    await db.run('INSERT INTO _prisma_migrations (id, checksum, started_at, migration_name, logs) VALUES ($1, $2, $3, $4, $5)', [
-      randomUUID(),
-      files[1]!.checksum,
-      started,
-      files[1]!.name,
-      'Database error: relation "x" does not exist',
-    ]);
+    await db.run(
+      'INSERT INTO _prisma_migrations (id, checksum, started_at, migration_name, logs) VALUES ($1, $2, $3, $4, $5)',
+      [randomUUID(), files[1]!.checksum, started, files[1]!.name, 'Database error: relation "x" does not exist'],
+    );
     const refused = migrate(db, files);
     await expect(refused).rejects.toThrow(
       /migration 20240102000000_b is recorded as started but not finished \(a failed attempt: Database error: relation "x" does not exist\).*prisma migrate resolve --rolled-back 20240102000000_b/,
     );
-    expect(await db.query(`SELECT * FROM _prisma_migrations WHERE migration_name = '20240102000000_b'`)).toHaveLength(1);
+    expect(await db.query(`SELECT * FROM _prisma_migrations WHERE migration_name = '20240102000000_b'`)).toHaveLength(
+      1,
+    );
 
     // `prisma migrate resolve --rolled-back` sets rolled_back_at; the migration is then applied as a new row.
     await db.run('UPDATE _prisma_migrations SET rolled_back_at = $1 WHERE finished_at IS NULL', [started]);
     expect((await migrate(db, files)).applied).toEqual(['20240102000000_b']);
-    const history = await db.query<Row>(`SELECT * FROM _prisma_migrations WHERE migration_name = '20240102000000_b' ORDER BY started_at`);
+    const history = await db.query<Row>(
+      `SELECT * FROM _prisma_migrations WHERE migration_name = '20240102000000_b' ORDER BY started_at`,
+    );
     expect(history.map((r) => [r.finished_at === null, r.rolled_back_at === null])).toEqual([
       [true, false],
       [false, true],

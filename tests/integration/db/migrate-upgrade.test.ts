@@ -27,7 +27,9 @@ async function populate(db: Db): Promise<void> {
   const done = new Set<string>(['schema_migrations']);
   const tables = [...catalog.keys()].filter((t) => !done.has(t));
   while (done.size <= tables.length) {
-    const ready = tables.filter((t) => !done.has(t) && catalog.get(t)!.foreignKeys.every((f) => f.table === t || done.has(f.table)));
+    const ready = tables.filter(
+      (t) => !done.has(t) && catalog.get(t)!.foreignKeys.every((f) => f.table === t || done.has(f.table)),
+    );
     if (ready.length === 0) break;
     for (const name of ready) {
       const table = catalog.get(name)!;
@@ -35,7 +37,10 @@ async function populate(db: Db): Promise<void> {
       for (const i of [1, 2, 3]) {
         const values = columns.map((c) => valueFor(name, c.name, c.type, i));
         const list = columns.map((c) => `"${c.name}"`).join(', ');
-        await db.run(`INSERT INTO "${name}" (${list}) VALUES (${columns.map((_c, k) => `$${k + 1}`).join(', ')})`, values);
+        await db.run(
+          `INSERT INTO "${name}" (${list}) VALUES (${columns.map((_c, k) => `$${k + 1}`).join(', ')})`,
+          values,
+        );
       }
       done.add(name);
     }
@@ -45,7 +50,8 @@ async function populate(db: Db): Promise<void> {
 function valueFor(table: string, column: string, type: string, i: number): unknown {
   // SPEC §2.2: identities that differ only by case are different identities; one task holds none.
   if (table === 'tasks' && column === 'external_id') return [null, 'Case-7', 'case-7'][i - 1];
-  if (type.includes('timestamp') || /_at$/.test(column)) return new Date(Date.UTC(2026, 0, i, 12, 0, 0, 123)).toISOString();
+  if (type.includes('timestamp') || /_at$/.test(column))
+    return new Date(Date.UTC(2026, 0, i, 12, 0, 0, 123)).toISOString();
   if (type.includes('bool')) return i % 2 === 1;
   if (type.includes('int')) return i;
   return `v${i}`;
@@ -57,13 +63,23 @@ async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const [name, table] of catalog) {
     if (name === 'schema_migrations' || name === '_prisma_migrations') continue;
-    out[name] = await db.query(`SELECT * FROM "${name}" ORDER BY ${table.columns.map((c) => `"${c.name}"`).join(', ')}`);
+    out[name] = await db.query(
+      `SELECT * FROM "${name}" ORDER BY ${table.columns.map((c) => `"${c.name}"`).join(', ')}`,
+    );
   }
   return out;
 }
 
 const historyRows = (db: Db) =>
-  db.query<{ migration_name: string; checksum: string; started_at: unknown; finished_at: unknown; logs: unknown; rolled_back_at: unknown; applied_steps_count: number }>(
+  db.query<{
+    migration_name: string;
+    checksum: string;
+    started_at: unknown;
+    finished_at: unknown;
+    logs: unknown;
+    rolled_back_at: unknown;
+    applied_steps_count: number;
+  }>(
     'SELECT migration_name, checksum, started_at, finished_at, logs, rolled_back_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
   );
 const ms = (v: unknown) => (typeof v === 'number' ? v : Date.parse(String(v)));
@@ -108,7 +124,8 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
   });
 
   it('moved each numbered file byte for byte, so the checksums v4 databases recorded still hold', () => {
-    for (const [name, checksum] of Object.entries(V4_CHECKSUMS[dialect])) expect(renderChecksum(v4File(dialect, name)), name).toBe(checksum);
+    for (const [name, checksum] of Object.entries(V4_CHECKSUMS[dialect]))
+      expect(renderChecksum(v4File(dialect, name)), name).toBe(checksum);
   });
 
   it('carries the history over, keeps every row and the identity index, applies the later migrations, and a second run changes nothing', async () => {
@@ -139,7 +156,11 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     ]);
     for (const row of await historyRows(db)) {
       const old = Object.keys(LEGACY_MIGRATIONS).find((k) => LEGACY_MIGRATIONS[k] === row.migration_name);
-      if (old) expect([ms(row.started_at), ms(row.finished_at)]).toEqual([Date.parse(appliedAt[old]!), Date.parse(appliedAt[old]!)]);
+      if (old)
+        expect([ms(row.started_at), ms(row.finished_at)]).toEqual([
+          Date.parse(appliedAt[old]!),
+          Date.parse(appliedAt[old]!),
+        ]);
     }
 
     // The upgraded catalog is a freshly migrated one: every table, column and index of the later migrations too
@@ -147,7 +168,11 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     const fresh = await freshDb();
     opened.push(fresh);
     expect([...(await readCatalog(db))]).toEqual([...(await readCatalog(fresh))]);
-    expect((await readCatalog(db)).get('creation_operations')!.indexes.find((i) => i.name === 'idx_creation_operations_open')).toMatchObject({
+    expect(
+      (await readCatalog(db))
+        .get('creation_operations')!
+        .indexes.find((i) => i.name === 'idx_creation_operations_open'),
+    ).toMatchObject({
       columns: ['lease_expires_at'],
       predicate: expect.stringMatching(/preparing.*completing.*aborting/),
     });
@@ -159,7 +184,9 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
        VALUES ('dup', 'v2', 99, 'X-99', 't', 'v2', $1, $1, 'created', 'Case-7')`,
       [new Date().toISOString()],
     );
-    await expect(duplicate).rejects.toThrow(/uniq_tasks_external_id|UNIQUE constraint failed: tasks\.workspace_id, tasks\.external_id/);
+    await expect(duplicate).rejects.toThrow(
+      /uniq_tasks_external_id|UNIQUE constraint failed: tasks\.workspace_id, tasks\.external_id/,
+    );
 
     const history = await historyRows(db);
     expect(await migrate(db)).toMatchObject({ applied: [], version: 4 + LATER.length });
@@ -182,7 +209,10 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     cpSync(join(PRISMA_DIR, dialect, 'migrations'), join(root, dialect, 'migrations'), { recursive: true });
     writeMigration(root, '20270101000000_task_note', 'ALTER TABLE tasks ADD COLUMN note text;\n');
     const result = await migrate(db, readMigrations(dialect, root));
-    expect(result).toMatchObject({ applied: [...LATER.map((m) => m.name), '20270101000000_task_note'], version: 5 + LATER.length });
+    expect(result).toMatchObject({
+      applied: [...LATER.map((m) => m.name), '20270101000000_task_note'],
+      version: 5 + LATER.length,
+    });
     const after = await snapshot(db);
     expect(after.tasks).toEqual((before.tasks as Array<Record<string, unknown>>).map((t) => ({ ...t, note: null })));
     expect(after).toEqual(asMigrated(before, after));
@@ -191,28 +221,40 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
   it('refuses, changing nothing, when a v4 file was edited after it was applied', async () => {
     const { db } = await openV4();
     await db.run(`UPDATE schema_migrations SET checksum = $1 WHERE name = '0002_events.sql'`, ['0'.repeat(64)]);
-    await expect(migrate(db)).rejects.toThrow(/migration 0002_events\.sql \(now 20261130000002_events\) was edited after it was applied.*nothing was changed/);
+    await expect(migrate(db)).rejects.toThrow(
+      /migration 0002_events\.sql \(now 20261130000002_events\) was edited after it was applied.*nothing was changed/,
+    );
     expect(await tableExists(db, '_prisma_migrations')).toBe(false);
-    expect(await db.query('SELECT version FROM schema_migrations ORDER BY version')).toEqual([1, 2, 3, 4].map((version) => ({ version })));
+    expect(await db.query('SELECT version FROM schema_migrations ORDER BY version')).toEqual(
+      [1, 2, 3, 4].map((version) => ({ version })),
+    );
   });
 
   it('refuses, changing nothing, a v4 history recording a file this version does not have', async () => {
     const { db } = await openV4();
-    await db.run(`INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (5, '0005_branch.sql', 'x', $1)`, [new Date().toISOString()]);
-    await expect(migrate(db)).rejects.toThrow('schema_migrations records 0005_branch.sql, which has no migration folder in this version; nothing was changed');
+    await db.run(
+      `INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (5, '0005_branch.sql', 'x', $1)`,
+      [new Date().toISOString()],
+    );
+    await expect(migrate(db)).rejects.toThrow(
+      'schema_migrations records 0005_branch.sql, which has no migration folder in this version; nothing was changed',
+    );
     expect(await tableExists(db, '_prisma_migrations')).toBe(false);
   });
 
-  it.runIf(dialect === 'sqlite')('still rebuilds a v4 tasks table an old build made case-insensitive, keeping every row', async () => {
-    const { db } = await openV4();
-    makeSqliteTasksNocase(db as SqliteDb);
-    await populate(db);
-    const before = await snapshot(db);
-    expect((await attest(db)).ready).toBe(false);
-    const result = await migrate(db);
-    expect(result.rebuild).toMatchObject({ ok: true, result: { rows: 3 } });
-    const after = await snapshot(db);
-    expect(after).toEqual(asMigrated(before, after));
-    expect(await attest(db)).toMatchObject({ ready: true });
-  });
+  it.runIf(dialect === 'sqlite')(
+    'still rebuilds a v4 tasks table an old build made case-insensitive, keeping every row',
+    async () => {
+      const { db } = await openV4();
+      makeSqliteTasksNocase(db as SqliteDb);
+      await populate(db);
+      const before = await snapshot(db);
+      expect((await attest(db)).ready).toBe(false);
+      const result = await migrate(db);
+      expect(result.rebuild).toMatchObject({ ok: true, result: { rows: 3 } });
+      const after = await snapshot(db);
+      expect(after).toEqual(asMigrated(before, after));
+      expect(await attest(db)).toMatchObject({ ready: true });
+    },
+  );
 });

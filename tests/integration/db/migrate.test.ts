@@ -23,7 +23,10 @@ async function tableExists(db: Db, name: string): Promise<boolean> {
   return Boolean((await db.one<{ e: unknown }>(sql, [name]))?.e);
 }
 
-const names = (db: Db) => db.query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations ORDER BY started_at, migration_name');
+const names = (db: Db) =>
+  db.query<{ migration_name: string }>(
+    'SELECT migration_name FROM _prisma_migrations ORDER BY started_at, migration_name',
+  );
 
 // Slow enough that two concurrent runners overlap; not idempotent, so a double apply fails loudly.
 const SLOW =
@@ -64,24 +67,37 @@ describe('migration runner (SPEC §12)', () => {
     const dir = migrationsDir({ '20240101000000_a': 'CREATE TABLE m_a (id integer);' });
     const db = await open(emptyDb());
     await migrate(db, readMigrations(dialect, dir));
-    writeFileSync(join(dir, dialect, 'migrations', '20240101000000_a', 'migration.sql'), 'CREATE TABLE m_a (id integer, extra text);');
+    writeFileSync(
+      join(dir, dialect, 'migrations', '20240101000000_a', 'migration.sql'),
+      'CREATE TABLE m_a (id integer, extra text);',
+    );
     writeMigration(dir, '20240102000000_b', 'CREATE TABLE m_b (id integer);');
     const edited = migrate(db, readMigrations(dialect, dir));
     await expect(edited).rejects.toBeInstanceOf(MigrationError);
-    await expect(edited).rejects.toThrow(/migration 20240101000000_a was edited after it was applied .*add a new migration instead/);
+    await expect(edited).rejects.toThrow(
+      /migration 20240101000000_a was edited after it was applied .*add a new migration instead/,
+    );
     expect(await tableExists(db, 'm_b')).toBe(false);
   });
 
   it('does not count a line-ending-only change as an edit (Prisma compares CRLF and LF forms alike)', async () => {
-    const dir = migrationsDir({ '20240101000000_a': 'CREATE TABLE m_a (id integer);\nCREATE TABLE m_b (id integer);\n' });
+    const dir = migrationsDir({
+      '20240101000000_a': 'CREATE TABLE m_a (id integer);\nCREATE TABLE m_b (id integer);\n',
+    });
     const db = await open(emptyDb());
     await migrate(db, readMigrations(dialect, dir));
-    writeFileSync(join(dir, dialect, 'migrations', '20240101000000_a', 'migration.sql'), 'CREATE TABLE m_a (id integer);\r\nCREATE TABLE m_b (id integer);\r\n');
+    writeFileSync(
+      join(dir, dialect, 'migrations', '20240101000000_a', 'migration.sql'),
+      'CREATE TABLE m_a (id integer);\r\nCREATE TABLE m_b (id integer);\r\n',
+    );
     expect((await migrate(db, readMigrations(dialect, dir))).applied).toEqual([]);
   });
 
   it('refuses to run when an applied migration folder has disappeared', async () => {
-    const dir = migrationsDir({ '20240101000000_a': 'CREATE TABLE m_a (id integer);', '20240102000000_b': 'CREATE TABLE m_b (id integer);' });
+    const dir = migrationsDir({
+      '20240101000000_a': 'CREATE TABLE m_a (id integer);',
+      '20240102000000_b': 'CREATE TABLE m_b (id integer);',
+    });
     const db = await open(emptyDb());
     await migrate(db, readMigrations(dialect, dir));
     await expect(migrate(db, readMigrations(dialect, dir).slice(0, 1))).rejects.toThrow(
@@ -92,7 +108,8 @@ describe('migration runner (SPEC §12)', () => {
   it('rolls a failing migration back entirely and records nothing for it', async () => {
     const dir = migrationsDir({
       '20240101000000_ok': 'CREATE TABLE m_ok (id integer);',
-      '20240102000000_broken': 'CREATE TABLE m_half (id integer); INSERT INTO m_ok VALUES (1); INSERT INTO no_such_table VALUES (1);',
+      '20240102000000_broken':
+        'CREATE TABLE m_half (id integer); INSERT INTO m_ok VALUES (1); INSERT INTO no_such_table VALUES (1);',
     });
     const db = await open(emptyDb());
     const failing = migrate(db, readMigrations(dialect, dir));
@@ -105,10 +122,15 @@ describe('migration runner (SPEC §12)', () => {
   });
 
   it('applies a fixed migration after a failed attempt', async () => {
-    const dir = migrationsDir({ '20240101000000_broken': 'CREATE TABLE m_x (id integer); SELECT * FROM no_such_table;' });
+    const dir = migrationsDir({
+      '20240101000000_broken': 'CREATE TABLE m_x (id integer); SELECT * FROM no_such_table;',
+    });
     const db = await open(emptyDb());
     await expect(migrate(db, readMigrations(dialect, dir))).rejects.toThrow(MigrationError);
-    writeFileSync(join(dir, dialect, 'migrations', '20240101000000_broken', 'migration.sql'), 'CREATE TABLE m_x (id integer);');
+    writeFileSync(
+      join(dir, dialect, 'migrations', '20240101000000_broken', 'migration.sql'),
+      'CREATE TABLE m_x (id integer);',
+    );
     expect((await migrate(db, readMigrations(dialect, dir))).applied).toEqual(['20240101000000_broken']);
   });
 
@@ -124,38 +146,52 @@ describe('migration runner (SPEC §12)', () => {
     const child = resolve(import.meta.dirname, 'migrate-child.ts');
     const startAt = String(Date.now() + 2500); // both children are loaded and waiting by then
     const outputs = await Promise.all(
-      [1, 2].map(async () => JSON.parse((await run(process.execPath, ['--import', 'tsx', child, url, startAt, dir])).stdout) as { applied: string[] }),
+      [1, 2].map(
+        async () =>
+          JSON.parse((await run(process.execPath, ['--import', 'tsx', child, url, startAt, dir])).stdout) as {
+            applied: string[];
+          },
+      ),
     );
     // Each folder applied by exactly one of them, the log written once per folder.
     expect([...outputs[0]!.applied, ...outputs[1]!.applied].sort()).toEqual(Object.keys(CONCURRENT));
     const db = await open(openDb(url));
-    expect(await db.query('SELECT version FROM m_log ORDER BY version')).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(await db.query('SELECT version FROM m_log ORDER BY version')).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+    ]);
     expect(await names(db)).toEqual(Object.keys(CONCURRENT).map((migration_name) => ({ migration_name })));
   });
 
-  it.runIf(dialect === 'postgres')('migrates the real schema exactly once from two connection pools at the same moment', async () => {
-    const url = await freshDatabaseUrl();
-    const [a, b] = [await open(openDb(url)), await open(openDb(url))];
-    const [ra, rb] = await Promise.all([migrate(a), migrate(b)]);
-    expect([...ra.applied, ...rb.applied].sort()).toEqual(readMigrations(dialect).map((f) => f.name));
-    expect(ra.version).toBe(rb.version);
-  });
+  it.runIf(dialect === 'postgres')(
+    'migrates the real schema exactly once from two connection pools at the same moment',
+    async () => {
+      const url = await freshDatabaseUrl();
+      const [a, b] = [await open(openDb(url)), await open(openDb(url))];
+      const [ra, rb] = await Promise.all([migrate(a), migrate(b)]);
+      expect([...ra.applied, ...rb.applied].sort()).toEqual(readMigrations(dialect).map((f) => f.name));
+      expect(ra.version).toBe(rb.version);
+    },
+  );
 
   // Prisma's generated SQLite migrations change a table's shape by copying it to a new table, dropping the old one
   // and renaming. With foreign keys on, that DROP deletes every child row through ON DELETE CASCADE.
-  it.runIf(dialect === 'sqlite')('keeps child rows when a migration redefines a parent table the way Prisma does on SQLite', async () => {
-    const dir = migrationsDir({
-      '20240101000000_init': `CREATE TABLE p (id text PRIMARY KEY, name text NOT NULL);
+  it.runIf(dialect === 'sqlite')(
+    'keeps child rows when a migration redefines a parent table the way Prisma does on SQLite',
+    async () => {
+      const dir = migrationsDir({
+        '20240101000000_init': `CREATE TABLE p (id text PRIMARY KEY, name text NOT NULL);
 CREATE TABLE c (id text PRIMARY KEY, p_id text NOT NULL REFERENCES p (id) ON DELETE CASCADE);`,
-    });
-    const db = await open(emptyDb());
-    await migrate(db, readMigrations(dialect, dir));
-    await db.run(`INSERT INTO p VALUES ('p1', 'one')`);
-    await db.run(`INSERT INTO c VALUES ('c1', 'p1')`);
-    writeMigration(
-      dir,
-      '20240102000000_redefine_p',
-      `PRAGMA defer_foreign_keys=ON;
+      });
+      const db = await open(emptyDb());
+      await migrate(db, readMigrations(dialect, dir));
+      await db.run(`INSERT INTO p VALUES ('p1', 'one')`);
+      await db.run(`INSERT INTO c VALUES ('c1', 'p1')`);
+      writeMigration(
+        dir,
+        '20240102000000_redefine_p',
+        `PRAGMA defer_foreign_keys=ON;
 PRAGMA foreign_keys=OFF;
 CREATE TABLE "new_p" ("id" TEXT NOT NULL PRIMARY KEY, "name" TEXT NOT NULL, "note" TEXT);
 INSERT INTO "new_p" ("id", "name") SELECT "id", "name" FROM "p";
@@ -164,19 +200,26 @@ ALTER TABLE "new_p" RENAME TO "p";
 PRAGMA foreign_keys=ON;
 PRAGMA defer_foreign_keys=OFF;
 `,
-    );
-    expect((await migrate(db, readMigrations(dialect, dir))).applied).toEqual(['20240102000000_redefine_p']);
-    expect(await db.query('SELECT id, p_id FROM c')).toEqual([{ id: 'c1', p_id: 'p1' }]);
-    expect(await db.query('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
-  });
+      );
+      expect((await migrate(db, readMigrations(dialect, dir))).applied).toEqual(['20240102000000_redefine_p']);
+      expect(await db.query('SELECT id, p_id FROM c')).toEqual([{ id: 'c1', p_id: 'p1' }]);
+      expect(await db.query('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
+    },
+  );
 
-  it.runIf(dialect === 'sqlite')('refuses a migration that leaves foreign key violations, and rolls it back', async () => {
-    const dir = migrationsDir({
-      '20240101000000_init': 'CREATE TABLE p (id text PRIMARY KEY); CREATE TABLE c (id text PRIMARY KEY, p_id text REFERENCES p (id));',
-      '20240102000000_orphan': `INSERT INTO c VALUES ('c1', 'nobody');`,
-    });
-    const db = await open(emptyDb());
-    await expect(migrate(db, readMigrations(dialect, dir))).rejects.toThrow(/20240102000000_orphan failed: it leaves 1 foreign key violation/);
-    expect(await db.query('SELECT * FROM c')).toEqual([]);
-  });
+  it.runIf(dialect === 'sqlite')(
+    'refuses a migration that leaves foreign key violations, and rolls it back',
+    async () => {
+      const dir = migrationsDir({
+        '20240101000000_init':
+          'CREATE TABLE p (id text PRIMARY KEY); CREATE TABLE c (id text PRIMARY KEY, p_id text REFERENCES p (id));',
+        '20240102000000_orphan': `INSERT INTO c VALUES ('c1', 'nobody');`,
+      });
+      const db = await open(emptyDb());
+      await expect(migrate(db, readMigrations(dialect, dir))).rejects.toThrow(
+        /20240102000000_orphan failed: it leaves 1 foreign key violation/,
+      );
+      expect(await db.query('SELECT * FROM c')).toEqual([]);
+    },
+  );
 });

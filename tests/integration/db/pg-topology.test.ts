@@ -30,7 +30,10 @@ describe.runIf(run)('the pool on a multi-host URL (target_session_attrs)', () =>
   /** A pool on both servers, `a` first; its connections carry `name` as their application_name. */
   const dbOn = (attrs: string, name = 'tether') => {
     const hosts = [a, b].map((s) => `127.0.0.1:${portOf(s)}`).join(',');
-    const db = new PostgresDb(`postgresql://postgres@${hosts}/topo?target_session_attrs=${attrs}&application_name=${name}`, { max: 3, connectTimeoutMs: 1000 });
+    const db = new PostgresDb(
+      `postgresql://postgres@${hosts}/topo?target_session_attrs=${attrs}&application_name=${name}`,
+      { max: 3, connectTimeoutMs: 1000 },
+    );
     open.push(db);
     return db;
   };
@@ -40,7 +43,14 @@ describe.runIf(run)('the pool on a multi-host URL (target_session_attrs)', () =>
   };
   const where = async (db: PostgresDb) => (await db.one<{ port: number }>('SELECT inet_server_port() AS port'))!.port;
   const clients = async (s: PgServer, name: string) =>
-    Number((await admin(s, `SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = 'topo' AND application_name = '${name}'`)).rows[0].n);
+    Number(
+      (
+        await admin(
+          s,
+          `SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = 'topo' AND application_name = '${name}'`,
+        )
+      ).rows[0].n,
+    );
 
   beforeAll(async () => {
     [a, b] = await Promise.all([startPostgres(), startPostgres()]);
@@ -74,19 +84,26 @@ describe.runIf(run)('the pool on a multi-host URL (target_session_attrs)', () =>
       // Three connections open on a, Prisma's included.
       await Promise.all([1, 2, 3].map((v) => db.run('INSERT INTO k (v) VALUES ($1)', [v])));
       const prisma = await store.prisma();
-      expect((await prisma.$queryRawUnsafe<Array<{ port: number }>>('SELECT inet_server_port() AS port'))[0]!.port).toBe(portOf(a));
+      expect(
+        (await prisma.$queryRawUnsafe<Array<{ port: number }>>('SELECT inet_server_port() AS port'))[0]!.port,
+      ).toBe(portOf(a));
       expect(await clients(a, 'demoted')).toBe(3);
 
       await readOnly(a, true);
       // The statement that meets the read-only node fails (nothing was written); the node is forgotten.
-      await expect(db.run('INSERT INTO k (v) VALUES (4)')).rejects.toMatchObject({ name: 'DatabaseUnavailable', cause: { code: '25006' } });
+      await expect(db.run('INSERT INTO k (v) VALUES (4)')).rejects.toMatchObject({
+        name: 'DatabaseUnavailable',
+        cause: { code: '25006' },
+      });
       // Every connection of this pool to a is gone — the idle ones too, without waiting for the pool to use them.
       const deadline = Date.now() + 5000;
       while ((await clients(a, 'demoted')) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(await clients(a, 'demoted')).toBe(0);
       expect(await db.run('INSERT INTO k (v) VALUES (5)')).toBe(1);
       expect(await where(db)).toBe(portOf(b));
-      expect((await prisma.$queryRawUnsafe<Array<{ port: number }>>('SELECT inet_server_port() AS port'))[0]!.port).toBe(portOf(b));
+      expect(
+        (await prisma.$queryRawUnsafe<Array<{ port: number }>>('SELECT inet_server_port() AS port'))[0]!.port,
+      ).toBe(portOf(b));
     } finally {
       await readOnly(a, false);
       await store.close();
@@ -104,14 +121,23 @@ describe.runIf(run)('the pool on a multi-host URL (target_session_attrs)', () =>
       const rw = dbOn('read-write');
       const err = await rw.one('SELECT 1').catch((e: unknown) => e as Error & { code?: string });
       expect(err).toMatchObject({ name: 'DatabaseUnavailable', cause: { code: '08001' } });
-      expect((err as Error).message).toMatch(new RegExp(`127\\.0\\.0\\.1:${portOf(a)} unreachable.*127\\.0\\.0\\.1:${portOf(b)} read-only`));
+      expect((err as Error).message).toMatch(
+        new RegExp(`127\\.0\\.0\\.1:${portOf(a)} unreachable.*127\\.0\\.0\\.1:${portOf(b)} read-only`),
+      );
       // Within the backoff the answer comes at once, without connecting again.
       const started = Date.now();
       await expect(rw.one('SELECT 1')).rejects.toMatchObject({ name: 'DatabaseUnavailable', cause: { code: '08001' } });
       expect(Date.now() - started).toBeLessThan(50);
       await readOnly(b, false);
       const deadline = Date.now() + 5000;
-      while (Date.now() < deadline && (await rw.one('SELECT 1').then(() => false, () => true))) await new Promise((r) => setTimeout(r, 50));
+      while (
+        Date.now() < deadline &&
+        (await rw.one('SELECT 1').then(
+          () => false,
+          () => true,
+        ))
+      )
+        await new Promise((r) => setTimeout(r, 50));
       expect(await where(rw)).toBe(portOf(b));
     } finally {
       a.resume!();

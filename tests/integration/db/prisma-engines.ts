@@ -7,7 +7,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
 import type * as SchemaEngineBg from '@prisma/schema-engine-wasm/schema_engine_bg';
 import type { MigrationFile } from '../../../src/server/db/migrate';
 import { lockfileText } from '../../../src/server/db/migration-history';
@@ -55,7 +59,9 @@ export interface Dmmf {
 export function readDmmf(schema: string): Dmmf {
   const wasm = require('@prisma/prisma-schema-wasm') as { get_dmmf(params: string): string };
   try {
-    return JSON.parse(wasm.get_dmmf(JSON.stringify({ prismaSchema: [['schema.prisma', schema]], noColor: true }))) as Dmmf;
+    return JSON.parse(
+      wasm.get_dmmf(JSON.stringify({ prismaSchema: [['schema.prisma', schema]], noColor: true })),
+    ) as Dmmf;
   } catch (err) {
     const message = (err as Error).message;
     throw new Error(`Prisma rejects the schema: ${(JSON.parse(message) as { message?: string }).message ?? message}`);
@@ -72,7 +78,9 @@ function loadEngine(): Promise<typeof SchemaEngineBg> {
   loaded ??= (async () => {
     const path = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
     const bg = (await import('@prisma/schema-engine-wasm/schema_engine_bg')) as typeof SchemaEngineBg;
-    const { instance } = await WebAssembly.instantiate(readFileSync(path.replace(/\.js$/, '.wasm')), { './schema_engine_bg.js': bg });
+    const { instance } = await WebAssembly.instantiate(readFileSync(path.replace(/\.js$/, '.wasm')), {
+      './schema_engine_bg.js': bg,
+    });
     (bg as unknown as { __wbg_set_wasm(e: unknown): void }).__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start?: () => void }).__wbindgen_start?.();
     return bg;
@@ -85,10 +93,16 @@ function loadEngine(): Promise<typeof SchemaEngineBg> {
  * driver adapter, then closes every connection it opened: freeing the engine does not, and on SQLite Prisma
  * Migrate holds the file in EXCLUSIVE locking mode until its connection closes.
  */
-export async function withSchemaEngine<T>(url: string, schema: string | undefined, fn: (engine: Engine) => Promise<T>): Promise<T> {
+export async function withSchemaEngine<T>(
+  url: string,
+  schema: string | undefined,
+  fn: (engine: Engine) => Promise<T>,
+): Promise<T> {
   const bg = await loadEngine();
   const inner: SqlMigrationAwareDriverAdapterFactory =
-    url.startsWith('file:') || url === ':memory:' ? new PrismaBetterSqlite3({ url }) : new PrismaPg({ connectionString: url });
+    url.startsWith('file:') || url === ':memory:'
+      ? new PrismaBetterSqlite3({ url })
+      : new PrismaPg({ connectionString: url });
   const opened: SqlDriverAdapter[] = [];
   const track = async (adapter: Promise<SqlDriverAdapter>) => {
     const a = await adapter;
@@ -101,7 +115,11 @@ export async function withSchemaEngine<T>(url: string, schema: string | undefine
     connect: () => track(inner.connect()),
     connectToShadowDb: () => track(inner.connectToShadowDb()),
   };
-  const engine = await bg.SchemaEngine.new({ datamodels: schema ? [['schema.prisma', schema]] : undefined }, () => {}, bindMigrationAwareSqlAdapterFactory(factory));
+  const engine = await bg.SchemaEngine.new(
+    { datamodels: schema ? [['schema.prisma', schema]] : undefined },
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(factory),
+  );
   try {
     return await fn(engine);
   } finally {
@@ -142,11 +160,17 @@ export function migrationList(dialect: Dialect, files: MigrationFile[]) {
 /** `prisma migrate status`'s diagnosis of a database against migration folders (no shadow database). */
 export async function diagnoseHistory(url: string, dialect: Dialect, files: MigrationFile[]) {
   return withSchemaEngine(url, undefined, (engine) =>
-    engine.diagnoseMigrationHistory({ migrationsList: migrationList(dialect, files), optInToShadowDatabase: false, filters: NO_FILTER }),
+    engine.diagnoseMigrationHistory({
+      migrationsList: migrationList(dialect, files),
+      optInToShadowDatabase: false,
+      filters: NO_FILTER,
+    }),
   );
 }
 
 /** `prisma migrate deploy` of migration folders onto a database, by Prisma's engine. */
 export async function deployWithPrisma(url: string, dialect: Dialect, files: MigrationFile[]) {
-  return withSchemaEngine(url, undefined, (engine) => engine.applyMigrations({ migrationsList: migrationList(dialect, files), filters: NO_FILTER }));
+  return withSchemaEngine(url, undefined, (engine) =>
+    engine.applyMigrations({ migrationsList: migrationList(dialect, files), filters: NO_FILTER }),
+  );
 }

@@ -50,7 +50,12 @@ describe('the API hot paths', () => {
     expect(found.json).toMatchObject({ deduplicated: true, creation_complete: true });
     const viaTrpc = await trpc(api.url, 'mutation', 'task.create', body, token);
     expect(viaTrpc.status).toBe(200);
-    const lookup = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=on-demand-1`, { token });
+    const lookup = await call(
+      api.url,
+      'GET',
+      `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=on-demand-1`,
+      { token },
+    );
     expect(lookup.status).toBe(200);
     expect((await call(api.url, 'GET', '/api/health')).status).toBe(200);
     expect(api.services.store.prismaLoaded).toBe(false);

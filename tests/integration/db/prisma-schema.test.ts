@@ -31,7 +31,9 @@ async function columns(db: Db): Promise<Column[]> {
 /** table → tables it references, so parents are seeded first (foreign keys stay on). */
 async function references(db: Db): Promise<Array<{ child: string; parent: string }>> {
   return dialect === 'postgres'
-    ? db.query(`SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint WHERE contype = 'f'`)
+    ? db.query(
+        `SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint WHERE contype = 'f'`,
+      )
     : db.query(
         `SELECT m.name AS child, f."table" AS parent FROM sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table'`,
       );
@@ -56,12 +58,17 @@ describe('Prisma schema matches the migrated tables', () => {
     const done = new Set<string>();
     const now = new Date().toISOString();
     while (done.size < tables.length) {
-      const ready = tables.filter((t) => !done.has(t) && edges.every((e) => e.child !== t || done.has(e.parent) || !tables.includes(e.parent)));
+      const ready = tables.filter(
+        (t) => !done.has(t) && edges.every((e) => e.child !== t || done.has(e.parent) || !tables.includes(e.parent)),
+      );
       if (ready.length === 0) throw new Error('foreign key cycle between tables');
       for (const t of ready) {
         const own = cols.filter((c) => c.table === t);
         const placeholders = own.map((_c, i) => `$${i + 1}`).join(', ');
-        await db.run(`INSERT INTO "${t}" (${own.map((c) => `"${c.name}"`).join(', ')}) VALUES (${placeholders})`, own.map((c) => valueFor(c, now)));
+        await db.run(
+          `INSERT INTO "${t}" (${own.map((c) => `"${c.name}"`).join(', ')}) VALUES (${placeholders})`,
+          own.map((c) => valueFor(c, now)),
+        );
         done.add(t);
       }
     }
@@ -70,7 +77,9 @@ describe('Prisma schema matches the migrated tables', () => {
 
   it.each(Object.values(Prisma.ModelName))('reads %s through Prisma', async (model) => {
     const prisma = await createPrisma(db);
-    const delegate = (prisma as unknown as Record<string, { findMany(): Promise<unknown[]> }>)[model[0]!.toLowerCase() + model.slice(1)]!;
+    const delegate = (prisma as unknown as Record<string, { findMany(): Promise<unknown[]> }>)[
+      model[0]!.toLowerCase() + model.slice(1)
+    ]!;
     const rows = (await delegate.findMany()) as Array<Record<string, unknown>>;
     expect(rows).toHaveLength(1);
     // SQLite hands Prisma text for DateTime fields; a field mapped onto a non-timestamp column decodes as Invalid Date.

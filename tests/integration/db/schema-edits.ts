@@ -11,8 +11,12 @@ export function replaceSqliteTasksTable(
   editIndex: (name: string, sql: string) => string | null = (_n, sql) => sql,
 ): void {
   const raw = db.raw;
-  const table = raw.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tasks'`).get() as { sql: string };
-  const indexes = raw.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' AND sql IS NOT NULL`).all() as Array<{
+  const table = raw.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tasks'`).get() as {
+    sql: string;
+  };
+  const indexes = raw
+    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' AND sql IS NOT NULL`)
+    .all() as Array<{
     name: string;
     sql: string;
   }>;

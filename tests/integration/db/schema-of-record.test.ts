@@ -44,7 +44,13 @@ const COLLATIONS_ONLY_IN_MIGRATIONS: Record<typeof dialect, string[]> = {
  * - DateTime: Prisma declares DATETIME (NUMERIC); the migrations `text`, holding ISO-8601 UTC text, which is what
  *   the driver writes and what the Prisma client is configured to read and write (db/prisma.ts, `iso8601`).
  */
-const SQLITE_AFFINITY: Record<string, string> = { String: 'TEXT', Int: 'INTEGER', BigInt: 'INTEGER', Boolean: 'INTEGER', DateTime: 'TEXT' };
+const SQLITE_AFFINITY: Record<string, string> = {
+  String: 'TEXT',
+  Int: 'INTEGER',
+  BigInt: 'INTEGER',
+  Boolean: 'INTEGER',
+  DateTime: 'TEXT',
+};
 const SQLITE_TOLERATED_DECLARED: Record<string, string> = { boolean: 'INTEGER', datetime: 'TEXT' };
 
 function sqliteComparableType(declared: string): string {
@@ -71,7 +77,13 @@ function expectedType(field: DmmfField): string {
     if (name === 'Timestamptz') return `timestamp with time zone(${args[0] ?? 6})`;
     throw new Error(`no expectation for native type @db.${name}`);
   }
-  const plain: Record<string, string> = { String: 'text', Int: 'integer', BigInt: 'bigint', Boolean: 'boolean', DateTime: 'timestamp without time zone(3)' };
+  const plain: Record<string, string> = {
+    String: 'text',
+    Int: 'integer',
+    BigInt: 'bigint',
+    Boolean: 'boolean',
+    DateTime: 'timestamp without time zone(3)',
+  };
   return plain[field.type]!;
 }
 
@@ -89,7 +101,13 @@ function expectedDefault(field: DmmfField): string | null | undefined {
   throw new Error(`no expectation for default ${JSON.stringify(d)}`);
 }
 
-const ACTIONS: Record<string, string> = { NoAction: 'NO ACTION', Cascade: 'CASCADE', Restrict: 'RESTRICT', SetNull: 'SET NULL', SetDefault: 'SET DEFAULT' };
+const ACTIONS: Record<string, string> = {
+  NoAction: 'NO ACTION',
+  Cascade: 'CASCADE',
+  Restrict: 'RESTRICT',
+  SetNull: 'SET NULL',
+  SetDefault: 'SET DEFAULT',
+};
 const columnOf = (model: DmmfModel, field: string) => {
   const f = model.fields.find((x) => x.name === field);
   if (!f) throw new Error(`${model.name} has no field ${field}`);
@@ -109,8 +127,12 @@ describe('the Prisma schema is the schema of record (SPEC §12)', () => {
   it('prisma/sqlite/schema.prisma is exactly what scripts/prisma-schemas.mjs generates from the PostgreSQL schema', () => {
     const postgres = readFileSync(resolve(PRISMA_DIR, 'postgres', 'schema.prisma'), 'utf8');
     const committed = readFileSync(resolve(PRISMA_DIR, 'sqlite', 'schema.prisma'), 'utf8');
-    expect(committed, 'run `npm run db:generate` and commit prisma/sqlite/schema.prisma').toBe(renderSqliteSchema(postgres));
-    expect(readDmmf(committed).datamodel.models.map((m) => m.name)).toEqual(readDmmf(postgres).datamodel.models.map((m) => m.name));
+    expect(committed, 'run `npm run db:generate` and commit prisma/sqlite/schema.prisma').toBe(
+      renderSqliteSchema(postgres),
+    );
+    expect(readDmmf(committed).datamodel.models.map((m) => m.name)).toEqual(
+      readDmmf(postgres).datamodel.models.map((m) => m.name),
+    );
   });
 
   it('declares exactly the tables the migrations make', () => {
@@ -118,48 +140,64 @@ describe('the Prisma schema is the schema of record (SPEC §12)', () => {
     expect([...catalog.keys()].filter((t) => t !== HISTORY)).toEqual(declared);
   });
 
-  it.each(dmmf.datamodel.models.map((m) => [m.name, m] as const))('%s: every column with its type, nullability and default, and no other', (_n, model) => {
-    const table = catalog.get(tableOf(model))!;
-    const scalars = model.fields.filter((f) => f.kind === 'scalar');
-    expect(table.columns.map((c) => c.name).sort()).toEqual(scalars.map((f) => f.dbName ?? f.name).sort());
-    for (const field of scalars) {
-      const column = table.columns.find((c) => c.name === (field.dbName ?? field.name))!;
-      const where = `${table.name}.${column.name}`;
-      expect(actualType(column), `${where} type`).toBe(expectedType(field));
-      expect(nullable(table, column), `${where} nullable`).toBe(!field.isRequired);
-      const dflt = expectedDefault(field);
-      if (dflt === undefined) expect(column.autoincrement, `${where} autoincrement`).toBe(true);
-      else expect(column.default, `${where} default`).toBe(dflt);
-    }
-  });
+  it.each(dmmf.datamodel.models.map((m) => [m.name, m] as const))(
+    '%s: every column with its type, nullability and default, and no other',
+    (_n, model) => {
+      const table = catalog.get(tableOf(model))!;
+      const scalars = model.fields.filter((f) => f.kind === 'scalar');
+      expect(table.columns.map((c) => c.name).sort()).toEqual(scalars.map((f) => f.dbName ?? f.name).sort());
+      for (const field of scalars) {
+        const column = table.columns.find((c) => c.name === (field.dbName ?? field.name))!;
+        const where = `${table.name}.${column.name}`;
+        expect(actualType(column), `${where} type`).toBe(expectedType(field));
+        expect(nullable(table, column), `${where} nullable`).toBe(!field.isRequired);
+        const dflt = expectedDefault(field);
+        if (dflt === undefined) expect(column.autoincrement, `${where} autoincrement`).toBe(true);
+        else expect(column.default, `${where} default`).toBe(dflt);
+      }
+    },
+  );
 
-  it.each(dmmf.datamodel.models.map((m) => [m.name, m] as const))('%s: primary key, indexes and foreign keys, and no others', (_n, model) => {
-    const table = catalog.get(tableOf(model))!;
-    const indexes = dmmf.datamodel.indexes.filter((i) => i.model === model.name);
-    const id = indexes.find((i) => i.type === 'id')!;
-    expect(table.primaryKey).toEqual(id.fields.map((f) => columnOf(model, f.name)));
-    const declared = indexes
-      .filter((i) => i.type !== 'id')
-      .map((i) => ({ name: i.dbName, unique: i.type === 'unique', columns: i.fields.map((f) => columnOf(model, f.name)) }))
-      .sort((a, b) => String(a.name).localeCompare(String(b.name)));
-    expect(table.indexes.map(({ name, unique, columns }) => ({ name, unique, columns }))).toEqual(declared);
+  it.each(dmmf.datamodel.models.map((m) => [m.name, m] as const))(
+    '%s: primary key, indexes and foreign keys, and no others',
+    (_n, model) => {
+      const table = catalog.get(tableOf(model))!;
+      const indexes = dmmf.datamodel.indexes.filter((i) => i.model === model.name);
+      const id = indexes.find((i) => i.type === 'id')!;
+      expect(table.primaryKey).toEqual(id.fields.map((f) => columnOf(model, f.name)));
+      const declared = indexes
+        .filter((i) => i.type !== 'id')
+        .map((i) => ({
+          name: i.dbName,
+          unique: i.type === 'unique',
+          columns: i.fields.map((f) => columnOf(model, f.name)),
+        }))
+        .sort((a, b) => String(a.name).localeCompare(String(b.name)));
+      expect(table.indexes.map(({ name, unique, columns }) => ({ name, unique, columns }))).toEqual(declared);
 
-    const relations = model.fields.filter((f) => f.kind === 'object' && f.relationFromFields?.length);
-    const models = new Map(dmmf.datamodel.models.map((m) => [m.name, m]));
-    const expected = relations
-      .map((f) => ({
-        columns: f.relationFromFields!.map((n) => columnOf(model, n)),
-        table: tableOf(models.get(f.type)!),
-        references: f.relationToFields!.map((n) => columnOf(models.get(f.type)!, n)),
-        // Unstated, Prisma's referential actions are Restrict (SetNull for an optional relation) and Cascade.
-        onDelete: ACTIONS[f.relationOnDelete ?? (f.isRequired ? 'Restrict' : 'SetNull')],
-        onUpdate: ACTIONS[f.relationOnUpdate ?? 'Cascade'],
-      }))
-      .sort((a, b) => a.columns.join().localeCompare(b.columns.join()));
-    expect(table.foreignKeys.map(({ columns, table: t, references, onDelete, onUpdate }) => ({ columns, table: t, references, onDelete, onUpdate }))).toEqual(
-      expected,
-    );
-  });
+      const relations = model.fields.filter((f) => f.kind === 'object' && f.relationFromFields?.length);
+      const models = new Map(dmmf.datamodel.models.map((m) => [m.name, m]));
+      const expected = relations
+        .map((f) => ({
+          columns: f.relationFromFields!.map((n) => columnOf(model, n)),
+          table: tableOf(models.get(f.type)!),
+          references: f.relationToFields!.map((n) => columnOf(models.get(f.type)!, n)),
+          // Unstated, Prisma's referential actions are Restrict (SetNull for an optional relation) and Cascade.
+          onDelete: ACTIONS[f.relationOnDelete ?? (f.isRequired ? 'Restrict' : 'SetNull')],
+          onUpdate: ACTIONS[f.relationOnUpdate ?? 'Cascade'],
+        }))
+        .sort((a, b) => a.columns.join().localeCompare(b.columns.join()));
+      expect(
+        table.foreignKeys.map(({ columns, table: t, references, onDelete, onUpdate }) => ({
+          columns,
+          table: t,
+          references,
+          onDelete,
+          onUpdate,
+        })),
+      ).toEqual(expected);
+    },
+  );
 
   describe("against the SQL Prisma's own schema engine renders for the schema", () => {
     let prismaDb: Db;
@@ -174,7 +212,13 @@ describe('the Prisma schema is the schema of record (SPEC §12)', () => {
     it('renders the identity index as the migrations make it: unique, (workspace_id, external_id), WHERE external_id IS NOT NULL', () => {
       const rendered = prismaCatalog.get('tasks')!.indexes.find((i) => i.name === 'uniq_tasks_external_id');
       const migrated = catalog.get('tasks')!.indexes.find((i) => i.name === 'uniq_tasks_external_id');
-      expect(rendered).toEqual({ name: 'uniq_tasks_external_id', unique: true, columns: ['workspace_id', 'external_id'], collations: [null, null], predicate: 'external_id is not null' });
+      expect(rendered).toEqual({
+        name: 'uniq_tasks_external_id',
+        unique: true,
+        columns: ['workspace_id', 'external_id'],
+        collations: [null, null],
+        predicate: 'external_id is not null',
+      });
       expect(migrated).toEqual(rendered);
     });
 
@@ -195,14 +239,16 @@ describe('the Prisma schema is the schema of record (SPEC §12)', () => {
 function catalogDifferences(migrated: Map<string, CatalogTable>, prisma: Map<string, CatalogTable>): string[] {
   const out: string[] = [];
   const names = (m: Map<string, CatalogTable>) => [...m.keys()].filter((t) => t !== HISTORY);
-  if (names(migrated).join() !== names(prisma).join()) out.push(`tables: ${names(migrated).join()} vs ${names(prisma).join()}`);
+  if (names(migrated).join() !== names(prisma).join())
+    out.push(`tables: ${names(migrated).join()} vs ${names(prisma).join()}`);
   for (const name of names(migrated)) {
     const a = migrated.get(name)!;
     const b = prisma.get(name);
     if (!b) continue;
     const type = (c: CatalogColumn) => (dialect === 'sqlite' ? sqliteComparableType(c.type) : c.type);
     // SQLite stores a default as written: Prisma writes `false`, the migrations `0` (the same value).
-    const dflt = (c: CatalogColumn) => (dialect === 'sqlite' ? (c.default === 'false' ? '0' : c.default === 'true' ? '1' : c.default) : c.default);
+    const dflt = (c: CatalogColumn) =>
+      dialect === 'sqlite' ? (c.default === 'false' ? '0' : c.default === 'true' ? '1' : c.default) : c.default;
     for (const ca of a.columns) {
       const cb = b.columns.find((c) => c.name === ca.name);
       if (!cb) {
@@ -212,11 +258,15 @@ function catalogDifferences(migrated: Map<string, CatalogTable>, prisma: Map<str
       if (type(ca) !== type(cb)) out.push(`${name}.${ca.name} type ${ca.type} vs ${cb.type}`);
       if (nullable(a, ca) !== nullable(b, cb)) out.push(`${name}.${ca.name} nullable ${ca.nullable} vs ${cb.nullable}`);
       if (dflt(ca) !== dflt(cb)) out.push(`${name}.${ca.name} default ${ca.default} vs ${cb.default}`);
-      if (ca.autoincrement !== cb.autoincrement) out.push(`${name}.${ca.name} autoincrement ${ca.autoincrement} vs ${cb.autoincrement}`);
-      if (ca.collation !== cb.collation) out.push(`${name}.${ca.name} ${ca.collation ?? 'default'}${cb.collation ? ` vs ${cb.collation}` : ''}`);
+      if (ca.autoincrement !== cb.autoincrement)
+        out.push(`${name}.${ca.name} autoincrement ${ca.autoincrement} vs ${cb.autoincrement}`);
+      if (ca.collation !== cb.collation)
+        out.push(`${name}.${ca.name} ${ca.collation ?? 'default'}${cb.collation ? ` vs ${cb.collation}` : ''}`);
     }
-    for (const cb of b.columns) if (!a.columns.some((c) => c.name === cb.name)) out.push(`${name}.${cb.name} only in Prisma's DDL`);
-    if (a.primaryKey.join() !== b.primaryKey.join()) out.push(`${name} primary key (${a.primaryKey}) vs (${b.primaryKey})`);
+    for (const cb of b.columns)
+      if (!a.columns.some((c) => c.name === cb.name)) out.push(`${name}.${cb.name} only in Prisma's DDL`);
+    if (a.primaryKey.join() !== b.primaryKey.join())
+      out.push(`${name} primary key (${a.primaryKey}) vs (${b.primaryKey})`);
     const indexes = (t: CatalogTable) => JSON.stringify(t.indexes);
     if (indexes(a) !== indexes(b)) out.push(`${name} indexes ${indexes(a)} vs ${indexes(b)}`);
     const fks = (t: CatalogTable) => JSON.stringify(t.foreignKeys);

@@ -46,8 +46,20 @@ async function nocaseTableWithOddRows(): Promise<SqliteDb> {
       `INSERT INTO tasks (id, workspace_id, number, identifier, title, description, step_id, parent_id, created_at, updated_at,
                           creation_state, external_id, external_id_settled_at, revision)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, 'completed', $10, $11, $12)`,
-      [randomUUID(), ws.id, n + 1, `${ws.prefix}-${n + 1}`, typeof value === 'string' ? value : `t${n}`, value, ws.steps[0]!.id, null, now,
-        typeof value === 'string' ? value : null, typeof value === 'string' ? now : null, n],
+      [
+        randomUUID(),
+        ws.id,
+        n + 1,
+        `${ws.prefix}-${n + 1}`,
+        typeof value === 'string' ? value : `t${n}`,
+        value,
+        ws.steps[0]!.id,
+        null,
+        now,
+        typeof value === 'string' ? value : null,
+        typeof value === 'string' ? now : null,
+        n,
+      ],
     );
   }
   return db;
@@ -77,7 +89,11 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite tasks rebuild (SPEC §12)', 
   it('keeps every other index of tasks, and EXT-1 can now be held next to ext-1', async () => {
     db = await nocaseTableWithOddRows();
     const indexNames = async () =>
-      (await db!.query<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' ORDER BY name`)).map((r) => r.name);
+      (
+        await db!.query<{ name: string }>(
+          `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' ORDER BY name`,
+        )
+      ).map((r) => r.name);
     const before = await indexNames();
     await rebuildSqliteTasksTable(db);
     expect(await indexNames()).toEqual(before);
@@ -87,10 +103,9 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite tasks rebuild (SPEC §12)', 
        VALUES ($1, $2, 1000, 'X-1000', 't', $3, $4, $4, 'completed', 'EXT-1')`,
       [randomUUID(), row!.workspace_id, row!.step_id, row!.created_at],
     );
-    expect(await db.query(`SELECT external_id FROM tasks WHERE external_id IN ('ext-1', 'EXT-1') ORDER BY external_id`)).toEqual([
-      { external_id: 'EXT-1' },
-      { external_id: 'ext-1' },
-    ]);
+    expect(
+      await db.query(`SELECT external_id FROM tasks WHERE external_id IN ('ext-1', 'EXT-1') ORDER BY external_id`),
+    ).toEqual([{ external_id: 'EXT-1' }, { external_id: 'ext-1' }]);
   });
 
   it.each<RebuildStage>(['created', 'copied', 'verified', 'dropped', 'renamed', 'indexed'])(
@@ -126,7 +141,10 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite tasks rebuild (SPEC §12)', 
     replaceSqliteTasksTable(
       db,
       (sql) => sql.replace('external_id_settled_at', 'external_id_settled_at '),
-      (name, sql) => (name === 'uniq_tasks_external_id' ? 'CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (external_id, workspace_id)' : sql),
+      (name, sql) =>
+        name === 'uniq_tasks_external_id'
+          ? 'CREATE UNIQUE INDEX uniq_tasks_external_id ON tasks (external_id, workspace_id)'
+          : sql,
     );
     expect((await attest(db)).ready).toBe(false);
     await rebuildSqliteTasksTable(db);

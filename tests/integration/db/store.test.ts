@@ -19,8 +19,12 @@ describe('the store: driver and Prisma Client together', () => {
     const prisma = await store.prisma();
     const id = randomUUID();
     const at = new Date('2026-03-04T05:06:07.089Z');
-    await prisma.workspace.create({ data: { id, name: 'ts', prefix: uniq('T').toUpperCase(), createdAt: at, updatedAt: at } });
-    const row = await store.driver.one<{ created_at: unknown }>('SELECT created_at FROM workspaces WHERE id = $1', [id]);
+    await prisma.workspace.create({
+      data: { id, name: 'ts', prefix: uniq('T').toUpperCase(), createdAt: at, updatedAt: at },
+    });
+    const row = await store.driver.one<{ created_at: unknown }>('SELECT created_at FROM workspaces WHERE id = $1', [
+      id,
+    ]);
     expect(String(row?.created_at)).toBe('2026-03-04T05:06:07.089Z');
     const back = await prisma.workspace.findUnique({ where: { id }, select: { createdAt: true } });
     expect(back?.createdAt.toISOString()).toBe('2026-03-04T05:06:07.089Z');
@@ -51,7 +55,10 @@ describe('the store: driver and Prisma Client together', () => {
     }
     const results = await Promise.allSettled(work);
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    const row = await store.driver.one<{ task_sequence: unknown }>('SELECT task_sequence FROM workspaces WHERE id = $1', [ws.id]);
+    const row = await store.driver.one<{ task_sequence: unknown }>(
+      'SELECT task_sequence FROM workspaces WHERE id = $1',
+      [ws.id],
+    );
     expect(Number(row?.task_sequence)).toBe(40);
   });
 
@@ -60,13 +67,17 @@ describe('the store: driver and Prisma Client together', () => {
     const prefix = uniq('U').toUpperCase();
     const at = new Date();
     await prisma.workspace.create({ data: { id: randomUUID(), name: 'a', prefix, createdAt: at, updatedAt: at } });
-    const err = await prisma.workspace.create({ data: { id: randomUUID(), name: 'b', prefix, createdAt: at, updatedAt: at } }).catch((e: unknown) => e);
+    const err = await prisma.workspace
+      .create({ data: { id: randomUUID(), name: 'b', prefix, createdAt: at, updatedAt: at } })
+      .catch((e: unknown) => e);
     const info = dbErrorInfo(err);
     expect(info?.uniqueViolation).toBe(true);
     expect(['uniq_workspaces_prefix', 'workspaces.prefix']).toContain(info?.target);
   });
 
   it('a repository method that needs Prisma refuses to run inside a driver transaction', async () => {
-    await expect(store.transaction((tx) => tx.workspaces.listIds(1))).rejects.toThrow(/not part of a driver transaction/);
+    await expect(store.transaction((tx) => tx.workspaces.listIds(1))).rejects.toThrow(
+      /not part of a driver transaction/,
+    );
   });
 });

@@ -38,15 +38,14 @@ afterAll(async () => {
 async function writeEvent(sql: Sql): Promise<number> {
   const taskId = randomUUID();
   const at = new Date().toISOString();
-  await sql.run("INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, 0, 'ws', 'create', NULL, '{}', $2)", [
-    taskId,
-    at,
-  ]);
-  await sql.run("INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, 'ws', $2, 0, 'task.created', '{}', $3)", [
-    randomUUID(),
-    taskId,
-    at,
-  ]);
+  await sql.run(
+    "INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, 0, 'ws', 'create', NULL, '{}', $2)",
+    [taskId, at],
+  );
+  await sql.run(
+    "INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, 'ws', $2, 0, 'task.created', '{}', $3)",
+    [randomUUID(), taskId, at],
+  );
   const row = await sql.one<{ seq: unknown }>('SELECT MAX(seq) AS seq FROM outbox_events WHERE task_id = $1', [taskId]);
   return Number(row?.seq);
 }
@@ -57,29 +56,32 @@ describe('the outbox horizon (SPEC §9)', () => {
     expect(await settledHighWater(services.store.events, 0)).toBe(seq);
   });
 
-  it.runIf(testDialect() === 'postgres')('does not pass a seq whose lower neighbour is still uncommitted, then does once it commits', async () => {
-    let commit!: () => void;
-    const held = new Promise<void>((r) => (commit = r));
-    let lowerSeq = 0;
-    let written!: () => void;
-    const lowerWritten = new Promise<void>((r) => (written = r));
-    const open = db.transaction(async (tx) => {
-      lowerSeq = await writeEvent(tx);
-      written();
-      await held;
-    });
-    await lowerWritten;
-    const higherSeq = await db.transaction((tx) => writeEvent(tx));
-    expect(higherSeq).toBeGreaterThan(lowerSeq);
+  it.runIf(testDialect() === 'postgres')(
+    'does not pass a seq whose lower neighbour is still uncommitted, then does once it commits',
+    async () => {
+      let commit!: () => void;
+      const held = new Promise<void>((r) => (commit = r));
+      let lowerSeq = 0;
+      let written!: () => void;
+      const lowerWritten = new Promise<void>((r) => (written = r));
+      const open = db.transaction(async (tx) => {
+        lowerSeq = await writeEvent(tx);
+        written();
+        await held;
+      });
+      await lowerWritten;
+      const higherSeq = await db.transaction((tx) => writeEvent(tx));
+      expect(higherSeq).toBeGreaterThan(lowerSeq);
 
-    // The sample inside a store transaction is the dialect's too (it sees the open transaction).
-    const inTx = await services.store.transaction((tx) => tx.events.sampleHorizon());
-    expect(inTx.maxSeq).toBe(higherSeq);
-    expect(inTx.xmin).toBeLessThan(inTx.xmax);
-    expect(await settledHighWater(services.store.events, 200)).toBeLessThan(lowerSeq);
+      // The sample inside a store transaction is the dialect's too (it sees the open transaction).
+      const inTx = await services.store.transaction((tx) => tx.events.sampleHorizon());
+      expect(inTx.maxSeq).toBe(higherSeq);
+      expect(inTx.xmin).toBeLessThan(inTx.xmax);
+      expect(await settledHighWater(services.store.events, 200)).toBeLessThan(lowerSeq);
 
-    commit();
-    await open;
-    expect(await settledHighWater(services.store.events, 2_000)).toBeGreaterThanOrEqual(higherSeq);
-  });
+      commit();
+      await open;
+      expect(await settledHighWater(services.store.events, 2_000)).toBeGreaterThanOrEqual(higherSeq);
+    },
+  );
 });

@@ -42,7 +42,10 @@ afterAll(async () => {
 });
 
 async function addWebhook(base: string, receiver: Receiver): Promise<string> {
-  const r = await call(base, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: receiver.url } });
+  const r = await call(base, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+    token: admin,
+    body: { url: receiver.url },
+  });
   expect(r.status).toBe(201);
   return (r.json as { id: string }).id;
 }
@@ -80,27 +83,37 @@ describe('webhook delivery across processes (SPEC §9)', () => {
     );
     expect(attempts.map((x) => x.outcome)).toEqual(['sending', 'succeeded']);
     await until(
-      async () => (await count(db, "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'", [hookId])) === 2,
+      async () =>
+        (await count(db, "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'delivered'", [
+          hookId,
+        ])) === 2,
       5_000,
       'both deliveries recorded',
     );
   });
 
-  it.skipIf(testDialect() !== 'postgres')('two processes on PostgreSQL deliver each event exactly once per success, in revision order per task', async () => {
-    const receiver = await startReceiver(() => 200);
-    receivers.push(receiver);
-    while (procs.length < 2) await start();
-    const [p1, p2] = procs;
-    await addWebhook(p1!.url, receiver);
-    const tasks: string[] = [];
-    for (let i = 0; i < 12; i++) tasks.push(await createTask(i % 2 ? p1!.url : p2!.url, `t${i}`));
-    // One update per task, through the other process.
-    await Promise.all(tasks.map((id, i) => call(i % 2 ? p2!.url : p1!.url, 'PATCH', `/api/v1/tasks/${id}`, { token: writer, body: { title: `u${i}` } })));
-    await until(() => receiver.accepted().length >= 24, 20_000, '24 accepted deliveries');
-    await new Promise((r) => setTimeout(r, 300)); // no late duplicates
-    const got = receiver.accepted();
-    expect(receiver.received).toHaveLength(24);
-    expect(new Set(got.map((e) => e.id)).size).toBe(24);
-    for (const id of tasks) expect(got.filter((e) => e.task_id === id).map((e) => e.revision)).toEqual([1, 2]);
-  });
+  it.skipIf(testDialect() !== 'postgres')(
+    'two processes on PostgreSQL deliver each event exactly once per success, in revision order per task',
+    async () => {
+      const receiver = await startReceiver(() => 200);
+      receivers.push(receiver);
+      while (procs.length < 2) await start();
+      const [p1, p2] = procs;
+      await addWebhook(p1!.url, receiver);
+      const tasks: string[] = [];
+      for (let i = 0; i < 12; i++) tasks.push(await createTask(i % 2 ? p1!.url : p2!.url, `t${i}`));
+      // One update per task, through the other process.
+      await Promise.all(
+        tasks.map((id, i) =>
+          call(i % 2 ? p2!.url : p1!.url, 'PATCH', `/api/v1/tasks/${id}`, { token: writer, body: { title: `u${i}` } }),
+        ),
+      );
+      await until(() => receiver.accepted().length >= 24, 20_000, '24 accepted deliveries');
+      await new Promise((r) => setTimeout(r, 300)); // no late duplicates
+      const got = receiver.accepted();
+      expect(receiver.received).toHaveLength(24);
+      expect(new Set(got.map((e) => e.id)).size).toBe(24);
+      for (const id of tasks) expect(got.filter((e) => e.task_id === id).map((e) => e.revision)).toEqual([1, 2]);
+    },
+  );
 });

@@ -40,7 +40,8 @@ export async function startReceiver(respond: (n: number, body: string) => number
   return {
     url: `http://127.0.0.1:${port}/hook`,
     received,
-    accepted: () => received.filter((r) => typeof r.status === 'number' && r.status < 300).map((r) => JSON.parse(r.body)),
+    accepted: () =>
+      received.filter((r) => typeof r.status === 'number' && r.status < 300).map((r) => JSON.parse(r.body)),
     close: () =>
       new Promise<void>((ok) => {
         server.closeAllConnections();

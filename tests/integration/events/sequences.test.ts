@@ -8,7 +8,16 @@ import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
-import { makeWorkspace, testServices, tokenActor, uniq, until, userActor, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
+import {
+  makeWorkspace,
+  testServices,
+  tokenActor,
+  uniq,
+  until,
+  userActor,
+  withPlannedStep,
+  type TestWorkspace,
+} from '../../support/fixtures';
 
 let db: Db;
 let services: Services;
@@ -23,7 +32,12 @@ afterAll(async () => db.close());
 
 const writer = () => tokenActor([ws.id], ['tasks:read', 'tasks:write', 'identities:release']);
 const release = (ext: string) =>
-  releaseExternalId(services, writer(), { workspaceId: ws.id, rawExternalId: ext, idempotencyKey: randomUUID(), source: 'test' });
+  releaseExternalId(services, writer(), {
+    workspaceId: ws.id,
+    rawExternalId: ext,
+    idempotencyKey: randomUUID(),
+    source: 'test',
+  });
 
 interface Ev {
   type: string;
@@ -34,17 +48,27 @@ interface Ev {
 
 /** The task's outbox events in seq order, reduced to what each test asserts. */
 async function eventsOf(taskId: string): Promise<Ev[]> {
-  const rows = await db.query<{ payload: string }>('SELECT payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [taskId]);
+  const rows = await db.query<{ payload: string }>(
+    'SELECT payload FROM outbox_events WHERE task_id = $1 ORDER BY seq',
+    [taskId],
+  );
   return rows.map((r) => {
     const p = JSON.parse(r.payload);
-    return { type: p.type, revision: p.revision, external_id: p.task.external_id, archived: p.task.archived_at !== null };
+    return {
+      type: p.type,
+      revision: p.revision,
+      external_id: p.task.external_id,
+      archived: p.task.archived_at !== null,
+    };
   });
 }
 
 async function revisionsOf(taskId: string): Promise<number[]> {
-  return (await db.query<{ revision: unknown }>('SELECT revision FROM task_revisions WHERE task_id = $1 ORDER BY revision', [taskId])).map((r) =>
-    Number(r.revision),
-  );
+  return (
+    await db.query<{ revision: unknown }>('SELECT revision FROM task_revisions WHERE task_id = $1 ORDER BY revision', [
+      taskId,
+    ])
+  ).map((r) => Number(r.revision));
 }
 
 async function create(ext?: string) {
@@ -55,14 +79,20 @@ describe('event sequences (SPEC §9)', () => {
   it('create writes exactly one task.created at revision 1 carrying the identity; Begin writes none', async () => {
     const ext = uniq('c-');
     const out = await create(ext);
-    expect(await eventsOf(out.task.id)).toEqual([{ type: 'task.created', revision: 1, external_id: ext, archived: false }]);
+    expect(await eventsOf(out.task.id)).toEqual([
+      { type: 'task.created', revision: 1, external_id: ext, archived: false },
+    ]);
     expect(await revisionsOf(out.task.id)).toEqual([0, 1]);
   });
 
   it('a retry of the same identity writes no event and no revision', async () => {
     const ext = uniq('r-');
     const first = await create(ext);
-    const again = await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'drifted title' });
+    const again = await createTask(services, writer(), {
+      workspace_id: ws.id,
+      external_id: ext,
+      title: 'drifted title',
+    });
     expect(again.kind).toBe('found_settled');
     expect(await eventsOf(first.task.id)).toHaveLength(1);
     expect(await revisionsOf(first.task.id)).toEqual([0, 1]);
@@ -95,7 +125,11 @@ describe('event sequences (SPEC §9)', () => {
   it('release while preparing → no event then; the later task.created (CreatedIdentityLost) carries no identity', async () => {
     const ext = uniq('lost-');
     services.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext, times: 1 });
-    const pending = createTask(services, writer(), withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }));
+    const pending = createTask(
+      services,
+      writer(),
+      withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }),
+    );
     pending.catch(() => {});
     await until(() => (services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'paused after Begin');
     const row = await db.one<{ id: string }>('SELECT id FROM tasks WHERE external_id = $1', [ext]);
@@ -103,18 +137,24 @@ describe('event sequences (SPEC §9)', () => {
     expect(await eventsOf(row!.id)).toEqual([]);
     services.failpoints.release('after_begin');
     expect((await pending).kind).toBe('created_identity_lost');
-    expect(await eventsOf(row!.id)).toEqual([{ type: 'task.created', revision: 1, external_id: undefined, archived: false }]);
+    expect(await eventsOf(row!.id)).toEqual([
+      { type: 'task.created', revision: 1, external_id: undefined, archived: false },
+    ]);
   });
 
   it('re-using a freed identity never rewrites earlier payloads', async () => {
     const ext = uniq('reuse-');
     const first = await create(ext);
     await deleteTask(services, writer(), first.task.id);
-    const before = await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [first.task.id]);
+    const before = await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [
+      first.task.id,
+    ]);
     const second = await create(ext);
     expect(second.kind).toBe('created');
     expect(second.task.id).not.toBe(first.task.id);
-    expect(await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [first.task.id])).toEqual(before);
+    expect(
+      await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [first.task.id]),
+    ).toEqual(before);
     expect((await eventsOf(second.task.id))[0]).toMatchObject({ type: 'task.created', revision: 1, external_id: ext });
   });
 });
@@ -138,7 +178,9 @@ describe('history reads (SPEC §9)', () => {
   });
 
   it('event.list of a workspace the caller cannot read is the ordinary not-found', async () => {
-    await expect(listEvents(services, tokenActor([randomUUID()]), { workspaceId: ws.id })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(listEvents(services, tokenActor([randomUUID()]), { workspaceId: ws.id })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 
   it('task revisions stay readable after delete, 0..n in order, to readers of its workspace only', async () => {

@@ -81,11 +81,14 @@ describe('REST SSE stream (SPEC §9)', () => {
   it('GET /events pages with after/limit and next_after, seq ascending', async () => {
     const own = await makeWorkspace(db);
     const t = await makeToken(db, [own.id]);
-    for (let i = 0; i < 3; i++) await call(api.url, 'POST', '/api/v1/tasks', { token: t, body: { workspace_id: own.id, title: `p${i}` } });
+    for (let i = 0; i < 3; i++)
+      await call(api.url, 'POST', '/api/v1/tasks', { token: t, body: { workspace_id: own.id, title: `p${i}` } });
     const p1 = await call(api.url, 'GET', `/api/v1/workspaces/${own.id}/events?limit=2`, { token: t });
     const body1 = p1.json as { events: Array<{ seq: number }>; next_after: number };
     expect(body1.events).toHaveLength(2);
-    const p2 = await call(api.url, 'GET', `/api/v1/workspaces/${own.id}/events?limit=2&after=${body1.next_after}`, { token: t });
+    const p2 = await call(api.url, 'GET', `/api/v1/workspaces/${own.id}/events?limit=2&after=${body1.next_after}`, {
+      token: t,
+    });
     const body2 = p2.json as { events: Array<{ seq: number }> };
     expect(body2.events).toHaveLength(1);
     expect(body2.events[0]!.seq).toBeGreaterThan(body1.events[1]!.seq);
@@ -97,10 +100,16 @@ describe('tRPC subscription over SSE (SPEC §9)', () => {
     const own = await makeWorkspace(db);
     const t = await makeToken(db, [own.id]);
     const mk = async (title: string) =>
-      ((await call(api.url, 'POST', '/api/v1/tasks', { token: t, body: { workspace_id: own.id, title } })).json as { id: string }).id;
+      (
+        (await call(api.url, 'POST', '/api/v1/tasks', { token: t, body: { workspace_id: own.id, title } })).json as {
+          id: string;
+        }
+      ).id;
     const x = await mk('x');
     const y = await mk('y');
-    const list = (await call(api.url, 'GET', `/api/v1/workspaces/${own.id}/events`, { token: t })).json as { events: Array<{ seq: number }> };
+    const list = (await call(api.url, 'GET', `/api/v1/workspaces/${own.id}/events`, { token: t })).json as {
+      events: Array<{ seq: number }>;
+    };
     const afterFirst = String(list.events[0]!.seq);
     const input = encodeURIComponent(JSON.stringify({ workspace_id: own.id, lastEventId: afterFirst }));
     const sub = await openSse(`${api.url}/api/trpc/event.onEvent?input=${input}`, { authorization: `Bearer ${t}` });
@@ -117,7 +126,11 @@ describe('tRPC subscription over SSE (SPEC §9)', () => {
   });
 
   /** The whole SSE answer of a tRPC subscription that ends (an error ends it); fails rather than waits on a live one. */
-  async function subscriptionText(input: object, t: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  async function subscriptionText(
+    input: object,
+    t: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string }> {
     const q = encodeURIComponent(JSON.stringify(input));
     const res = await fetch(`${api.url}/api/trpc/event.onEvent?input=${q}`, {
       headers: { authorization: `Bearer ${t}`, accept: 'text/event-stream', ...headers },
@@ -132,7 +145,7 @@ describe('tRPC subscription over SSE (SPEC §9)', () => {
     return m ? JSON.parse(m[1]!) : undefined;
   }
 
-  it('a workspace the caller cannot see is NOT_FOUND `not found`, as REST\'s 404, byte-identical whether or not it exists (SPEC §10, §11)', async () => {
+  it("a workspace the caller cannot see is NOT_FOUND `not found`, as REST's 404, byte-identical whether or not it exists (SPEC §10, §11)", async () => {
     const other = await makeToken(db, [(await makeWorkspace(db)).id]);
     const foreign = await subscriptionText({ workspace_id: ws.id }, other);
     const missing = await subscriptionText({ workspace_id: `${ws.id.slice(0, -4)}0000` }, other);
@@ -149,15 +162,27 @@ describe('tRPC subscription over SSE (SPEC §9)', () => {
     expect([rest.status, (rest.json as { error: string }).error]).toEqual([404, 'not found']);
   });
 
-  it('a lastEventId that is not an event id is BAD_REQUEST with REST\'s words, not a silent resume after it', async () => {
-    const rest = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/events/stream`, { token, headers: { 'last-event-id': '99999999999999999999999' } });
+  it("a lastEventId that is not an event id is BAD_REQUEST with REST's words, not a silent resume after it", async () => {
+    const rest = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/events/stream`, {
+      token,
+      headers: { 'last-event-id': '99999999999999999999999' },
+    });
     expect(rest.status).toBe(400);
-    const expected = { message: (rest.json as { error: string }).error, code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400, path: 'event.onEvent', domainCode: 'invalid_payload' } };
+    const expected = {
+      message: (rest.json as { error: string }).error,
+      code: -32600,
+      data: { code: 'BAD_REQUEST', httpStatus: 400, path: 'event.onEvent', domainCode: 'invalid_payload' },
+    };
     expect(expected.message).toBe('invalid payload: Last-Event-ID must be an event id');
     for (const bad of ['99999999999999999999999', '9007199254740993', '-1', '1.5', 'abc']) {
       // In the input (httpSubscriptionLink's reconnect) and as the header (EventSource's): tRPC reads both.
-      expect(errorFrame((await subscriptionText({ workspace_id: ws.id, lastEventId: bad }, token)).text), bad).toEqual(expected);
-      expect(errorFrame((await subscriptionText({ workspace_id: ws.id }, token, { 'last-event-id': bad })).text), bad).toEqual(expected);
+      expect(errorFrame((await subscriptionText({ workspace_id: ws.id, lastEventId: bad }, token)).text), bad).toEqual(
+        expected,
+      );
+      expect(
+        errorFrame((await subscriptionText({ workspace_id: ws.id }, token, { 'last-event-id': bad })).text),
+        bad,
+      ).toEqual(expected);
     }
   });
 });

@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/server/config';
 import type { Db } from '../../../src/server/db/types';
 import { createAgentProfile } from '../../../src/server/domain/agents/profiles';
-import { DESTINATION_REFUSED, DestinationPolicy, type ResolveAll } from '../../../src/server/domain/outbound/destinations';
+import {
+  DESTINATION_REFUSED,
+  DestinationPolicy,
+  type ResolveAll,
+} from '../../../src/server/domain/outbound/destinations';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { freshDb } from '../../support/db';
 import { count, makeWorkspace, tokenActor, until, uniq, type TestWorkspace } from '../../support/fixtures';
@@ -56,7 +60,9 @@ function listen(server: Server): Promise<number> {
 }
 
 async function deliveriesOf(db: Db, webhookId: string): Promise<Array<{ last_status: unknown; last_error: unknown }>> {
-  return db.query('SELECT last_status, last_error FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY event_seq', [webhookId]);
+  return db.query('SELECT last_status, last_error FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY event_seq', [
+    webhookId,
+  ]);
 }
 
 describe('by default (no TETHER_WEBHOOK_ALLOWED_NETWORKS)', () => {
@@ -87,13 +93,21 @@ describe('by default (no TETHER_WEBHOOK_ALLOWED_NETWORKS)', () => {
     for (const url of INSIDE) {
       const res = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url } });
       expect([url, res.status]).toEqual([url, 400]);
-      expect((res.json as { error: string }).error).toMatch(/^invalid request: url: the destination is not a public address .*TETHER_WEBHOOK_ALLOWED_NETWORKS$/);
+      expect((res.json as { error: string }).error).toMatch(
+        /^invalid request: url: the destination is not a public address .*TETHER_WEBHOOK_ALLOWED_NETWORKS$/,
+      );
     }
     expect(await count(db, 'SELECT COUNT(*) AS n FROM webhooks')).toBe(0);
   });
 
   it('tRPC refuses the same with the same words', async () => {
-    const res = await trpc(api.url, 'mutation', 'event.createWebhook', { workspace_id: ws.id, url: receiver.url }, admin);
+    const res = await trpc(
+      api.url,
+      'mutation',
+      'event.createWebhook',
+      { workspace_id: ws.id, url: receiver.url },
+      admin,
+    );
     const error = (res.json as { error: { message: string; data: { code: string; domainCode: string } } }).error;
     expect([res.status, error.data.code, error.data.domainCode]).toEqual([400, 'BAD_REQUEST', 'validation_failed']);
     expect(error.message).toMatch(/^invalid request: url: the destination is not a public address/);
@@ -101,9 +115,14 @@ describe('by default (no TETHER_WEBHOOK_ALLOWED_NETWORKS)', () => {
   });
 
   it('a public host is accepted: names are resolved and checked at delivery, not at registration', async () => {
-    const res = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: 'https://hooks.example.com/tether' } });
+    const res = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+      token: admin,
+      body: { url: 'https://hooks.example.com/tether' },
+    });
     expect(res.status).toBe(201);
-    await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/webhooks/${(res.json as { id: string }).id}`, { token: admin });
+    await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/webhooks/${(res.json as { id: string }).id}`, {
+      token: admin,
+    });
   });
 
   it('stored inside destinations are never called, and each records the same error whatever answers there', async () => {
@@ -119,11 +138,26 @@ describe('by default (no TETHER_WEBHOOK_ALLOWED_NETWORKS)', () => {
     const hooks: string[] = [];
     for (const url of targets) {
       const id = randomUUID();
-      await api.services.store.webhooks.create({ id, workspaceId: ws.id, url, secret: 'a-secret-of-sixteen+', description: null, createdAt: new Date().toISOString() });
+      await api.services.store.webhooks.create({
+        id,
+        workspaceId: ws.id,
+        url,
+        secret: 'a-secret-of-sixteen+',
+        description: null,
+        createdAt: new Date().toISOString(),
+      });
       hooks.push(id);
     }
-    await call(api.url, 'POST', '/api/v1/tasks', { token: admin, body: { workspace_id: ws.id, title: 'to nobody inside' } });
-    for (const id of hooks) await until(async () => (await deliveriesOf(db, id)).some((d) => d.last_error !== null), 15_000, `attempt of ${id}`);
+    await call(api.url, 'POST', '/api/v1/tasks', {
+      token: admin,
+      body: { workspace_id: ws.id, title: 'to nobody inside' },
+    });
+    for (const id of hooks)
+      await until(
+        async () => (await deliveriesOf(db, id)).some((d) => d.last_error !== null),
+        15_000,
+        `attempt of ${id}`,
+      );
 
     expect(receiver.received).toEqual([]);
     const recorded = await Promise.all(hooks.map(async (id) => (await deliveriesOf(db, id))[0]));
@@ -133,7 +167,9 @@ describe('by default (no TETHER_WEBHOOK_ALLOWED_NETWORKS)', () => {
       `SELECT status, error FROM webhook_attempts WHERE webhook_id IN (${hooks.map((_, i) => `$${i + 1}`).join(', ')})`,
       hooks,
     );
-    expect(new Set(attempts.map((a) => JSON.stringify(a)))).toEqual(new Set([JSON.stringify({ status: null, error: DESTINATION_REFUSED })]));
+    expect(new Set(attempts.map((a) => JSON.stringify(a)))).toEqual(
+      new Set([JSON.stringify({ status: null, error: DESTINATION_REFUSED })]),
+    );
   });
 
   it('a refused delivery waits out its backoff without spinning the relay while later events queue behind it', async () => {
@@ -141,8 +177,15 @@ describe('by default (no TETHER_WEBHOOK_ALLOWED_NETWORKS)', () => {
     // delivery behind each; the relay must not claim them again and again meanwhile (it did: the claim looked at any
     // due delivery, the sender only at the oldest, and the relay drains while it claims — a hot loop that, on
     // SQLite, also starved every timer and socket of the process until the backoff ended).
-    await call(api.url, 'POST', '/api/v1/tasks', { token: admin, body: { workspace_id: ws.id, title: 'queued behind' } });
-    await until(async () => (await count(db, "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending'")) >= 12, 15_000, 'queued deliveries');
+    await call(api.url, 'POST', '/api/v1/tasks', {
+      token: admin,
+      body: { workspace_id: ws.id, title: 'queued behind' },
+    });
+    await until(
+      async () => (await count(db, "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending'")) >= 12,
+      15_000,
+      'queued deliveries',
+    );
     const stats = api.services.store.driver.stats;
     const before = stats.statements;
     const slept = Date.now();
@@ -154,7 +197,11 @@ describe('by default (no TETHER_WEBHOOK_ALLOWED_NETWORKS)', () => {
 
   it('the webhook agent runner: an inside URL is refused when the profile is made, and a stored one is never called', async () => {
     await expect(
-      createAgentProfile(api.services.store, { workspaceId: ws.id, name: uniq('inside'), runner: 'webhook', config: { url: receiver.url } }, api.services.destinations),
+      createAgentProfile(
+        api.services.store,
+        { workspaceId: ws.id, name: uniq('inside'), runner: 'webhook', config: { url: receiver.url } },
+        api.services.destinations,
+      ),
     ).rejects.toThrow(/the destination is not a public address/);
     const profileId = randomUUID();
     await api.services.store.agentProfiles.insert({
@@ -165,13 +212,23 @@ describe('by default (no TETHER_WEBHOOK_ALLOWED_NETWORKS)', () => {
       config: { url: receiver.url },
       createdAt: new Date().toISOString(),
     });
-    const out = await createTask(api.services, tokenActor([ws.id]), { workspace_id: ws.id, title: 'agent inside', start_agent: true, agent_profile_id: profileId });
+    const out = await createTask(api.services, tokenActor([ws.id]), {
+      workspace_id: ws.id,
+      title: 'agent inside',
+      start_agent: true,
+      agent_profile_id: profileId,
+    });
     await until(
-      async () => (await count(db, 'SELECT COUNT(*) AS n FROM launch_intents WHERE task_id = $1 AND last_error IS NOT NULL', [out.task.id])) === 1,
+      async () =>
+        (await count(db, 'SELECT COUNT(*) AS n FROM launch_intents WHERE task_id = $1 AND last_error IS NOT NULL', [
+          out.task.id,
+        ])) === 1,
       15_000,
       'a failed launch attempt',
     );
-    expect(await db.one('SELECT last_error FROM launch_intents WHERE task_id = $1', [out.task.id])).toEqual({ last_error: `webhook runner: ${DESTINATION_REFUSED}` });
+    expect(await db.one('SELECT last_error FROM launch_intents WHERE task_id = $1', [out.task.id])).toEqual({
+      last_error: `webhook runner: ${DESTINATION_REFUSED}`,
+    });
     expect(receiver.received).toEqual([]);
   });
 });
@@ -186,7 +243,10 @@ describe('TETHER_WEBHOOK_ALLOWED_NETWORKS, and DNS answers that change after reg
   let answer = ['127.0.0.1'];
   const resolveAll: ResolveAll = (hostname, _options, callback) => {
     if (hostname !== 'hooks.test') return callback(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []);
-    callback(null, answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    callback(
+      null,
+      answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
   };
 
   beforeAll(async () => {
@@ -206,19 +266,30 @@ describe('TETHER_WEBHOOK_ALLOWED_NETWORKS, and DNS answers that change after reg
   });
 
   it('an allowed network registers and delivers; another inside address is still refused at registration', async () => {
-    const allowed = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: receiver.url } });
+    const allowed = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+      token: admin,
+      body: { url: receiver.url },
+    });
     expect(allowed.status).toBe(201);
-    const refused = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: 'http://127.0.0.2/' } });
+    const refused = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+      token: admin,
+      body: { url: 'http://127.0.0.2/' },
+    });
     expect(refused.status).toBe(400);
     await call(api.url, 'POST', '/api/v1/tasks', { token: admin, body: { workspace_id: ws.id, title: 'allowed' } });
     await until(() => receiver.accepted().length === 1, 15_000, 'a delivery to the allowed network');
-    await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/webhooks/${(allowed.json as { id: string }).id}`, { token: admin });
+    await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/webhooks/${(allowed.json as { id: string }).id}`, {
+      token: admin,
+    });
   });
 
   it('a name is checked on the address it resolves to when the delivery connects, not when it was registered', async () => {
     const port = new URL(receiver.url).port;
     answer = ['127.0.0.1'];
-    const created = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: `http://hooks.test:${port}/hook` } });
+    const created = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+      token: admin,
+      body: { url: `http://hooks.test:${port}/hook` },
+    });
     expect(created.status).toBe(201);
     const hookId = (created.json as { id: string }).id;
     const before = receiver.received.length;
@@ -229,8 +300,14 @@ describe('TETHER_WEBHOOK_ALLOWED_NETWORKS, and DNS answers that change after reg
     answer = ['127.0.0.2'];
     const seen = (await deliveriesOf(db, hookId)).length;
     await call(api.url, 'POST', '/api/v1/tasks', { token: admin, body: { workspace_id: ws.id, title: 'second' } });
-    await until(async () => (await deliveriesOf(db, hookId)).slice(seen).some((d) => d.last_error !== null), 15_000, 'a refused attempt');
-    expect((await deliveriesOf(db, hookId)).slice(seen)).toEqual([{ last_status: null, last_error: DESTINATION_REFUSED }]);
+    await until(
+      async () => (await deliveriesOf(db, hookId)).slice(seen).some((d) => d.last_error !== null),
+      15_000,
+      'a refused attempt',
+    );
+    expect((await deliveriesOf(db, hookId)).slice(seen)).toEqual([
+      { last_status: null, last_error: DESTINATION_REFUSED },
+    ]);
     await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/webhooks/${hookId}`, { token: admin });
     expect(receiver.received.length).toBe(before + 1);
   });
@@ -238,11 +315,18 @@ describe('TETHER_WEBHOOK_ALLOWED_NETWORKS, and DNS answers that change after reg
   it('a name answering one allowed and one refused address is refused (either could be connected to)', async () => {
     const port = new URL(receiver.url).port;
     answer = ['127.0.0.1', '10.0.0.7'];
-    const created = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: `http://hooks.test:${port}/mixed` } });
+    const created = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+      token: admin,
+      body: { url: `http://hooks.test:${port}/mixed` },
+    });
     const hookId = (created.json as { id: string }).id;
     const before = receiver.received.length;
     await call(api.url, 'POST', '/api/v1/tasks', { token: admin, body: { workspace_id: ws.id, title: 'mixed' } });
-    await until(async () => (await deliveriesOf(db, hookId)).some((d) => d.last_error !== null), 15_000, 'a refused attempt');
+    await until(
+      async () => (await deliveriesOf(db, hookId)).some((d) => d.last_error !== null),
+      15_000,
+      'a refused attempt',
+    );
     expect(await deliveriesOf(db, hookId)).toEqual([{ last_status: null, last_error: DESTINATION_REFUSED }]);
     expect(receiver.received.length).toBe(before);
     await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/webhooks/${hookId}`, { token: admin });
@@ -253,11 +337,23 @@ describe('TETHER_WEBHOOK_ALLOWED_NETWORKS, and DNS answers that change after reg
     const redirecting = createServer((_req, res) => res.writeHead(307, { location: target.url }).end());
     const port = await listen(redirecting);
     try {
-      const created = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: `http://127.0.0.1:${port}/` } });
+      const created = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+        token: admin,
+        body: { url: `http://127.0.0.1:${port}/` },
+      });
       const hookId = (created.json as { id: string }).id;
-      await call(api.url, 'POST', '/api/v1/tasks', { token: admin, body: { workspace_id: ws.id, title: 'redirected' } });
-      await until(async () => (await deliveriesOf(db, hookId)).some((d) => d.last_error !== null), 15_000, 'the redirected attempt');
-      expect(await deliveriesOf(db, hookId)).toEqual([{ last_status: 307, last_error: 'HTTP 307: redirects are not followed' }]);
+      await call(api.url, 'POST', '/api/v1/tasks', {
+        token: admin,
+        body: { workspace_id: ws.id, title: 'redirected' },
+      });
+      await until(
+        async () => (await deliveriesOf(db, hookId)).some((d) => d.last_error !== null),
+        15_000,
+        'the redirected attempt',
+      );
+      expect(await deliveriesOf(db, hookId)).toEqual([
+        { last_status: 307, last_error: 'HTTP 307: redirects are not followed' },
+      ]);
       expect(target.received).toEqual([]);
       await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/webhooks/${hookId}`, { token: admin });
     } finally {

@@ -43,7 +43,10 @@ describe('webhooks (SPEC §9)', () => {
   const tasks: string[] = [];
 
   it('a receiver that fails twice then succeeds gets every event once accepted, signed, in seq order', async () => {
-    const created = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: receiver.url, secret: SECRET } });
+    const created = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+      token: admin,
+      body: { url: receiver.url, secret: SECRET },
+    });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ url: receiver.url, secret: SECRET });
     hookId = (created.json as { id: string }).id;
@@ -57,7 +60,11 @@ describe('webhooks (SPEC §9)', () => {
     const accepted = receiver.accepted();
     expect(accepted.map((e) => [e.type, e.task_id])).toEqual(tasks.map((t) => ['task.created', t]));
     // The failed attempts were all for the first event: later events waited behind it (order).
-    expect(receiver.received.slice(0, 3).map((r) => JSON.parse(r.body).task_id)).toEqual([tasks[0], tasks[0], tasks[0]]);
+    expect(receiver.received.slice(0, 3).map((r) => JSON.parse(r.body).task_id)).toEqual([
+      tasks[0],
+      tasks[0],
+      tasks[0],
+    ]);
     for (const r of receiver.received) {
       const expected = `sha256=${createHmac('sha256', SECRET).update(r.body).digest('hex')}`;
       expect(r.headers['x-tether-signature']).toBe(expected);
@@ -68,7 +75,9 @@ describe('webhooks (SPEC §9)', () => {
   it('every attempt is recorded and visible, and the secret is never returned again', async () => {
     const list = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin });
     expect(list.text).not.toContain(SECRET);
-    const res = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/webhooks/${hookId}/deliveries`, { token: admin });
+    const res = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/webhooks/${hookId}/deliveries`, {
+      token: admin,
+    });
     expect(res.text).not.toContain(SECRET);
     const { deliveries } = res.json as {
       deliveries: Array<{ state: string; attempts: number; attempt_log: Array<{ outcome: string; status: number }> }>;
@@ -95,6 +104,11 @@ describe('webhooks (SPEC §9)', () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ deleted_tasks: 3 });
     await until(() => receiver.accepted().length >= 6, 15_000, 'three task.deleted deliveries');
-    expect(receiver.accepted().slice(3).map((e) => [e.type, e.task_id])).toEqual(tasks.map((t) => ['task.deleted', t]));
+    expect(
+      receiver
+        .accepted()
+        .slice(3)
+        .map((e) => [e.type, e.task_id]),
+    ).toEqual(tasks.map((t) => ['task.deleted', t]));
   });
 });

@@ -32,7 +32,12 @@ beforeAll(async () => {
   api = await startTestApi(db);
   ws = await makeWorkspace(db);
   token = await makeToken(db, [ws.id]);
-  user = await createUser(api.services.store, { email: `${uniq('op')}@example.com`, password: PASSWORD, role: 'operator', workspaceIds: [ws.id] });
+  user = await createUser(api.services.store, {
+    email: `${uniq('op')}@example.com`,
+    password: PASSWORD,
+    role: 'operator',
+    workspaceIds: [ws.id],
+  });
   // A second, separate server process: its own token cache and a deliberately tiny rate limit.
   child = await startServerProcess({ DATABASE_URL: url, TETHER_RATE_LIMIT_PER_SEC: '2', TETHER_RATE_LIMIT_BURST: '3' });
 }, 120_000);
@@ -46,7 +51,11 @@ const createBody = () => ({ workspace_id: ws.id, external_id: uniq('acc-'), titl
 
 describe('API tokens', () => {
   it('are stored as a digest only: no column of the row holds the secret or the token', async () => {
-    const { id, token: shown } = await createApiToken(api.services.store, { name: uniq('h'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
+    const { id, token: shown } = await createApiToken(api.services.store, {
+      name: uniq('h'),
+      workspaceIds: [ws.id],
+      scopes: ['tasks:read'],
+    });
     const row = await db.one<Record<string, unknown>>('SELECT * FROM api_tokens WHERE id = $1', [id]);
     const secret = parseApiToken(shown)!.secret;
     const stored = JSON.stringify(row);
@@ -56,7 +65,11 @@ describe('API tokens', () => {
   });
 
   it('a revoked token stops working on the very next request to the same process', async () => {
-    const { id, token: t } = await createApiToken(api.services.store, { name: uniq('r'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
+    const { id, token: t } = await createApiToken(api.services.store, {
+      name: uniq('r'),
+      workspaceIds: [ws.id],
+      scopes: ['tasks:read'],
+    });
     expect((await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: t })).status).toBe(200);
     await revokeApiToken(api.services.store, id, api.services.tokenCache);
     const after = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: t });
@@ -65,7 +78,11 @@ describe('API tokens', () => {
   });
 
   it('a token revoked by another process stops working within the 2 s cache bound', async () => {
-    const { id, token: t } = await createApiToken(api.services.store, { name: uniq('x'), workspaceIds: [ws.id], scopes: ['tasks:read'] });
+    const { id, token: t } = await createApiToken(api.services.store, {
+      name: uniq('x'),
+      workspaceIds: [ws.id],
+      scopes: ['tasks:read'],
+    });
     // Warm the child's cache, then revoke from this process (like the CLI would).
     expect((await call(child.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: t })).status).toBe(200);
     await revokeApiToken(api.services.store, id);
@@ -85,7 +102,9 @@ describe('per-token rate limiting (2/s, burst 3, in a dedicated process)', () =>
   it('answers 429 with Retry-After once the bucket is empty, and writes nothing for the refused creates', async () => {
     const t = await makeToken(db, [ws.id]);
     const before = await tableCounts(db);
-    const rs = await Promise.all(Array.from({ length: 8 }, () => call(child.url, 'POST', '/api/v1/tasks', { token: t, body: createBody() })));
+    const rs = await Promise.all(
+      Array.from({ length: 8 }, () => call(child.url, 'POST', '/api/v1/tasks', { token: t, body: createBody() })),
+    );
     const limited = rs.filter((r) => r.status === 429);
     const ok = rs.filter((r) => r.status === 200);
     expect(limited.length).toBeGreaterThanOrEqual(4);
@@ -101,14 +120,18 @@ describe('per-token rate limiting (2/s, burst 3, in a dedicated process)', () =>
   it('limits per token: another token is still served while the first is limited', async () => {
     const a = await makeToken(db, [ws.id], ['tasks:read']);
     const b = await makeToken(db, [ws.id], ['tasks:read']);
-    await Promise.all(Array.from({ length: 6 }, () => call(child.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: a })));
+    await Promise.all(
+      Array.from({ length: 6 }, () => call(child.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: a })),
+    );
     expect((await call(child.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: a })).status).toBe(429);
     expect((await call(child.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token: b })).status).toBe(200);
   });
 
   it('tRPC answers 429 with Retry-After too', async () => {
     const t = await makeToken(db, [ws.id], ['tasks:read']);
-    const rs = await Promise.all(Array.from({ length: 6 }, () => trpc(child.url, 'query', 'task.list', { workspace_id: ws.id }, t)));
+    const rs = await Promise.all(
+      Array.from({ length: 6 }, () => trpc(child.url, 'query', 'task.list', { workspace_id: ws.id }, t)),
+    );
     const limited = rs.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThan(0);
     expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -116,7 +139,8 @@ describe('per-token rate limiting (2/s, burst 3, in a dedicated process)', () =>
 });
 
 describe('the console session cookie', () => {
-  const login = () => call(api.url, 'POST', '/api/trpc/session.login', { body: { email: user.email, password: PASSWORD } });
+  const login = () =>
+    call(api.url, 'POST', '/api/trpc/session.login', { body: { email: user.email, password: PASSWORD } });
 
   it('is HttpOnly, SameSite=Lax, Path=/ and not Secure over plain http', async () => {
     const r = await login();
@@ -152,11 +176,18 @@ describe('CSRF: a cross-site form post carrying the session cookie is refused (S
     cookie = `${SESSION_COOKIE}=${(await createSession(api.services.store, user.id)).cookieValue}`;
   });
   // What a hostile page's <form method=post> sends: a simple content type, a foreign Origin, no custom header.
-  const formHeaders = () => ({ cookie, origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' });
+  const formHeaders = () => ({
+    cookie,
+    origin: 'https://evil.example',
+    'content-type': 'application/x-www-form-urlencoded',
+  });
 
   it('REST create: 403 and nothing written', async () => {
     const before = await tableCounts(db);
-    const r = await call(api.url, 'POST', '/api/v1/tasks', { headers: formHeaders(), rawBody: `workspace_id=${ws.id}&title=T` });
+    const r = await call(api.url, 'POST', '/api/v1/tasks', {
+      headers: formHeaders(),
+      rawBody: `workspace_id=${ws.id}&title=T`,
+    });
     expect(r.status).toBe(403);
     expect(await tableCounts(db)).toEqual(before);
   });
@@ -173,7 +204,10 @@ describe('CSRF: a cross-site form post carrying the session cookie is refused (S
   it('tRPC mutation posted cross-site (form or text/plain): refused and nothing written', async () => {
     for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'application/json']) {
       const before = await tableCounts(db);
-      const r = await call(api.url, 'POST', '/api/trpc/task.create', { headers: { ...formHeaders(), 'content-type': type }, rawBody: JSON.stringify(createBody()) });
+      const r = await call(api.url, 'POST', '/api/trpc/task.create', {
+        headers: { ...formHeaders(), 'content-type': type },
+        rawBody: JSON.stringify(createBody()),
+      });
       // tRPC itself refuses non-JSON content types (415) before authentication; JSON meets the CSRF check (403).
       expect([403, 415], type).toContain(r.status);
       expect(await tableCounts(db)).toEqual(before);
@@ -182,7 +216,10 @@ describe('CSRF: a cross-site form post carrying the session cookie is refused (S
 
   it('Origin: null (sandboxed frame) is refused even with the right CSRF token', async () => {
     const csrf = (await createSession(api.services.store, user.id)).csrfToken;
-    const r = await call(api.url, 'POST', '/api/v1/tasks', { headers: { cookie, origin: 'null', 'x-csrf-token': csrf }, body: createBody() });
+    const r = await call(api.url, 'POST', '/api/v1/tasks', {
+      headers: { cookie, origin: 'null', 'x-csrf-token': csrf },
+      body: createBody(),
+    });
     expect(r.status).toBe(403);
   });
 });
@@ -190,23 +227,42 @@ describe('CSRF: a cross-site form post carrying the session cookie is refused (S
 describe('release audit (SPEC §7, §11): every release records who and from where', () => {
   async function held(): Promise<string> {
     const ext = uniq('aud-');
-    expect((await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: 'T' } })).status).toBe(200);
+    expect(
+      (
+        await call(api.url, 'POST', '/api/v1/tasks', {
+          token,
+          body: { workspace_id: ws.id, external_id: ext, title: 'T' },
+        })
+      ).status,
+    ).toBe(200);
     return ext;
   }
   const recorded = (key: string) =>
-    db.one<{ actor_id: string; source: string }>('SELECT actor_id, source FROM release_operations WHERE workspace_id = $1 AND idempotency_key = $2', [ws.id, key]);
+    db.one<{ actor_id: string; source: string }>(
+      'SELECT actor_id, source FROM release_operations WHERE workspace_id = $1 AND idempotency_key = $2',
+      [ws.id, key],
+    );
 
   it('REST with a token: actor is the token, source rest', async () => {
     const key = randomUUID();
     const ext = await held();
-    const r = await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token, headers: { 'idempotency-key': key } });
+    const r = await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+      token,
+      headers: { 'idempotency-key': key },
+    });
     expect(r.status).toBe(204);
     expect(await recorded(key)).toEqual({ actor_id: parseApiToken(token)!.id, source: 'rest' });
   });
 
   it('tRPC with a token: source trpc', async () => {
     const key = randomUUID();
-    const r = await trpc(api.url, 'mutation', 'task.releaseExternalId', { workspace_id: ws.id, external_id: await held(), idempotency_key: key }, token);
+    const r = await trpc(
+      api.url,
+      'mutation',
+      'task.releaseExternalId',
+      { workspace_id: ws.id, external_id: await held(), idempotency_key: key },
+      token,
+    );
     expect(r.status).toBe(200);
     expect(await recorded(key)).toEqual({ actor_id: parseApiToken(token)!.id, source: 'trpc' });
   });
@@ -214,9 +270,14 @@ describe('release audit (SPEC §7, §11): every release records who and from whe
   it('the console (session cookie + CSRF token): actor is the user, source console', async () => {
     const key = randomUUID();
     const s = await createSession(api.services.store, user.id);
-    const r = await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${await held()}`, {
-      headers: { cookie: `${SESSION_COOKIE}=${s.cookieValue}`, 'x-csrf-token': s.csrfToken, 'idempotency-key': key },
-    });
+    const r = await call(
+      api.url,
+      'DELETE',
+      `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${await held()}`,
+      {
+        headers: { cookie: `${SESSION_COOKIE}=${s.cookieValue}`, 'x-csrf-token': s.csrfToken, 'idempotency-key': key },
+      },
+    );
     expect(r.status).toBe(204);
     expect(await recorded(key)).toEqual({ actor_id: user.id, source: 'console' });
   });

@@ -17,14 +17,26 @@ let token: string;
 useApiWorld((w) => ({ db, api, ws, token } = w));
 
 /** A syntactically valid create whose description pushes it past 1 MiB. */
-const oversized = () => JSON.stringify({ workspace_id: ws.id, external_id: uniq('big-'), title: 'T', description: 'x'.repeat(1024 * 1024 + 10) });
+const oversized = () =>
+  JSON.stringify({
+    workspace_id: ws.id,
+    external_id: uniq('big-'),
+    title: 'T',
+    description: 'x'.repeat(1024 * 1024 + 10),
+  });
 
 /** Streams `body` in 64 KiB chunks without a Content-Length (Transfer-Encoding: chunked). */
 function postChunked(path: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(api.url + path);
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += String(d)));
@@ -36,7 +48,9 @@ function postChunked(path: string, body: string): Promise<{ status: number; text
       },
     );
     // The server may close the socket after answering 413 while we still write: that is expected.
-    req.on('error', (err) => (String(err).includes('EPIPE') || String(err).includes('ECONNRESET') ? undefined : reject(err)));
+    req.on('error', (err) =>
+      String(err).includes('EPIPE') || String(err).includes('ECONNRESET') ? undefined : reject(err),
+    );
     const buf = Buffer.from(body);
     for (let i = 0; i < buf.length; i += 65536) req.write(buf.subarray(i, i + 65536));
     req.end();
@@ -59,11 +73,14 @@ function sendAllThenRead(
   const chunked = headers['content-length'] === undefined;
   const head =
     `POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${token}\r\n` +
-    Object.entries({ 'content-type': 'application/json', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
+    Object.entries({ 'content-type': 'application/json', ...headers })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('') +
     (chunked ? 'Transfer-Encoding: chunked\r\n' : '') +
     'Connection: close\r\n\r\n';
   const piece = Buffer.alloc(64 * 1024, 'x');
-  const frame = (b: Buffer) => (chunked ? Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]) : b);
+  const frame = (b: Buffer) =>
+    chunked ? Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]) : b;
   return new Promise((resolve, reject) => {
     const socket = connect(Number(u.port), u.hostname);
     socket.pause(); // read nothing until the request is sent
@@ -97,7 +114,8 @@ describe('a 413 reaches a client that is still sending (not a connection closed 
   ] as const) {
     it(`${surface}: a 10 MB chunked body gets its 413 (and nothing is written)`, async () => {
       const before = await tableCounts(db);
-      const headers: Record<string, string> = surface === 'MCP' ? { accept: 'application/json, text/event-stream' } : {};
+      const headers: Record<string, string> =
+        surface === 'MCP' ? { accept: 'application/json, text/event-stream' } : {};
       const r = await sendAllThenRead(path, 10 * 1024 * 1024, headers);
       expect(r.status).toBe(413);
       expect(r.text).toContain('request body too large');
@@ -106,13 +124,20 @@ describe('a 413 reaches a client that is still sending (not a connection closed 
   }
 
   it('REST: a 10 MB body with a Content-Length over the limit gets its 413 too', async () => {
-    const r = await sendAllThenRead('/api/v1/tasks', 10 * 1024 * 1024, { 'content-length': String(10 * 1024 * 1024 + 10) });
+    const r = await sendAllThenRead('/api/v1/tasks', 10 * 1024 * 1024, {
+      'content-length': String(10 * 1024 * 1024 + 10),
+    });
     expect(r.status).toBe(413);
   });
 
   it('attachments: an upload over TETHER_ATTACHMENT_MAX_BYTES gets its 413', async () => {
     const part = `--x\r\nContent-Disposition: form-data; name="workspace_id"\r\n\r\n${ws.id}\r\n--x\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`;
-    const r = await sendAllThenRead('/api/v1/attachments', 16 * 1024 * 1024, { 'content-type': 'multipart/form-data; boundary=x' }, part);
+    const r = await sendAllThenRead(
+      '/api/v1/attachments',
+      16 * 1024 * 1024,
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      part,
+    );
     expect(r.status).toBe(413);
     expect(r.text).toContain('{"error":"request body too large"}');
   });

@@ -66,7 +66,10 @@ describe.runIf(run)('failpoints need an opt-in no start script gives', () => {
   }, 120_000);
 
   it('with --test-hooks as well: on, and the server says so loudly at start', async () => {
-    const app = await startApp(await freshDatabaseUrl(), { env: { NODE_ENV: undefined, TETHER_FAILPOINTS: '1' }, args: ['--test-hooks'] });
+    const app = await startApp(await freshDatabaseUrl(), {
+      env: { NODE_ENV: undefined, TETHER_FAILPOINTS: '1' },
+      args: ['--test-hooks'],
+    });
     apps.push(app);
     const res = await fetch(`${app.url}/api/_test/failpoints`);
     expect(res.status).toBe(200);

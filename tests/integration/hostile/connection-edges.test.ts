@@ -22,7 +22,9 @@ useApiWorld((w) => ({ db, api, ws, token } = w));
 const open = (start: (s: Socket) => void, allowHalfOpen = false) => openProbe(api.url, start, allowHalfOpen);
 
 function head(path: string, headers: Record<string, string>): string {
-  return `POST ${path} HTTP/1.1\r\nHost: tether.test\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  return `POST ${path} HTTP/1.1\r\nHost: tether.test\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
 }
 
 const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
@@ -36,16 +38,23 @@ describe('a refusal while a slow body still arrives is answered at once and clos
   /** A create without credentials whose body arrives a byte every 200 ms: slow, never silent, never done. */
   const slowUnauthenticated = (path: string, allowHalfOpen: boolean) =>
     open((s) => {
-      s.write(`${head(path, { 'content-type': 'application/json', 'content-length': '100000', ...(path === '/api/mcp' ? MCP_ACCEPT : {}) })}{"title":"`);
+      s.write(
+        `${head(path, { 'content-type': 'application/json', 'content-length': '100000', ...(path === '/api/mcp' ? MCP_ACCEPT : {}) })}{"title":"`,
+      );
       trickle(s, () => 'x');
     }, allowHalfOpen);
 
   beforeAll(async () => {
     // Each surface answers once before it is timed, so the first request's start-up costs are not counted.
-    for (const path of PATHS) await fetch(api.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...MCP_ACCEPT }, body: '{}' });
+    for (const path of PATHS)
+      await fetch(api.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...MCP_ACCEPT },
+        body: '{}',
+      });
   });
 
-  it('401 on REST, tRPC and MCP: the whole answer and the server\'s FIN at once, not after the request timeout', async () => {
+  it("401 on REST, tRPC and MCP: the whole answer and the server's FIN at once, not after the request timeout", async () => {
     const probes = await Promise.all(PATHS.map((path) => slowUnauthenticated(path, false)));
     await until(() => probes.every((p) => p.closedAfter !== undefined), 5_000, 'every connection closed');
     for (const p of probes) {
@@ -71,11 +80,21 @@ describe('a refusal while a slow body still arrives is answered at once and clos
 describe('a client that half-closes after sending its request gets the answer', () => {
   const surfaces = [
     ['REST', '/api/v1/tasks', (ext: string) => ({ workspace_id: ws.id, external_id: ext, title: 'half-closed' }), {}],
-    ['tRPC', '/api/trpc/task.create', (ext: string) => ({ workspace_id: ws.id, external_id: ext, title: 'half-closed' }), {}],
+    [
+      'tRPC',
+      '/api/trpc/task.create',
+      (ext: string) => ({ workspace_id: ws.id, external_id: ext, title: 'half-closed' }),
+      {},
+    ],
     [
       'MCP',
       '/api/mcp',
-      (ext: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_task', arguments: { workspace_id: ws.id, external_id: ext, title: 'half-closed' } } }),
+      (ext: string) => ({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'create_task', arguments: { workspace_id: ws.id, external_id: ext, title: 'half-closed' } },
+      }),
       MCP_ACCEPT,
     ],
   ] as const;
@@ -88,9 +107,20 @@ describe('a client that half-closes after sending its request gets the answer', 
       api.services.failpoints.arm({ name: 'before_begin', action: 'pause', match: ext, times: 1 });
       try {
         const probe = await open((s) =>
-          s.end(head(path, { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...extra }) + text),
+          s.end(
+            head(path, {
+              authorization: `Bearer ${token}`,
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(text)),
+              ...extra,
+            }) + text,
+          ),
         );
-        await until(() => (api.services.failpoints.paused.get('before_begin') ?? 0) === 1, 10_000, 'the create paused at Begin');
+        await until(
+          () => (api.services.failpoints.paused.get('before_begin') ?? 0) === 1,
+          10_000,
+          'the create paused at Begin',
+        );
         await new Promise((r) => setTimeout(r, 300)); // the FIN is read long before this
         api.services.failpoints.release('before_begin');
         await until(() => probe.closedAfter !== undefined, 10_000, 'the server closing the half-closed connection');
@@ -106,7 +136,11 @@ describe('a client that half-closes after sending its request gets the answer', 
 
   it('a half-closed connection with an unfinished body is refused, and nothing is written', async () => {
     const before = await tableCounts(db);
-    const probe = await open((s) => s.end(`${head('/api/v1/tasks', { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': '500' })}{"title":"x"`));
+    const probe = await open((s) =>
+      s.end(
+        `${head('/api/v1/tasks', { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': '500' })}{"title":"x"`,
+      ),
+    );
     await until(() => probe.closedAfter !== undefined, 10_000, 'the server closing the connection');
     expect(probe.received).not.toMatch(/^HTTP\/1\.1 2/);
     expect(await tableCounts(db)).toEqual(before);
@@ -118,7 +152,11 @@ describe('a client that half-closes after sending its request gets the answer', 
       [`/api/v1/workspaces/${ws.id}/events/stream`, 'retry: 2000'],
       [`/api/trpc/event.onEvent?input=${input}`, 'event: connected'],
     ] as const) {
-      const probe = await open((s) => s.write(`GET ${path} HTTP/1.1\r\nHost: tether.test\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`));
+      const probe = await open((s) =>
+        s.write(
+          `GET ${path} HTTP/1.1\r\nHost: tether.test\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`,
+        ),
+      );
       await until(() => probe.received.includes(started), 10_000, 'the stream to start');
       probe.socket.end();
       await until(() => probe.closedAfter !== undefined, 5_000, `the server ending ${path}`);

@@ -77,24 +77,48 @@ async function create(surface: Surface, externalId: string): Promise<Answer> {
   }
   const res = await fetch(`${api.url}/api/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_task', arguments: input } }),
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'create_task', arguments: input },
+    }),
   });
   const text = await res.text();
   const r: CallResult = { status: res.status, text, json: JSON.parse(text), headers: res.headers };
   // Refused before the tool ran (authentication met the outage): the HTTP answer is REST's.
   if (res.status !== 200) return answer(surface, externalId, r, text);
-  const result = (r.json as { result: { isError?: boolean; content: Array<{ text: string }>; structuredContent?: { id: string } } }).result;
-  return answer(surface, externalId, r, result.isError ? result.content.at(-1)!.text : undefined, result.structuredContent?.id);
+  const result = (
+    r.json as { result: { isError?: boolean; content: Array<{ text: string }>; structuredContent?: { id: string } } }
+  ).result;
+  return answer(
+    surface,
+    externalId,
+    r,
+    result.isError ? result.content.at(-1)!.text : undefined,
+    result.structuredContent?.id,
+  );
 }
 
-function answer(surface: Surface, externalId: string, r: CallResult, error: string | undefined, taskId?: string): Answer {
+function answer(
+  surface: Surface,
+  externalId: string,
+  r: CallResult,
+  error: string | undefined,
+  taskId?: string,
+): Answer {
   return { surface, externalId, status: r.status, error, retryAfter: r.headers.get('retry-after'), taskId };
 }
 
 /** The outage's answer on each surface, with its Retry-After. */
 function isOutageAnswer(a: Answer): boolean {
-  if (a.surface === 'mcp' && a.status === 200) return a.error === '{"error":"database unavailable","code":"unavailable"}';
+  if (a.surface === 'mcp' && a.status === 200)
+    return a.error === '{"error":"database unavailable","code":"unavailable"}';
   const words = a.surface === 'trpc' ? 'database unavailable' : UNAVAILABLE;
   return a.status === 503 && a.error === words && a.retryAfter === '1';
 }
@@ -116,7 +140,11 @@ async function expectStreamWhileLost(): Promise<void> {
     return;
   }
   let last = await open();
-  await until(async () => (last = await open()).status === 503, 5_000, 'a stream opened during the outage to answer 503');
+  await until(
+    async () => (last = await open()).status === 503,
+    5_000,
+    'a stream opened during the outage to answer 503',
+  );
   expect(last).toEqual({ status: 503, text: UNAVAILABLE, retryAfter: '1' });
 }
 
@@ -168,64 +196,96 @@ describe('the database lost under load (SPEC §4.4, §12)', () => {
 
     // SPEC §6: recovery completes every operation the outage cut short — none aborted.
     await until(
-      async () => (await count(fault.admin, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state <> 'completed'", [ws.id])) === 0,
+      async () =>
+        (await count(
+          fault.admin,
+          "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state <> 'completed'",
+          [ws.id],
+        )) === 0,
       20_000,
       'every creation operation to complete',
     );
     // Every acknowledged id names one task, and that task holds it.
     for (const ext of ids) {
       const ok = answers.filter((a) => a.externalId === ext && a.taskId);
-      expect(await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext])).toBeLessThanOrEqual(1);
+      expect(
+        await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [
+          ws.id,
+          ext,
+        ]),
+      ).toBeLessThanOrEqual(1);
       if (ok.length === 0) continue;
       expect(new Set(ok.map((a) => a.taskId)).size, `${ext} answered with different tasks`).toBe(1);
-      expect(await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND external_id = $2', [ok[0]!.taskId, ext])).toBe(1);
+      expect(
+        await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND external_id = $2', [
+          ok[0]!.taskId,
+          ext,
+        ]),
+      ).toBe(1);
     }
   });
 
   // What the hostile run did: `pg_terminate_backend` on Tether's connections again and again during a burst of creates
   // that each plan a step (11 creates were aborted with REST 500 `a creation step failed; the create was aborted`).
-  it.runIf(testDialect() === 'postgres')('connections terminated again and again mid-burst: no 500, no abort, every id converges', async () => {
-    const answers: Answer[] = [];
-    const ids = Array.from({ length: 24 }, () => uniq('burst-'));
-    const surfaces: Surface[] = ['rest', 'trpc', 'mcp'];
-    let stop = false;
-    const clients = Array.from({ length: 6 }, async (_, c) => {
-      for (let i = 0; !stop; i++) answers.push(await create(surfaces[c % 3]!, ids[(c * 5 + i) % ids.length]!));
-    });
-    try {
-      for (const until = Date.now() + 2_000; Date.now() < until; ) {
-        await fault.terminateConnections!();
-        await new Promise((r) => setTimeout(r, 20 + Math.random() * 60));
+  it.runIf(testDialect() === 'postgres')(
+    'connections terminated again and again mid-burst: no 500, no abort, every id converges',
+    async () => {
+      const answers: Answer[] = [];
+      const ids = Array.from({ length: 24 }, () => uniq('burst-'));
+      const surfaces: Surface[] = ['rest', 'trpc', 'mcp'];
+      let stop = false;
+      const clients = Array.from({ length: 6 }, async (_, c) => {
+        for (let i = 0; !stop; i++) answers.push(await create(surfaces[c % 3]!, ids[(c * 5 + i) % ids.length]!));
+      });
+      try {
+        for (const until = Date.now() + 2_000; Date.now() < until;) {
+          await fault.terminateConnections!();
+          await new Promise((r) => setTimeout(r, 20 + Math.random() * 60));
+        }
+      } finally {
+        stop = true;
+        await Promise.all(clients);
       }
-    } finally {
-      stop = true;
-      await Promise.all(clients);
-    }
-    const odd = answers.filter((a) => a.status !== 200 || a.error !== undefined).filter((a) => !isOutageAnswer(a));
-    expect(odd.map((a) => `${a.surface} ${a.status} ${a.error}`)).toEqual([]);
-    expect(answers.filter(isOutageAnswer).length, 'the terminations met the creates').toBeGreaterThan(0);
-    // Each id converges: a retry now answers the task every earlier success named.
-    for (const ext of ids) {
-      const retry = await create('rest', ext);
-      expect(retry.status).toBe(200);
-      for (const a of answers.filter((x) => x.externalId === ext && x.taskId)) expect(a.taskId, ext).toBe(retry.taskId);
-    }
-    await until(
-      async () => (await count(fault.admin, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state <> 'completed'", [ws.id])) === 0,
-      20_000,
-      'every creation operation to complete',
-    );
-  });
+      const odd = answers.filter((a) => a.status !== 200 || a.error !== undefined).filter((a) => !isOutageAnswer(a));
+      expect(odd.map((a) => `${a.surface} ${a.status} ${a.error}`)).toEqual([]);
+      expect(answers.filter(isOutageAnswer).length, 'the terminations met the creates').toBeGreaterThan(0);
+      // Each id converges: a retry now answers the task every earlier success named.
+      for (const ext of ids) {
+        const retry = await create('rest', ext);
+        expect(retry.status).toBe(200);
+        for (const a of answers.filter((x) => x.externalId === ext && x.taskId))
+          expect(a.taskId, ext).toBe(retry.taskId);
+      }
+      await until(
+        async () =>
+          (await count(
+            fault.admin,
+            "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state <> 'completed'",
+            [ws.id],
+          )) === 0,
+        20_000,
+        'every creation operation to complete',
+      );
+    },
+  );
 
   it('update, delete and release answer 503 while the database is lost, and go through once it is back', async () => {
     const ext = uniq('ops-');
-    const made = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: 'Before' } });
+    const made = await call(api.url, 'POST', '/api/v1/tasks', {
+      token,
+      body: { workspace_id: ws.id, external_id: ext, title: 'Before' },
+    });
     expect(made.status).toBe(200);
     const id = (made.json as { id: string }).id;
-    const other = (await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'To delete' } })).json as { id: string };
+    const other = (
+      await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'To delete' } })
+    ).json as { id: string };
     const key = crypto.randomUUID();
     const release = () =>
-      call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token, headers: { 'idempotency-key': key } });
+      call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+        token,
+        headers: { 'idempotency-key': key },
+      });
     const update = () => call(api.url, 'PATCH', `/api/v1/tasks/${id}`, { token, body: { title: 'After' } });
     const remove = () => call(api.url, 'DELETE', `/api/v1/tasks/${other.id}`, { token });
 
@@ -252,7 +312,9 @@ describe('the database lost under load (SPEC §4.4, §12)', () => {
     expect((await release()).status).toBe(204);
     // The same key again: the stored result, nothing released twice (SPEC §7).
     expect((await release()).status).toBe(204);
-    expect(await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND external_id IS NULL', [id])).toBe(1);
+    expect(
+      await count(fault.admin, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND external_id IS NULL', [id]),
+    ).toBe(1);
   });
 
   it("Prisma Client's errors (the cold paths) are the same DatabaseUnavailable: 503, never a 500", async () => {

@@ -36,18 +36,25 @@ let taskId: string;
 
 useApiWorld((w) => ({ db, api, ws, token } = w));
 beforeAll(async () => {
-  const r = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: uniq('fz-'), title: 'Target' } });
+  const r = await call(api.url, 'POST', '/api/v1/tasks', {
+    token,
+    body: { workspace_id: ws.id, external_id: uniq('fz-'), title: 'Target' },
+  });
   taskId = (r.json as { id: string }).id;
 });
 
-const probe = (send: () => Promise<CallResult>, what: string, allow?: (status: number) => string[]) => probeDb(db, send, what, allow);
+const probe = (send: () => Promise<CallResult>, what: string, allow?: (status: number) => string[]) =>
+  probeDb(db, send, what, allow);
 
 describe('REST create (POST /api/v1/tasks) under hostile bodies', () => {
   it('arbitrary JSON bodies: no 5xx, no leak, no row on a refusal', async () => {
     const statuses = new Set<number>();
     await fc.assert(
       fc.asyncProperty(hostileCreateBody({ workspaceId: ws.id, stepId: ws.steps[0]!.id }), async (body) => {
-        const res = await probe(() => call(api.url, 'POST', '/api/v1/tasks', { token, body }), `create ${JSON.stringify(body).slice(0, 200)}`);
+        const res = await probe(
+          () => call(api.url, 'POST', '/api/v1/tasks', { token, body }),
+          `create ${JSON.stringify(body).slice(0, 200)}`,
+        );
         statuses.add(res.status);
       }),
       { numRuns: fuzzRuns(250) },
@@ -60,7 +67,10 @@ describe('REST create (POST /api/v1/tasks) under hostile bodies', () => {
   it('raw bodies that are not JSON (or JSON no parser likes) are a clean 400', async () => {
     await fc.assert(
       fc.asyncProperty(hostileRawBody, async (rawBody) => {
-        const res = await probe(() => call(api.url, 'POST', '/api/v1/tasks', { token, rawBody }), `raw ${rawBody.slice(0, 80)}`);
+        const res = await probe(
+          () => call(api.url, 'POST', '/api/v1/tasks', { token, rawBody }),
+          `raw ${rawBody.slice(0, 80)}`,
+        );
         expect(res.status).toBeLessThan(500);
       }),
       { numRuns: fuzzRuns(100) },
@@ -95,14 +105,21 @@ describe('REST create (POST /api/v1/tasks) under hostile bodies', () => {
 describe('REST lookup and release under hostile query strings and keys', () => {
   it('lookup (GET …/by-external-id) never 5xx and never writes', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constant(ws.id), hostileQueryValue), hostileQueryValue, fc.boolean(), async (wsPart, q, twice) => {
-        const query = `external_id=${q}${twice ? `&external_id=${q}` : ''}`;
-        // Read-only: even a 200 writes nothing, so check every status.
-        const before = await tableCounts(db);
-        const res = await call(api.url, 'GET', `/api/v1/workspaces/${wsPart}/tasks/by-external-id?${query}`, { token });
-        expectClean(res, `lookup ${wsPart} ${query.slice(0, 120)}`);
-        expect(await tableCounts(db)).toEqual(before);
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.constant(ws.id), hostileQueryValue),
+        hostileQueryValue,
+        fc.boolean(),
+        async (wsPart, q, twice) => {
+          const query = `external_id=${q}${twice ? `&external_id=${q}` : ''}`;
+          // Read-only: even a 200 writes nothing, so check every status.
+          const before = await tableCounts(db);
+          const res = await call(api.url, 'GET', `/api/v1/workspaces/${wsPart}/tasks/by-external-id?${query}`, {
+            token,
+          });
+          expectClean(res, `lookup ${wsPart} ${query.slice(0, 120)}`);
+          expect(await tableCounts(db)).toEqual(before);
+        },
+      ),
       { numRuns: fuzzRuns(200) },
     );
   });
@@ -110,18 +127,23 @@ describe('REST lookup and release under hostile query strings and keys', () => {
   it('release (DELETE …/by-external-id) never 5xx; a 400 stores nothing, a 404 at most its replay record', async () => {
     const key = fc.oneof(fc.uuid().map(String), fc.constant(randomUUID()), hostileHeaderValue);
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constant(ws.id), hostileQueryValue), hostileQueryValue, key, async (wsPart, q, k) => {
-        await probe(
-          () =>
-            call(api.url, 'DELETE', `/api/v1/workspaces/${wsPart}/tasks/by-external-id?external_id=${q}`, {
-              token,
-              headers: k ? { 'idempotency-key': k } : {},
-            }),
-          `release ${wsPart} ${q.slice(0, 80)} key=${k}`,
-          // SPEC §7: "no holder" is itself a result that is stored and replayed.
-          (status) => (status === 404 ? ['release_operations'] : []),
-        );
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.constant(ws.id), hostileQueryValue),
+        hostileQueryValue,
+        key,
+        async (wsPart, q, k) => {
+          await probe(
+            () =>
+              call(api.url, 'DELETE', `/api/v1/workspaces/${wsPart}/tasks/by-external-id?external_id=${q}`, {
+                token,
+                headers: k ? { 'idempotency-key': k } : {},
+              }),
+            `release ${wsPart} ${q.slice(0, 80)} key=${k}`,
+            // SPEC §7: "no holder" is itself a result that is stored and replayed.
+            (status) => (status === 404 ? ['release_operations'] : []),
+          );
+        },
+      ),
       { numRuns: fuzzRuns(150) },
     );
   });
@@ -131,14 +153,22 @@ describe('REST update (PATCH /api/v1/tasks/:id) under hostile bodies', () => {
   it('arbitrary patches to a real task: no 5xx, no row on a refusal', async () => {
     const patch = fc.oneof(
       fc.record(
-        { title: hostileValue, description: hostileValue, step_id: fc.oneof(fc.constant(ws.steps[1]!.id), hostileValue), external_id: oddString },
+        {
+          title: hostileValue,
+          description: hostileValue,
+          step_id: fc.oneof(fc.constant(ws.steps[1]!.id), hostileValue),
+          external_id: oddString,
+        },
         { requiredKeys: [] },
       ),
       hostileValue,
     );
     await fc.assert(
       fc.asyncProperty(patch, async (body) => {
-        await probe(() => call(api.url, 'PATCH', `/api/v1/tasks/${taskId}`, { token, body }), `patch ${JSON.stringify(body).slice(0, 200)}`);
+        await probe(
+          () => call(api.url, 'PATCH', `/api/v1/tasks/${taskId}`, { token, body }),
+          `patch ${JSON.stringify(body).slice(0, 200)}`,
+        );
       }),
       { numRuns: fuzzRuns(200) },
     );
@@ -150,7 +180,10 @@ describe('REST update (PATCH /api/v1/tasks/:id) under hostile bodies', () => {
   it('hostile task ids in the path never 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(hostileQueryValue, async (id) => {
-        await probe(() => call(api.url, 'PATCH', `/api/v1/tasks/${id}`, { token, body: { title: 'x' } }), `patch id ${id.slice(0, 80)}`);
+        await probe(
+          () => call(api.url, 'PATCH', `/api/v1/tasks/${id}`, { token, body: { title: 'x' } }),
+          `patch id ${id.slice(0, 80)}`,
+        );
       }),
       { numRuns: fuzzRuns(100) },
     );
@@ -159,13 +192,19 @@ describe('REST update (PATCH /api/v1/tasks/:id) under hostile bodies', () => {
 
 describe('NUL characters (regression: PostgreSQL answered 500 for a NUL in any text parameter)', () => {
   it('a NUL in a title is a 400 on both dialects, naming the field, and nothing is written', async () => {
-    const res = await probe(() => call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'a\u0000b' } }), 'nul title');
+    const res = await probe(
+      () => call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'a\u0000b' } }),
+      'nul title',
+    );
     expect(res.status).toBe(400);
     expect(res.json).toEqual({ error: 'invalid payload: title must not contain NUL (U+0000) characters' });
   });
 
   it('a NUL in a task id path segment is a 400, not a 500', async () => {
-    const res = await probe(() => call(api.url, 'PATCH', '/api/v1/tasks/%00', { token, body: { title: 'x' } }), 'nul id');
+    const res = await probe(
+      () => call(api.url, 'PATCH', '/api/v1/tasks/%00', { token, body: { title: 'x' } }),
+      'nul id',
+    );
     expect(res.status).toBe(400);
   });
 });
@@ -175,7 +214,10 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
   let webhookId: string;
   beforeAll(async () => {
     adminToken = await makeToken(db, [ws.id], ['tasks:read', 'admin']);
-    const hook = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: adminToken, body: { url: 'https://hooks.invalid/h' } });
+    const hook = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+      token: adminToken,
+      body: { url: 'https://hooks.invalid/h' },
+    });
     webhookId = (hook.json as { id: string }).id;
   });
 
@@ -189,7 +231,12 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
     const field = fc.constantFrom('external_id', 'title', 'description');
     await fc.assert(
       fc.asyncProperty(invalidUtf8, field, oddString, async (bad, name, around) => {
-        const json = JSON.stringify({ workspace_id: ws.id, external_id: uniq('u8f-'), title: 'T', [name]: `${around.replace(/@@/g, '')}@@` });
+        const json = JSON.stringify({
+          workspace_id: ws.id,
+          external_id: uniq('u8f-'),
+          title: 'T',
+          [name]: `${around.replace(/@@/g, '')}@@`,
+        });
         const res = await probe(() => postBytes(spliceBytes(json, bad)), `bytes ${bad.toString('hex')} in ${name}`);
         expect(res.status).toBe(400);
         expect(res.json).toEqual({ error: 'invalid payload' });
@@ -205,7 +252,11 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
         const q = `external_id=u8q-${escapeBytes(bad)}&archived=include`;
         const path = `/api/v1/workspaces/${ws.id}/${w === 'list' ? 'tasks' : 'tasks/by-external-id'}?${q}`;
         const res = await probe(
-          () => call(api.url, w === 'release' ? 'DELETE' : 'GET', path, { token, headers: { 'idempotency-key': randomUUID() } }),
+          () =>
+            call(api.url, w === 'release' ? 'DELETE' : 'GET', path, {
+              token,
+              headers: { 'idempotency-key': randomUUID() },
+            }),
           `${w} ${q}`,
         );
         expect(res.status).toBe(400);
@@ -218,11 +269,17 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
   it('?cursor= on the task list: a next_cursor value is a page, anything else the one 400', async () => {
     await fc.assert(
       fc.asyncProperty(cursorText, async (cursor) => {
-        const res = await probe(() => call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks?cursor=${encodeURIComponent(cursor)}`, { token }), `cursor ${JSON.stringify(cursor)}`);
+        const res = await probe(
+          () =>
+            call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks?cursor=${encodeURIComponent(cursor)}`, { token }),
+          `cursor ${JSON.stringify(cursor)}`,
+        );
         if (cursorAccepted(cursor)) expect(res.status, JSON.stringify(cursor)).toBe(200);
         else {
           expect(res.status, JSON.stringify(cursor)).toBe(400);
-          expect((res.json as { error: string }).error).toMatch(/^invalid request: cursor: expected a next_cursor value/);
+          expect((res.json as { error: string }).error).toMatch(
+            /^invalid request: cursor: expected a next_cursor value/,
+          );
         }
       }),
       { numRuns: fuzzRuns(150) },
@@ -233,17 +290,40 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
     const list = fc.constantFrom(
       { path: () => `/api/v1/workspaces/${ws.id}/tasks`, name: 'limit', min: 1, max: 200, tok: () => token },
       { path: () => `/api/v1/workspaces/${ws.id}/events`, name: 'limit', min: 1, max: 500, tok: () => token },
-      { path: () => `/api/v1/workspaces/${ws.id}/events`, name: 'after', min: 0, max: Number.MAX_SAFE_INTEGER, tok: () => token },
-      { path: () => `/api/v1/workspaces/${ws.id}/webhooks/${webhookId}/deliveries`, name: 'limit', min: 1, max: 500, tok: () => adminToken },
-      { path: () => `/api/v1/workspaces/${ws.id}/webhooks/${webhookId}/deliveries`, name: 'after', min: 0, max: Number.MAX_SAFE_INTEGER, tok: () => adminToken },
+      {
+        path: () => `/api/v1/workspaces/${ws.id}/events`,
+        name: 'after',
+        min: 0,
+        max: Number.MAX_SAFE_INTEGER,
+        tok: () => token,
+      },
+      {
+        path: () => `/api/v1/workspaces/${ws.id}/webhooks/${webhookId}/deliveries`,
+        name: 'limit',
+        min: 1,
+        max: 500,
+        tok: () => adminToken,
+      },
+      {
+        path: () => `/api/v1/workspaces/${ws.id}/webhooks/${webhookId}/deliveries`,
+        name: 'after',
+        min: 0,
+        max: Number.MAX_SAFE_INTEGER,
+        tok: () => adminToken,
+      },
     );
     await fc.assert(
       fc.asyncProperty(list, pageNumberText, async (l, v) => {
-        const res = await probe(() => call(api.url, 'GET', `${l.path()}?${l.name}=${encodeURIComponent(v)}`, { token: l.tok() }), `${l.path()} ${l.name}=${v}`);
+        const res = await probe(
+          () => call(api.url, 'GET', `${l.path()}?${l.name}=${encodeURIComponent(v)}`, { token: l.tok() }),
+          `${l.path()} ${l.name}=${v}`,
+        );
         if (wholeTextIn(v, l.min, l.max)) expect(res.status, `${l.name}=${v}`).toBe(200);
         else {
           expect(res.status, `${l.name}=${v}`).toBe(400);
-          expect(res.json).toEqual({ error: `invalid request: ${l.name}: expected a whole number from ${l.min} to ${l.max}` });
+          expect(res.json).toEqual({
+            error: `invalid request: ${l.name}: expected a whole number from ${l.min} to ${l.max}`,
+          });
         }
       }),
       { numRuns: fuzzRuns(200) },

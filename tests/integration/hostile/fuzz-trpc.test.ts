@@ -4,7 +4,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { uniq, type TestWorkspace } from '../../support/fixtures';
-import { call, makeToken, startAdapterOnlyApi, trpc, type CallResult, type TestApi, useApiWorld } from '../../support/http';
+import {
+  call,
+  makeToken,
+  startAdapterOnlyApi,
+  trpc,
+  type CallResult,
+  type TestApi,
+  useApiWorld,
+} from '../../support/http';
 import {
   cursorAccepted,
   cursorText,
@@ -31,18 +39,28 @@ let taskId: string;
 
 useApiWorld((w) => ({ db, api, ws, token } = w));
 beforeAll(async () => {
-  const r = await trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, external_id: uniq('tz-'), title: 'Target' }, token);
+  const r = await trpc(
+    api.url,
+    'mutation',
+    'task.create',
+    { workspace_id: ws.id, external_id: uniq('tz-'), title: 'Target' },
+    token,
+  );
   taskId = (r.json as { result: { data: { id: string } } }).result.data.id;
 });
 
-const probe = (send: () => Promise<CallResult>, what: string, allow?: (status: number) => string[]) => probeDb(db, send, what, allow);
+const probe = (send: () => Promise<CallResult>, what: string, allow?: (status: number) => string[]) =>
+  probeDb(db, send, what, allow);
 
 describe('tRPC task.create under hostile input', () => {
   it('arbitrary inputs: no 5xx, no leak, no row on a refusal', async () => {
     const statuses = new Set<number>();
     await fc.assert(
       fc.asyncProperty(hostileCreateBody({ workspaceId: ws.id, stepId: ws.steps[0]!.id }), async (input) => {
-        const res = await probe(() => trpc(api.url, 'mutation', 'task.create', input, token), `create ${JSON.stringify(input).slice(0, 200)}`);
+        const res = await probe(
+          () => trpc(api.url, 'mutation', 'task.create', input, token),
+          `create ${JSON.stringify(input).slice(0, 200)}`,
+        );
         statuses.add(res.status);
       }),
       { numRuns: fuzzRuns(250) },
@@ -54,7 +72,10 @@ describe('tRPC task.create under hostile input', () => {
   it('raw bodies that are not JSON are a clean 400', async () => {
     await fc.assert(
       fc.asyncProperty(hostileRawBody, async (rawBody) => {
-        await probe(() => call(api.url, 'POST', '/api/trpc/task.create', { token, rawBody }), `raw ${rawBody.slice(0, 80)}`);
+        await probe(
+          () => call(api.url, 'POST', '/api/trpc/task.create', { token, rawBody }),
+          `raw ${rawBody.slice(0, 80)}`,
+        );
       }),
       { numRuns: fuzzRuns(100) },
     );
@@ -72,7 +93,10 @@ describe('tRPC task.create under hostile input', () => {
 describe('tRPC lookup, release and update under hostile input', () => {
   it('task.byExternalId (GET ?input=) never 5xx and never writes', async () => {
     const input = fc.oneof(
-      fc.record({ workspace_id: fc.oneof(fc.constant(ws.id), hostileValue), external_id: fc.oneof(oddString, hostileValue) }, { requiredKeys: [] }),
+      fc.record(
+        { workspace_id: fc.oneof(fc.constant(ws.id), hostileValue), external_id: fc.oneof(oddString, hostileValue) },
+        { requiredKeys: [] },
+      ),
       hostileValue,
     );
     await fc.assert(
@@ -87,7 +111,14 @@ describe('tRPC lookup, release and update under hostile input', () => {
   });
 
   it('a query string that is not JSON, or is repeated, is a clean 400', async () => {
-    for (const q of ['input=%7B', 'input=%00', 'input=%ZZ', 'input=1&input=2', 'input=' + 'a'.repeat(8000), 'batch=1&input=%7B%7D']) {
+    for (const q of [
+      'input=%7B',
+      'input=%00',
+      'input=%ZZ',
+      'input=1&input=2',
+      'input=' + 'a'.repeat(8000),
+      'batch=1&input=%7B%7D',
+    ]) {
       const res = await call(api.url, 'GET', `/api/trpc/task.byExternalId?${q}`, { token });
       expectClean(res, q.slice(0, 60));
     }
@@ -137,7 +168,10 @@ describe('tRPC lookup, release and update under hostile input', () => {
         {
           id: fc.oneof(fc.constant(taskId), hostileValue),
           patch: fc.oneof(
-            fc.record({ title: hostileValue, description: hostileValue, step_id: hostileValue, external_id: oddString }, { requiredKeys: [] }),
+            fc.record(
+              { title: hostileValue, description: hostileValue, step_id: hostileValue, external_id: oddString },
+              { requiredKeys: [] },
+            ),
             hostileValue,
           ),
         },
@@ -147,7 +181,10 @@ describe('tRPC lookup, release and update under hostile input', () => {
     );
     await fc.assert(
       fc.asyncProperty(input, async (i) => {
-        await probe(() => trpc(api.url, 'mutation', 'task.update', i, token), `update ${JSON.stringify(i).slice(0, 200)}`);
+        await probe(
+          () => trpc(api.url, 'mutation', 'task.update', i, token),
+          `update ${JSON.stringify(i).slice(0, 200)}`,
+        );
       }),
       { numRuns: fuzzRuns(200) },
     );
@@ -164,7 +201,13 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
   beforeAll(async () => {
     adapterApi = await startAdapterOnlyApi(db, api);
     adminToken = await makeToken(db, [ws.id], ['tasks:read', 'admin']);
-    const hook = await trpc(api.url, 'mutation', 'event.createWebhook', { workspace_id: ws.id, url: 'https://hooks.invalid/h' }, adminToken);
+    const hook = await trpc(
+      api.url,
+      'mutation',
+      'event.createWebhook',
+      { workspace_id: ws.id, url: 'https://hooks.invalid/h' },
+      adminToken,
+    );
     webhookId = (hook.json as { result: { data: { webhook: { id: string } } } }).result.data.webhook.id;
   });
 
@@ -180,7 +223,8 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
     return { status: res.status, text, json: JSON.parse(text) as unknown, headers: res.headers };
   };
   /** Every error of a single or batched answer. */
-  const errorsOf = (json: unknown) => (Array.isArray(json) ? json : [json]).map((a) => (a as { error?: { message: string } }).error);
+  const errorsOf = (json: unknown) =>
+    (Array.isArray(json) ? json : [json]).map((a) => (a as { error?: { message: string } }).error);
 
   it('task.create bodies with bytes that are not UTF-8 (native, adapter, ?batch=1): 400 invalid payload, nothing written', async () => {
     const mode = fc.constantFrom('native', 'adapter', 'batch');
@@ -188,7 +232,8 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
       fc.asyncProperty(invalidUtf8, mode, fc.constantFrom('external_id', 'title'), async (bad, m, name) => {
         const one = JSON.stringify({ workspace_id: ws.id, external_id: uniq('u8t-'), title: 'T', [name]: 'x@@' });
         const path = m === 'batch' ? 'task.create,task.create?batch=1' : 'task.create';
-        const body = m === 'batch' ? spliceBytes(`{"0":${one},"1":${one.replace('@@', '')}}`, bad) : spliceBytes(one, bad);
+        const body =
+          m === 'batch' ? spliceBytes(`{"0":${one},"1":${one.replace('@@', '')}}`, bad) : spliceBytes(one, bad);
         const base = m === 'adapter' ? adapterApi.url : api.url;
         const res = await probe(() => postBytes(path, body, base), `${m} ${bad.toString('hex')} in ${name}`);
         expect(res.status).toBe(400);
@@ -201,26 +246,35 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
   it('?input= whose escapes are not UTF-8 (single and ?batch=1): 400 invalid payload', async () => {
     await fc.assert(
       fc.asyncProperty(invalidUtf8, fc.boolean(), async (bad, batch) => {
-        const input = encodeURIComponent(JSON.stringify({ workspace_id: ws.id, external_id: 'x@@' })).replace('%40%40', escapeBytes(bad));
+        const input = encodeURIComponent(JSON.stringify({ workspace_id: ws.id, external_id: 'x@@' })).replace(
+          '%40%40',
+          escapeBytes(bad),
+        );
         const q = batch ? `?batch=1&input=${encodeURIComponent('{"0":')}${input}}` : `?input=${input}`;
         const res = await call(api.url, 'GET', `/api/trpc/task.byExternalId${q}`, { token });
         expectClean(res, q);
         expect(res.status).toBe(400);
-        for (const e of errorsOf(res.json)) expect(e?.message).toBe('invalid payload: the query string is not valid UTF-8');
+        for (const e of errorsOf(res.json))
+          expect(e?.message).toBe('invalid payload: the query string is not valid UTF-8');
       }),
       { numRuns: fuzzRuns(60) },
     );
   });
 
   it('task.list cursor: a next_cursor value is a page, anything else (any type) the one 400', async () => {
-    const cursor = fc.oneof({ weight: 4, arbitrary: cursorText }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }, fc.constantFrom(null, 5, 0, 1.5, true, [], {}));
+    const cursor = fc.oneof(
+      { weight: 4, arbitrary: cursorText },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+      fc.constantFrom(null, 5, 0, 1.5, true, [], {}),
+    );
     await fc.assert(
       fc.asyncProperty(cursor, async (c) => {
         const res = await trpc(api.url, 'query', 'task.list', { workspace_id: ws.id, cursor: c }, token);
         expectClean(res, `cursor ${JSON.stringify(c)?.slice(0, 80)}`);
         const ok = c === null || c === undefined || (typeof c === 'string' && cursorAccepted(c));
         expect(res.status, JSON.stringify(c)?.slice(0, 80)).toBe(ok ? 200 : 400);
-        if (!ok) expect(errorsOf(res.json)[0]?.message).toMatch(/^invalid request: cursor: expected a next_cursor value/);
+        if (!ok)
+          expect(errorsOf(res.json)[0]?.message).toMatch(/^invalid request: cursor: expected a next_cursor value/);
       }),
       { numRuns: fuzzRuns(150) },
     );
@@ -242,7 +296,9 @@ describe('bytes that are not UTF-8, list cursors, page limits', () => {
         if (wholeIn(v, l.min, l.max)) expect(res.status, `${l.proc} ${l.name}=${v}`).toBe(200);
         else {
           expect(res.status, `${l.proc} ${l.name}=${v}`).toBe(400);
-          expect(errorsOf(res.json)[0]?.message).toBe(`invalid request: ${l.name}: expected a whole number from ${l.min} to ${l.max}`);
+          expect(errorsOf(res.json)[0]?.message).toBe(
+            `invalid request: ${l.name}: expected a whole number from ${l.min} to ${l.max}`,
+          );
         }
       }),
       { numRuns: fuzzRuns(200) },

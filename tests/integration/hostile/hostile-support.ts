@@ -6,7 +6,14 @@ import type { Db } from '../../../src/server/db/types';
 import type { CallResult } from '../../support/http';
 
 /** Tables a refused request must never touch (SPEC §4.1: Found and errors have zero side effects). */
-const WRITTEN_TABLES = ['tasks', 'creation_operations', 'creation_steps', 'task_revisions', 'outbox_events', 'release_operations'];
+const WRITTEN_TABLES = [
+  'tasks',
+  'creation_operations',
+  'creation_steps',
+  'task_revisions',
+  'outbox_events',
+  'release_operations',
+];
 
 export async function tableCounts(db: Db): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -43,8 +50,34 @@ export function expectClean(res: CallResult, what: string): void {
 // Characters that break naive code: NUL and other controls, lone surrogates, bidi overrides, BOM,
 // zero-width joiners, non-characters, astral code points, quotes and SQL/JSON metacharacters.
 const SPECIALS = [
-  '\u0000', '\u0001', '\n', '\u007f', '\u0085', '\u00a0', '\ud800', '\udfff', '\u202e', '\u200f', '\u2066', '\ufeff',
-  '\u200b', '\u200d', '\uffff', '\ufffe', '😀', '\u{10ffff}', "'", '"', '\\', '%', '_', ';', '--', '/*', '$1', '?',
+  '\u0000',
+  '\u0001',
+  '\n',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\ud800',
+  '\udfff',
+  '\u202e',
+  '\u200f',
+  '\u2066',
+  '\ufeff',
+  '\u200b',
+  '\u200d',
+  '\uffff',
+  '\ufffe',
+  '😀',
+  '\u{10ffff}',
+  "'",
+  '"',
+  '\\',
+  '%',
+  '_',
+  ';',
+  '--',
+  '/*',
+  '$1',
+  '?',
 ];
 
 const oddChar = fc.oneof(
@@ -102,7 +135,12 @@ export function hostileCreateBody(real: { workspaceId: string; stepId: string })
       step_id: field(fc.constant(real.stepId), 1, 15, 1),
       parent_id: field(fc.uuid(), 1, 15, 1),
       attachments: field(fc.array(fc.uuid(), { maxLength: 3 }), 1, 15, 1),
-      repositories: field(fc.array(fc.record({ repository_id: fc.uuid(), fresh_branch: fc.boolean() }), { maxLength: 2 }), 1, 15, 1),
+      repositories: field(
+        fc.array(fc.record({ repository_id: fc.uuid(), fresh_branch: fc.boolean() }), { maxLength: 2 }),
+        1,
+        15,
+        1,
+      ),
       remote_contributions: field(fc.array(fc.webUrl(), { maxLength: 2 }), 1, 15, 1),
       start_agent: field(fc.constant(false), 1, 15, 1),
       agent_profile_id: field(fc.uuid(), 1, 15, 1),
@@ -120,7 +158,20 @@ export function hostileCreateBody(real: { workspaceId: string; stepId: string })
 
 /** Raw bodies that are not JSON at all, or JSON that no parser should like. */
 export const hostileRawBody = fc.oneof(
-  fc.constantFrom('', ' ', '{', '{"a":', 'null', '[]', '"str"', '{"workspace_id":}', '\u0000', '{"a":1}{"b":2}', 'NaN', '{"__proto__":{"x":1}}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '{',
+    '{"a":',
+    'null',
+    '[]',
+    '"str"',
+    '{"workspace_id":}',
+    '\u0000',
+    '{"a":1}{"b":2}',
+    'NaN',
+    '{"__proto__":{"x":1}}',
+  ),
   fc.string({ unit: oddChar, maxLength: 60 }),
   fc.integer({ min: 5000, max: 20000 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
 );
@@ -128,12 +179,30 @@ export const hostileRawBody = fc.oneof(
 /** Query strings and headers a client should not send but will. */
 export const hostileQueryValue = fc.oneof(
   oddString.map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, ''))),
-  fc.constantFrom('%', '%zz', '%00', '%ud800', '%ED%A0%80', '%C0%AF', '%FF', '&external_id=a', '%E2%80%AE', 'a'.repeat(5000)),
+  fc.constantFrom(
+    '%',
+    '%zz',
+    '%00',
+    '%ud800',
+    '%ED%A0%80',
+    '%C0%AF',
+    '%FF',
+    '&external_id=a',
+    '%E2%80%AE',
+    'a'.repeat(5000),
+  ),
 );
 
 export const hostileHeaderValue = fc.oneof(
   fc.string({ unit: 'grapheme-ascii', maxLength: 100 }).map((s) => s.replace(/[\r\n\0]/g, '')),
-  fc.constantFrom('Bearer', 'Bearer ', 'Bearer tth_', 'Bearer tth_x_y', 'Basic YWRtaW46YWRtaW4=', 'bearer  tth_00000000-0000-0000-0000-000000000000_' + 'A'.repeat(43)),
+  fc.constantFrom(
+    'Bearer',
+    'Bearer ',
+    'Bearer tth_',
+    'Bearer tth_x_y',
+    'Basic YWRtaW46YWRtaW4=',
+    'bearer  tth_00000000-0000-0000-0000-000000000000_' + 'A'.repeat(43),
+  ),
 );
 
 /** fast-check runs: moderate by default (shared CPU); TETHER_FUZZ_RUNS raises it. */
@@ -171,12 +240,25 @@ export async function probe(
 /** Byte sequences that are not UTF-8: the probe's own, plus random high bytes that do not decode. */
 export const invalidUtf8: fc.Arbitrary<Buffer> = fc.oneof(
   fc.constantFrom(
-    ...[[0xff], [0xfe], [0xc0, 0x80], [0xc1, 0xbf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe0, 0x80, 0xaf]].map(
-      (b) => Buffer.from(b),
-    ),
+    ...[
+      [0xff],
+      [0xfe],
+      [0xc0, 0x80],
+      [0xc1, 0xbf],
+      [0xed, 0xa0, 0x80],
+      [0xed, 0xbf, 0xbf],
+      [0x80],
+      [0xe2, 0x82],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xf8, 0x88, 0x80, 0x80, 0x80],
+      [0xe0, 0x80, 0xaf],
+    ].map((b) => Buffer.from(b)),
   ),
   fc
-    .array(fc.oneof(fc.integer({ min: 0x80, max: 0xff }), fc.integer({ min: 0x61, max: 0x7a })), { minLength: 1, maxLength: 8 })
+    .array(fc.oneof(fc.integer({ min: 0x80, max: 0xff }), fc.integer({ min: 0x61, max: 0x7a })), {
+      minLength: 1,
+      maxLength: 8,
+    })
     .map((bytes) => Buffer.from(bytes))
     .filter((b) => !isUtf8(b)),
 );
@@ -196,7 +278,28 @@ export function escapeBytes(bad: Buffer): string {
 export const cursorText: fc.Arbitrary<string> = fc.oneof(
   fc.integer({ min: 1, max: 2_147_483_647 }).map(String),
   fc.bigInt({ min: 2_147_483_648n, max: 10n ** 30n }).map(String),
-  fc.constantFrom('0', '-1', '0x10', '0b11', '0o7', '1e3', '1E3', ' 5', '5 ', '\t5', '+5', '1.0', '1.5', '007', '١٢', 'Infinity', 'NaN', '', '2147483647', '2147483648'),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '0x10',
+    '0b11',
+    '0o7',
+    '1e3',
+    '1E3',
+    ' 5',
+    '5 ',
+    '\t5',
+    '+5',
+    '1.0',
+    '1.5',
+    '007',
+    '١٢',
+    'Infinity',
+    'NaN',
+    '',
+    '2147483647',
+    '2147483648',
+  ),
   fc.string({ unit: 'grapheme-ascii', maxLength: 12 }),
 );
 

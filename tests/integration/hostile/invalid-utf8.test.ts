@@ -44,11 +44,18 @@ async function postBytes(path: string, body: Buffer, base = api.url): Promise<Ca
   return res;
 }
 
-const TRPC_INVALID = { message: 'invalid payload', code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400, domainCode: 'invalid_payload' } };
+const TRPC_INVALID = {
+  message: 'invalid payload',
+  code: -32600,
+  data: { code: 'BAD_REQUEST', httpStatus: 400, domainCode: 'invalid_payload' },
+};
 
 /** No task may hold an identity that ends in U+FFFD: that is what a repaired byte looks like. */
 async function repairedIdentities(): Promise<number> {
-  const rows = await db.query<{ external_id: string }>('SELECT external_id FROM tasks WHERE workspace_id = $1 AND external_id IS NOT NULL', [ws.id]);
+  const rows = await db.query<{ external_id: string }>(
+    'SELECT external_id FROM tasks WHERE workspace_id = $1 AND external_id IS NOT NULL',
+    [ws.id],
+  );
   return rows.filter((r) => r.external_id.includes('\ufffd')).length;
 }
 
@@ -60,7 +67,10 @@ describe('tRPC refuses a body that is not UTF-8 (it used to store U+FFFD and col
         const before = await tableCounts(db);
         const res = await postBytes('/api/trpc/task.create', createBody('u8-1-', bad), serverFor(fast));
         expect(res.status, bad.toString('hex')).toBe(400);
-        expect((res.json as { error: unknown }).error).toMatchObject({ ...TRPC_INVALID, data: { ...TRPC_INVALID.data, path: 'task.create' } });
+        expect((res.json as { error: unknown }).error).toMatchObject({
+          ...TRPC_INVALID,
+          data: { ...TRPC_INVALID.data, path: 'task.create' },
+        });
         expect(await tableCounts(db)).toEqual(before);
       }
       expect(await repairedIdentities()).toBe(0);
@@ -90,7 +100,8 @@ describe('tRPC refuses a body that is not UTF-8 (it used to store U+FFFD and col
 });
 
 describe('query strings whose escapes are not UTF-8', () => {
-  const lookupInput = (ext: string) => encodeURIComponent(JSON.stringify({ workspace_id: ws.id, external_id: ext })).replace('%40%40', '%FE');
+  const lookupInput = (ext: string) =>
+    encodeURIComponent(JSON.stringify({ workspace_id: ws.id, external_id: ext })).replace('%40%40', '%FE');
 
   it('tRPC ?input= (native and adapter) and ?batch=1&input= are 400 invalid payload', async () => {
     const q = lookupInput('u8-q-@@');
@@ -102,27 +113,52 @@ describe('query strings whose escapes are not UTF-8', () => {
         data: { code: 'BAD_REQUEST', domainCode: 'invalid_payload' },
       });
     }
-    const batch = await call(api.url, 'GET', `/api/trpc/task.byExternalId?batch=1&input=${encodeURIComponent('{"0":').concat(q, '}')}`, { token });
+    const batch = await call(
+      api.url,
+      'GET',
+      `/api/trpc/task.byExternalId?batch=1&input=${encodeURIComponent('{"0":').concat(q, '}')}`,
+      { token },
+    );
     expect(batch.status).toBe(400);
-    expect((batch.json as Array<{ error: { message: string } }>)[0]!.error.message).toBe('invalid payload: the query string is not valid UTF-8');
+    expect((batch.json as Array<{ error: { message: string } }>)[0]!.error.message).toBe(
+      'invalid payload: the query string is not valid UTF-8',
+    );
   });
 
   it('REST lookup ?external_id=…%FE no longer finds the task that holds …U+FFFD', async () => {
     const ext = uniq('u8-rest-');
     // A real U+FFFD, sent as well-formed UTF-8: a legitimate identity of its own.
-    const created = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: `${ext}\ufffd`, title: 'T' } });
+    const created = await call(api.url, 'POST', '/api/v1/tasks', {
+      token,
+      body: { workspace_id: ws.id, external_id: `${ext}\ufffd`, title: 'T' },
+    });
     expect(created.status).toBe(200);
-    const good = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${encodeURIComponent(`${ext}\ufffd`)}`, { token });
+    const good = await call(
+      api.url,
+      'GET',
+      `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${encodeURIComponent(`${ext}\ufffd`)}`,
+      { token },
+    );
     expect(good.status).toBe(200);
     for (const bad of ['%FE', '%FF', '%C0%80', '%ED%A0%80']) {
       const before = await tableCounts(db);
-      const lookup = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}${bad}`, { token });
+      const lookup = await call(
+        api.url,
+        'GET',
+        `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}${bad}`,
+        { token },
+      );
       expect(lookup.status, bad).toBe(400);
       expect(lookup.json).toEqual({ error: 'invalid payload: the query string is not valid UTF-8' });
-      const release = await call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}${bad}`, {
-        token,
-        headers: { 'idempotency-key': crypto.randomUUID() },
-      });
+      const release = await call(
+        api.url,
+        'DELETE',
+        `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}${bad}`,
+        {
+          token,
+          headers: { 'idempotency-key': crypto.randomUUID() },
+        },
+      );
       expect(release.status, bad).toBe(400);
       expect(await tableCounts(db)).toEqual(before);
     }
@@ -142,10 +178,18 @@ describe('the same bytes on REST and MCP (unchanged: the rule tRPC now follows)'
       const rest = await postBytes('/api/v1/tasks', createBody('u8-r-', bad));
       expect(rest.status).toBe(400);
       expect(rest.json).toEqual({ error: 'invalid payload' });
-      const rpc = createBody('u8-m-', bad, (j) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_task","arguments":${j}}}`);
+      const rpc = createBody(
+        'u8-m-',
+        bad,
+        (j) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_task","arguments":${j}}}`,
+      );
       const res = await fetch(`${api.url}/api/mcp`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${mcpToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          authorization: `Bearer ${mcpToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body: new Uint8Array(rpc),
       });
       expect(res.status).toBe(400);

@@ -78,10 +78,21 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
       // Every REST answer, outage ones included, is one the OpenAPI document describes.
       if (surface === 'rest') checkRestResponse('POST', path, { status: res.status, headers: res.headers, text });
       const json = JSON.parse(text) as Record<string, unknown>;
-      const data = surface === 'rest' ? json : ((json.result as { data?: Record<string, unknown> } | undefined)?.data ?? json);
-      const norm = surface === 'rest' || res.status < 400 ? data : { error: (json.error as { message: string }).message };
+      const data =
+        surface === 'rest' ? json : ((json.result as { data?: Record<string, unknown> } | undefined)?.data ?? json);
+      const norm =
+        surface === 'rest' || res.status < 400 ? data : { error: (json.error as { message: string }).message };
       const retryAfter = res.headers.get('retry-after');
-      return { surface, externalId, start, end: Date.now(), status: res.status, body: norm, retryAfter, taskId: res.ok ? String(data.id) : undefined };
+      return {
+        surface,
+        externalId,
+        start,
+        end: Date.now(),
+        status: res.status,
+        body: norm,
+        retryAfter,
+        taskId: res.ok ? String(data.id) : undefined,
+      };
     } catch (err) {
       if (err instanceof ResponseContractError) throw err;
       return { surface, externalId, start, end: Date.now(), status: 0, body: String(err), retryAfter: null };
@@ -109,11 +120,13 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
     const resumedAt = Date.now();
     // The server must come back without a restart: wait for a fresh create to succeed.
     let last: Sample | undefined;
-    await until(async () => (last = await send('rest', uniq('probe-'))).status === 200, 30_000, 'a create after the restart').catch(
-      (err: unknown) => {
-        throw new Error(`${String(err)}; last answer: ${JSON.stringify(last)}`);
-      },
-    );
+    await until(
+      async () => (last = await send('rest', uniq('probe-'))).status === 200,
+      30_000,
+      'a create after the restart',
+    ).catch((err: unknown) => {
+      throw new Error(`${String(err)}; last answer: ${JSON.stringify(last)}`);
+    });
     const recoveredAt = Date.now();
     await new Promise((r) => setTimeout(r, 1500));
     stop = true;
@@ -138,19 +151,31 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
     // SPEC §6: the recovery runtime (in the server process) drives every leftover to completed — a database failure
     // never aborts a create (SPEC §4.4).
     await until(
-      async () => (await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE state NOT IN ('completed', 'aborted')")) === 0,
+      async () =>
+        (await count(
+          db,
+          "SELECT COUNT(*) AS n FROM creation_operations WHERE state NOT IN ('completed', 'aborted')",
+        )) === 0,
       30_000,
       'every creation operation to finish',
     );
     expect(await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE state = 'aborted'")).toBe(0);
     expect(await count(db, "SELECT COUNT(*) AS n FROM tasks WHERE creation_state <> 'completed'")).toBe(0);
     // SPEC §2.2: each identity is held by at most one task, and every 200 named a task that still holds it.
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM (SELECT external_id FROM tasks WHERE workspace_id = $1 AND external_id IS NOT NULL GROUP BY external_id HAVING COUNT(*) > 1) d', [ws.id])).toBe(0);
+    expect(
+      await count(
+        db,
+        'SELECT COUNT(*) AS n FROM (SELECT external_id FROM tasks WHERE workspace_id = $1 AND external_id IS NOT NULL GROUP BY external_id HAVING COUNT(*) > 1) d',
+        [ws.id],
+      ),
+    ).toBe(0);
     for (const ext of ids) {
       const ok = samples.filter((s) => s.externalId === ext && s.status === 200);
       if (ok.length === 0) continue;
       expect(new Set(ok.map((s) => s.taskId)).size, `${ext} answered with different tasks`).toBe(1);
-      expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND external_id = $2', [ok[0]!.taskId, ext])).toBe(1);
+      expect(
+        await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND external_id = $2', [ok[0]!.taskId, ext]),
+      ).toBe(1);
     }
     console.info(
       `[outage] ${samples.length} requests, ${failed.length} × 503, longest outage answer ${Math.max(...duringOutage.map((s) => s.end - s.start))} ms, ` +
@@ -162,15 +187,29 @@ describe.runIf(run)('PostgreSQL outage under load', () => {
     const url = await createDatabase(pg.url, `late_${uniq()}`); // empty: the server migrates it once it answers
     const health = async (base: string) => {
       const res = await fetch(`${base}/api/health`);
-      return { http: res.status, ...((await res.json()) as { ready: boolean; database: string; migration_version: number; attestation: { reasons: string[] } }) };
+      return {
+        http: res.status,
+        ...((await res.json()) as {
+          ready: boolean;
+          database: string;
+          migration_version: number;
+          attestation: { reasons: string[] };
+        }),
+      };
     };
     pg.halt!();
     let late: ServerProcess | undefined;
     try {
-      late = await startServerProcess({ DATABASE_URL: url, TETHER_PG_CONNECT_TIMEOUT_MS: '500', TETHER_RATE_LIMIT_PER_SEC: '0' });
+      late = await startServerProcess({
+        DATABASE_URL: url,
+        TETHER_PG_CONNECT_TIMEOUT_MS: '500',
+        TETHER_RATE_LIMIT_PER_SEC: '0',
+      });
       const waiting = await health(late.url);
       expect(waiting).toMatchObject({ http: 503, ready: false, database: 'down', migration_version: 0 });
-      expect(waiting.attestation.reasons).toEqual(['database unavailable since start-up: migrations and attestation run once it answers']);
+      expect(waiting.attestation.reasons).toEqual([
+        'database unavailable since start-up: migrations and attestation run once it answers',
+      ]);
       // It keeps serving (and retrying) while the database stays away.
       await new Promise((r) => setTimeout(r, 1500));
       expect(late.child.exitCode).toBeNull();

@@ -27,14 +27,23 @@ type Answer =
 function classify(status: number, body: Record<string, unknown>, ext: string): Answer {
   if (status === 200) {
     const { deduplicated, creation_complete: complete, external_id: held, id } = body;
-    if (typeof deduplicated !== 'boolean' || typeof complete !== 'boolean' || typeof id !== 'string') throw new Error(`bad 200 body ${JSON.stringify(body)}`);
-    if (!deduplicated && !complete) throw new Error(`creation_complete:false without deduplicated: ${JSON.stringify(body)}`);
+    if (typeof deduplicated !== 'boolean' || typeof complete !== 'boolean' || typeof id !== 'string')
+      throw new Error(`bad 200 body ${JSON.stringify(body)}`);
+    if (!deduplicated && !complete)
+      throw new Error(`creation_complete:false without deduplicated: ${JSON.stringify(body)}`);
     if (held !== undefined && held !== ext) throw new Error(`wrong identity in body: ${JSON.stringify(body)}`);
-    const kind = deduplicated ? (complete ? 'found_settled' : 'found_unsettled') : held === undefined ? 'created_identity_lost' : 'created';
+    const kind = deduplicated
+      ? complete
+        ? 'found_settled'
+        : 'found_unsettled'
+      : held === undefined
+        ? 'created_identity_lost'
+        : 'created';
     return { kind, taskId: id };
   }
   // Clean errors a busy server may give: 503 (database busy/unavailable) and 429 with Retry-After.
-  if ((status === 503 || status === 429) && typeof body.error === 'string' && !/\bat |\.ts:/.test(body.error)) return { kind: 'clean_error', status };
+  if ((status === 503 || status === 429) && typeof body.error === 'string' && !/\bat |\.ts:/.test(body.error))
+    return { kind: 'clean_error', status };
   throw new Error(`unexpected ${status} ${JSON.stringify(body)}`);
 }
 
@@ -77,7 +86,11 @@ describe(`retry storm: ${IDS} identities × ${COPIES} concurrent copies, random 
     const ids = Array.from({ length: IDS }, (_, i) => `${uniq('storm-')}-${i}`);
     // Copies of one identity are adjacent, so they are in flight together; a third of them time out at random.
     const jobs = ids.flatMap((ext) =>
-      Array.from({ length: COPIES }, () => () => create(ext, Math.random() < 0.33 ? 5 + Math.floor(Math.random() * 300) : undefined).then((a) => ({ ext, a }))),
+      Array.from(
+        { length: COPIES },
+        () => () =>
+          create(ext, Math.random() < 0.33 ? 5 + Math.floor(Math.random() * 300) : undefined).then((a) => ({ ext, a })),
+      ),
     );
     const answers = await bounded(jobs, IN_FLIGHT);
 
@@ -101,9 +114,27 @@ describe(`retry storm: ${IDS} identities × ${COPIES} concurrent copies, random 
     expect(tally.created_identity_lost ?? 0).toBe(0); // nothing released: an identity can't be lost here
 
     // Server-side work the clients walked away from still finishes (SPEC §6), and nothing is duplicated.
-    await until(async () => (await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE state NOT IN ('completed', 'aborted')")) === 0, 30_000, 'operations to finish');
-    expect(await count(db, "SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id LIKE 'storm-%'", [ws.id])).toBe(IDS);
-    expect(await count(db, "SELECT COUNT(DISTINCT external_id) AS n FROM tasks WHERE workspace_id = $1 AND external_id LIKE 'storm-%'", [ws.id])).toBe(IDS);
+    await until(
+      async () =>
+        (await count(
+          db,
+          "SELECT COUNT(*) AS n FROM creation_operations WHERE state NOT IN ('completed', 'aborted')",
+        )) === 0,
+      30_000,
+      'operations to finish',
+    );
+    expect(
+      await count(db, "SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id LIKE 'storm-%'", [
+        ws.id,
+      ]),
+    ).toBe(IDS);
+    expect(
+      await count(
+        db,
+        "SELECT COUNT(DISTINCT external_id) AS n FROM tasks WHERE workspace_id = $1 AND external_id LIKE 'storm-%'",
+        [ws.id],
+      ),
+    ).toBe(IDS);
     // Identifiers stay gapless: one sequence number per task (SPEC §4.1 step 7).
     expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(IDS);
   }, 300_000);

@@ -32,12 +32,17 @@ async function health(api: TestApi): Promise<Health> {
 /** `quiet`: no relay or recovery loop, so the first thing to meet a missing table is the test's own request. */
 function startApi(db: Db, attestIntervalMs: number, quiet = false): Promise<TestApi> {
   const config = loadConfig();
-  const loops = quiet ? { relay: { ...config.relay, enabled: false }, recovery: { ...config.recovery, enabled: false } } : {};
+  const loops = quiet
+    ? { relay: { ...config.relay, enabled: false }, recovery: { ...config.recovery, enabled: false } }
+    : {};
   return startTestApi(db, { config: { ...config, failpointsEnabled: true, attestIntervalMs, ...loops } });
 }
 
 const createRest = (api: TestApi, ws: TestWorkspace, token: string) =>
-  call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: uniq('so-'), title: 'T' } });
+  call(api.url, 'POST', '/api/v1/tasks', {
+    token,
+    body: { workspace_id: ws.id, external_id: uniq('so-'), title: 'T' },
+  });
 
 describe('a table that disappears under a running server (both dialects)', () => {
   let db: Db;
@@ -96,75 +101,83 @@ describe('a table that disappears under a running server (both dialects)', () =>
   });
 });
 
-describe.runIf(testDialect() === 'postgres')('DROP DATABASE, then CREATE DATABASE empty, then migrate (PostgreSQL)', () => {
-  let url: string;
-  let name: string;
-  let db: Db;
-  let api: TestApi;
-  let admin: pg.Client;
-  beforeAll(async () => {
-    url = await freshDatabaseUrl();
-    name = new URL(url).pathname.slice(1);
-    db = openDb(url);
-    await migrate(db);
-    api = await startApi(db, 500);
-    admin = new pg.Client({ connectionString: inject('pgUrl') });
-    await admin.connect();
-  });
-  afterAll(async () => {
-    await api?.close();
-    await db?.close();
-    await admin?.end();
-  });
+describe.runIf(testDialect() === 'postgres')(
+  'DROP DATABASE, then CREATE DATABASE empty, then migrate (PostgreSQL)',
+  () => {
+    let url: string;
+    let name: string;
+    let db: Db;
+    let api: TestApi;
+    let admin: pg.Client;
+    beforeAll(async () => {
+      url = await freshDatabaseUrl();
+      name = new URL(url).pathname.slice(1);
+      db = openDb(url);
+      await migrate(db);
+      api = await startApi(db, 500);
+      admin = new pg.Client({ connectionString: inject('pgUrl') });
+      await admin.connect();
+    });
+    afterAll(async () => {
+      await api?.close();
+      await db?.close();
+      await admin?.end();
+    });
 
-  it('answers 503 (never 500) throughout, health follows each step with its reason, and readiness returns', async () => {
-    const ws = await makeWorkspace(db);
-    const token = await makeToken(db, [ws.id]);
-    expect((await createRest(api, ws, token)).status).toBe(200);
-    const atStart = await health(api);
-    expect(atStart).toMatchObject({ http: 200, ready: true });
+    it('answers 503 (never 500) throughout, health follows each step with its reason, and readiness returns', async () => {
+      const ws = await makeWorkspace(db);
+      const token = await makeToken(db, [ws.id]);
+      expect((await createRest(api, ws, token)).status).toBe(200);
+      const atStart = await health(api);
+      expect(atStart).toMatchObject({ http: 200, ready: true });
 
-    // 1. Dropped: every call is the outage 503; health is 503, database down, and says why.
-    await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);
-    for (const r of [
-      await createRest(api, ws, token),
-      await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token }),
-      await trpc(api.url, 'query', 'task.list', { workspace_id: ws.id }, token),
-    ]) {
-      expect(r.status, r.text).toBe(503);
-      // The outage 503 — or, once a background pass (the attestation interval, recovery, the on-demand request poll)
-      // has met the dropped database first, readiness's 503 naming it. Never a 500, never a stale "ready".
-      expect(r.text).toMatch(new RegExp(`${UNAVAILABLE.error}|schema attestation has not passed: .*does not exist`));
-    }
-    let h = atStart;
-    await until(async () => !(h = await health(api)).attestation.ready, 5_000, 'not ready while dropped');
-    expect(h).toMatchObject({ http: 503, ready: false, database: 'down' });
-    expect(h.attestation.reasons.join(' ')).toContain('does not exist');
-    expect(h.attestation.checked_at > atStart.attestation.checked_at).toBe(true);
+      // 1. Dropped: every call is the outage 503; health is 503, database down, and says why.
+      await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);
+      for (const r of [
+        await createRest(api, ws, token),
+        await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks`, { token }),
+        await trpc(api.url, 'query', 'task.list', { workspace_id: ws.id }, token),
+      ]) {
+        expect(r.status, r.text).toBe(503);
+        // The outage 503 — or, once a background pass (the attestation interval, recovery, the on-demand request poll)
+        // has met the dropped database first, readiness's 503 naming it. Never a 500, never a stale "ready".
+        expect(r.text).toMatch(new RegExp(`${UNAVAILABLE.error}|schema attestation has not passed: .*does not exist`));
+      }
+      let h = atStart;
+      await until(async () => !(h = await health(api)).attestation.ready, 5_000, 'not ready while dropped');
+      expect(h).toMatchObject({ http: 503, ready: false, database: 'down' });
+      expect(h.attestation.reasons.join(' ')).toContain('does not exist');
+      expect(h.attestation.checked_at > atStart.attestation.checked_at).toBe(true);
 
-    // 2. Re-created empty: the database answers, but nothing is there. The reported bug: health said 200 ready.
-    await admin.query(`CREATE DATABASE "${name}"`);
-    const createdAt = new Date().toISOString();
-    await until(async () => (h = await health(api)).attestation.checked_at > createdAt, 10_000, 'a check on the empty database');
-    expect(h).toMatchObject({ http: 503, ready: false, database: 'up' });
-    expect(h.attestation.reasons).toEqual(['table tasks is missing']);
-    // The outage, or (when the token was still cached) the identity gate saying why (SPEC §12); never a 500.
-    const empty = await createRest(api, ws, token);
-    expect(empty.status).toBe(503);
-    expect([UNAVAILABLE.error, 'external identity is unavailable: schema attestation has not passed: table tasks is missing']).toContain(
-      (empty.json as { error: string }).error,
-    );
+      // 2. Re-created empty: the database answers, but nothing is there. The reported bug: health said 200 ready.
+      await admin.query(`CREATE DATABASE "${name}"`);
+      const createdAt = new Date().toISOString();
+      await until(
+        async () => (h = await health(api)).attestation.checked_at > createdAt,
+        10_000,
+        'a check on the empty database',
+      );
+      expect(h).toMatchObject({ http: 503, ready: false, database: 'up' });
+      expect(h.attestation.reasons).toEqual(['table tasks is missing']);
+      // The outage, or (when the token was still cached) the identity gate saying why (SPEC §12); never a 500.
+      const empty = await createRest(api, ws, token);
+      expect(empty.status).toBe(503);
+      expect([
+        UNAVAILABLE.error,
+        'external identity is unavailable: schema attestation has not passed: table tasks is missing',
+      ]).toContain((empty.json as { error: string }).error);
 
-    // 3. The operator migrates (as `tether migrate` does, from its own connection): ready again, no restart.
-    const cli = openDb(url);
-    try {
-      await migrate(cli);
-      const ws2 = await makeWorkspace(cli);
-      const token2 = await makeToken(cli, [ws2.id]);
-      await until(async () => (await health(api)).ready, 10_000, 'ready after the migration');
-      expect((await createRest(api, ws2, token2)).status).toBe(200);
-    } finally {
-      await cli.close();
-    }
-  }, 60_000);
-});
+      // 3. The operator migrates (as `tether migrate` does, from its own connection): ready again, no restart.
+      const cli = openDb(url);
+      try {
+        await migrate(cli);
+        const ws2 = await makeWorkspace(cli);
+        const token2 = await makeToken(cli, [ws2.id]);
+        await until(async () => (await health(api)).ready, 10_000, 'ready after the migration');
+        expect((await createRest(api, ws2, token2)).status).toBe(200);
+      } finally {
+        await cli.close();
+      }
+    }, 60_000);
+  },
+);

@@ -34,7 +34,11 @@ describe.runIf(testDialect() === 'sqlite')('slow clients are cut off within the 
   let token: string;
   beforeAll(async () => {
     db = await freshDb();
-    api = await serverWith(db, { headersTimeoutMs: HEADERS_MS, requestTimeoutMs: REQUEST_MS, maxConnectionsPerClient: 0 });
+    api = await serverWith(db, {
+      headersTimeoutMs: HEADERS_MS,
+      requestTimeoutMs: REQUEST_MS,
+      maxConnectionsPerClient: 0,
+    });
     token = await makeToken(db, [(await makeWorkspace(db)).id]);
   });
   afterAll(async () => {
@@ -52,13 +56,17 @@ describe.runIf(testDialect() === 'sqlite')('slow clients are cut off within the 
   it('closes 40 slow-header, 40 slow-body and 20 silent connections, while a normal client is served', async () => {
     let n = 0;
     const slowHeader = await Promise.all(
-      Array.from({ length: 40 }, () => open(api, (s) => (s.write('GET /api/health HTTP/1.1\r\n'), trickle(s, () => `X-Slow-${n++}: 1\r\n`)))),
+      Array.from({ length: 40 }, () =>
+        open(api, (s) => (s.write('GET /api/health HTTP/1.1\r\n'), trickle(s, () => `X-Slow-${n++}: 1\r\n`))),
+      ),
     );
     const slowBody = await Promise.all(
       Array.from({ length: 40 }, () =>
         open(api, (s) => {
           // Authenticated, so the server waits for the body (a refusal is answered at once: connection-edges.test.ts).
-          s.write(`POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+          s.write(
+            `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+          );
           trickle(s, () => ' ');
         }),
       ),

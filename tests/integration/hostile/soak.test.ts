@@ -16,15 +16,23 @@ describe(`short soak (${SECONDS} s, two server processes)`, () => {
   useServerProcesses(
     async (w) => {
       ({ db, servers } = w);
-      setup = { ...(await seedSoak(db)), db, targets: servers.map((s) => s.url), pids: servers.map((s) => s.child.pid!) };
+      setup = {
+        ...(await seedSoak(db)),
+        db,
+        targets: servers.map((s) => s.url),
+        pids: servers.map((s) => s.child.pid!),
+      };
       report = await soakWorkload(setup, { seconds: SECONDS, clients: 8 });
-      console.info(`[soak] ${JSON.stringify({ ...report, rssMb: report.rssMb.map(({ samples: _samples, ...r }) => r) })}`);
+      console.info(
+        `[soak] ${JSON.stringify({ ...report, rssMb: report.rssMb.map(({ samples: _samples, ...r }) => r) })}`,
+      );
     },
     { env: { TETHER_LEASE_MS: '2000' }, timeoutMs: 180_000 },
   );
 
   it('exercises every kind of request', () => {
-    for (const op of ['create_new', 'create_dup', 'lookup_rest', 'lookup_trpc', 'console_read']) expect(report.byOperation[op] ?? 0, op).toBeGreaterThan(0);
+    for (const op of ['create_new', 'create_dup', 'lookup_rest', 'lookup_trpc', 'console_read'])
+      expect(report.byOperation[op] ?? 0, op).toBeGreaterThan(0);
   });
 
   it('answers no 5xx and loses no connection', () => {

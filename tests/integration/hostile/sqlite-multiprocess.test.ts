@@ -30,10 +30,19 @@ describe.runIf(testDialect() === 'sqlite')('two server processes writing one SQL
         const ext = ids[(c * 13 + i) % ids.length]!;
         const kind = i % 4;
         let res: CallResult;
-        if (kind < 2) res = await call(base, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: `T${i}` } });
-        else if (kind === 2) res = await call(base, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token });
+        if (kind < 2)
+          res = await call(base, 'POST', '/api/v1/tasks', {
+            token,
+            body: { workspace_id: ws.id, external_id: ext, title: `T${i}` },
+          });
+        else if (kind === 2)
+          res = await call(base, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+            token,
+          });
         else {
-          const found = await call(base, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token });
+          const found = await call(base, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+            token,
+          });
           const id = (found.json as { id?: string } | undefined)?.id;
           res = id ? await call(base, 'PATCH', `/api/v1/tasks/${id}`, { token, body: { title: `U${c}-${i}` } }) : found;
         }
@@ -59,8 +68,12 @@ describe.runIf(testDialect() === 'sqlite')('two server processes writing one SQL
     expect(bad.map((r) => `${r.what} → ${r.res.status} ${r.res.text}`)).toEqual([]);
     expect(results.filter((r) => r.res.status === 200).length).toBeGreaterThan(100);
     for (const ext of ids) {
-      expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext])).toBeLessThanOrEqual(1);
+      expect(
+        await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext]),
+      ).toBeLessThanOrEqual(1);
     }
-    expect(await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE state NOT IN ('completed', 'aborted')")).toBe(0);
+    expect(
+      await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE state NOT IN ('completed', 'aborted')"),
+    ).toBe(0);
   }, 60_000);
 });

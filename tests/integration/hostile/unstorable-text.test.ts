@@ -23,8 +23,10 @@ beforeAll(async () => {
 afterAll(() => mcp?.close());
 
 const LONE = ['\udc00', '\ud800', 'a\ud800b', 'end\udbff', '\udfff\ud800'];
-const restCreate = (body: object) => call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, ...body } });
-const trpcCreate = (input: object) => trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, ...input }, token);
+const restCreate = (body: object) =>
+  call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, ...body } });
+const trpcCreate = (input: object) =>
+  trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, ...input }, token);
 const trpcMessage = (r: { json: unknown }) => (r.json as { error: { message: string } }).error.message;
 
 /** Every stored text of the tasks table that was "repaired": what a silently altered lone surrogate looks like. */
@@ -56,49 +58,99 @@ describe('a lone surrogate is refused on every surface, with the field named, an
   }
 
   it('an update (REST PATCH, tRPC task.update) is refused and the task keeps its text', async () => {
-    const task = (await restCreate({ title: 'Kept', description: 'kept too' })).json as { id: string; revision: number };
+    const task = (await restCreate({ title: 'Kept', description: 'kept too' })).json as {
+      id: string;
+      revision: number;
+    };
     const before = await tableCounts(db);
     for (const patch of [{ title: '\udc00' }, { description: 'x\ud800' }]) {
       const field = Object.keys(patch)[0]!;
       const rest = await call(api.url, 'PATCH', `/api/v1/tasks/${task.id}`, { token, body: patch });
-      expect([rest.status, rest.json]).toEqual([400, { error: `invalid payload: ${field} must be well-formed Unicode` }]);
+      expect([rest.status, rest.json]).toEqual([
+        400,
+        { error: `invalid payload: ${field} must be well-formed Unicode` },
+      ]);
       const viaTrpc = await trpc(api.url, 'mutation', 'task.update', { id: task.id, patch }, token);
       expect(trpcMessage(viaTrpc)).toBe(`invalid payload: ${field} must be well-formed Unicode`);
     }
     expect(await tableCounts(db)).toEqual(before);
-    const stored = await db.one<{ title: string; description: string; revision: number }>('SELECT title, description, revision FROM tasks WHERE id = $1', [task.id]);
+    const stored = await db.one<{ title: string; description: string; revision: number }>(
+      'SELECT title, description, revision FROM tasks WHERE id = $1',
+      [task.id],
+    );
     expect(stored).toMatchObject({ title: 'Kept', description: 'kept too', revision: task.revision });
   });
 
-  it('the webhook description and the console\'s step and token names are refused the same way', async () => {
+  it("the webhook description and the console's step and token names are refused the same way", async () => {
     const admin = await makeToken(db, [ws.id], ['admin']);
-    const hook = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: 'https://hooks.example/x', description: 'd\ud800' } });
-    expect([hook.status, hook.json]).toEqual([400, { error: 'invalid payload: description must be well-formed Unicode' }]);
-    const step = await trpc(api.url, 'mutation', 'admin.createStep', { workspace_id: ws.id, name: 'Review\udc00', wip_limit: null }, admin);
+    const hook = await call(api.url, 'POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+      token: admin,
+      body: { url: 'https://hooks.example/x', description: 'd\ud800' },
+    });
+    expect([hook.status, hook.json]).toEqual([
+      400,
+      { error: 'invalid payload: description must be well-formed Unicode' },
+    ]);
+    const step = await trpc(
+      api.url,
+      'mutation',
+      'admin.createStep',
+      { workspace_id: ws.id, name: 'Review\udc00', wip_limit: null },
+      admin,
+    );
     expect(trpcMessage(step)).toBe('invalid payload: name must be well-formed Unicode');
-    const named = await trpc(api.url, 'mutation', 'admin.createToken', { workspace_id: ws.id, name: '\ud800', scopes: ['tasks:read'] }, admin);
+    const named = await trpc(
+      api.url,
+      'mutation',
+      'admin.createToken',
+      { workspace_id: ws.id, name: '\ud800', scopes: ['tasks:read'] },
+      admin,
+    );
     expect(trpcMessage(named)).toBe('invalid payload: name must be well-formed Unicode');
     expect(await db.query('SELECT id FROM webhooks WHERE workspace_id = $1', [ws.id])).toEqual([]);
-    expect(await db.query("SELECT id FROM workflow_steps WHERE workspace_id = $1 AND name LIKE 'Review%'", [ws.id])).toEqual([]);
+    expect(
+      await db.query("SELECT id FROM workflow_steps WHERE workspace_id = $1 AND name LIKE 'Review%'", [ws.id]),
+    ).toEqual([]);
   });
 
   it('a release reason over tRPC is refused with the same words, and nothing is released', async () => {
     const ext = uniq('reason-');
     await restCreate({ external_id: ext, title: 'Held' });
-    const r = await trpc(api.url, 'mutation', 'task.releaseExternalId', { workspace_id: ws.id, external_id: ext, idempotency_key: crypto.randomUUID(), reason: 'why\udc00' }, token);
+    const r = await trpc(
+      api.url,
+      'mutation',
+      'task.releaseExternalId',
+      { workspace_id: ws.id, external_id: ext, idempotency_key: crypto.randomUUID(), reason: 'why\udc00' },
+      token,
+    );
     expect(trpcMessage(r)).toBe('invalid payload: reason must be well-formed Unicode');
-    expect((await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token })).status).toBe(200);
+    expect(
+      (await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token }))
+        .status,
+    ).toBe(200);
   });
 });
 
 describe('where in SPEC §4.1 the refusal happens', () => {
   it('an identity with a lone surrogate is checked after authorization, as every byte rule of SPEC §2.1 is', async () => {
     const stranger = await makeToken(db, [(await makeWorkspace(db)).id]);
-    const denied = await call(api.url, 'POST', '/api/v1/tasks', { token: stranger, body: { workspace_id: ws.id, external_id: 'x\ud800', title: 'T' } });
+    const denied = await call(api.url, 'POST', '/api/v1/tasks', {
+      token: stranger,
+      body: { workspace_id: ws.id, external_id: 'x\ud800', title: 'T' },
+    });
     expect([denied.status, denied.json]).toEqual([404, { error: 'task not created' }]);
     const allowed = await restCreate({ external_id: 'x\ud800', title: 'T' });
-    expect([allowed.status, allowed.json]).toEqual([400, { error: 'invalid payload: external_id must be well-formed Unicode' }]);
-    const lookup = await trpc(api.url, 'query', 'task.byExternalId', { workspace_id: ws.id, external_id: 'x\ud800' }, token);
+    expect([allowed.status, allowed.json]).toEqual([
+      400,
+      { error: 'invalid payload: external_id must be well-formed Unicode' },
+    ]);
+    const lookup = await trpc(
+      api.url,
+      'query',
+      'task.byExternalId',
+      { workspace_id: ws.id, external_id: 'x\ud800' },
+      token,
+    );
     expect(trpcMessage(lookup)).toBe('invalid payload: external_id must be well-formed Unicode');
   });
 
@@ -116,14 +168,20 @@ describe('text the store can keep is kept exactly', () => {
   it('surrogate pairs (astral characters) round-trip through the database', async () => {
     const title = 'ship it \ud83d\ude80 \u{1f9ea}';
     const created = (await restCreate({ title, description: '\u{10ffff}' })).json as { id: string };
-    const stored = await db.one<{ title: string; description: string }>('SELECT title, description FROM tasks WHERE id = $1', [created.id]);
+    const stored = await db.one<{ title: string; description: string }>(
+      'SELECT title, description FROM tasks WHERE id = $1',
+      [created.id],
+    );
     expect(stored).toEqual({ title, description: '\u{10ffff}' });
   });
 
   it('NUL is refused with the field named, before the database (which refused it without saying where)', async () => {
     const before = await tableCounts(db);
     const r = await restCreate({ title: 'T', description: 'a\u0000b' });
-    expect([r.status, r.json]).toEqual([400, { error: 'invalid payload: description must not contain NUL (U+0000) characters' }]);
+    expect([r.status, r.json]).toEqual([
+      400,
+      { error: 'invalid payload: description must not contain NUL (U+0000) characters' },
+    ]);
     expect(await tableCounts(db)).toEqual(before);
   });
 });
@@ -134,15 +192,20 @@ describe('a value too long is named with its limit, the same on REST, tRPC and M
     const title = 'x'.repeat(600);
     expect((await restCreate({ title })).json).toEqual({ error: words });
     expect(trpcMessage(await trpcCreate({ title }))).toBe(words);
-    expect((await mcp.call('create_task', { workspace_id: ws.id, title })).json).toEqual({ error: words, code: 'validation' });
+    expect((await mcp.call('create_task', { workspace_id: ws.id, title })).json).toEqual({
+      error: words,
+      code: 'validation',
+    });
   });
 
-  it('characters are code points, as the published schemas\' maxLength counts them: 500 emoji fit, 501 do not', async () => {
+  it("characters are code points, as the published schemas' maxLength counts them: 500 emoji fit, 501 do not", async () => {
     const fits = await restCreate({ title: '\u{1f680}'.repeat(500) });
     expect(fits.status).toBe(200);
     const over = await restCreate({ title: '\u{1f680}'.repeat(501) });
     expect(over.json).toEqual({ error: 'invalid request: title: must be 500 characters or fewer' });
-    const schema = (await call(api.url, 'GET', '/api/v1/openapi.json')).json as { components: { schemas: Record<string, { properties: Record<string, { maxLength?: number }> }> } };
+    const schema = (await call(api.url, 'GET', '/api/v1/openapi.json')).json as {
+      components: { schemas: Record<string, { properties: Record<string, { maxLength?: number }> }> };
+    };
     expect(schema.components.schemas.UpdateTaskRequest!.properties.title!.maxLength).toBe(500);
   });
 });

@@ -50,7 +50,8 @@ describe('every operation in the document, as the server answers it', () => {
       return res;
     };
     const ext = uniq('tour-');
-    const task = (await go('POST', '/api/v1/tasks', { body: { workspace_id: ws.id, external_id: ext, title: 'Tour' } })).json as { id: string };
+    const task = (await go('POST', '/api/v1/tasks', { body: { workspace_id: ws.id, external_id: ext, title: 'Tour' } }))
+      .json as { id: string };
     await go('GET', `/api/v1/tasks/${task.id}`);
     await go('PATCH', `/api/v1/tasks/${task.id}`, { body: { title: 'Tour, renamed' } });
     await go('POST', `/api/v1/tasks/${task.id}/archive`);
@@ -58,15 +59,24 @@ describe('every operation in the document, as the server answers it', () => {
     await go('GET', `/api/v1/tasks/${task.id}/revisions`);
     await go('GET', `/api/v1/workspaces/${ws.id}/tasks?limit=2&archived=include`);
     await go('GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`);
-    await go('DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { headers: { 'idempotency-key': randomUUID() } });
+    await go('DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+      headers: { 'idempotency-key': randomUUID() },
+    });
     await go('DELETE', `/api/v1/tasks/${task.id}`);
     await go('GET', `/api/v1/workspaces/${ws.id}/events?after=0&limit=5`);
-    const stream = await openSse(`${api.url}/api/v1/workspaces/${ws.id}/events/stream?last_event_id=0`, { authorization: `Bearer ${token}` });
+    const stream = await openSse(`${api.url}/api/v1/workspaces/${ws.id}/events/stream?last_event_id=0`, {
+      authorization: `Bearer ${token}`,
+    });
     await stream.waitFor(2); // the task's events so far, each held to the document's EventRecord
     stream.close();
     covered.add(operationOf('GET', `/api/v1/workspaces/${ws.id}/events/stream`));
 
-    const hook = (await go('POST', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin, body: { url: 'https://hooks.invalid/tour' } })).json as { id: string };
+    const hook = (
+      await go('POST', `/api/v1/workspaces/${ws.id}/webhooks`, {
+        token: admin,
+        body: { url: 'https://hooks.invalid/tour' },
+      })
+    ).json as { id: string };
     await go('GET', `/api/v1/workspaces/${ws.id}/webhooks`, { token: admin });
     await go('GET', `/api/v1/workspaces/${ws.id}/webhooks/${hook.id}/deliveries?limit=10`, { token: admin });
     await go('DELETE', `/api/v1/workspaces/${ws.id}/webhooks/${hook.id}`, { token: admin });
@@ -119,7 +129,9 @@ describe('the query parameters the document describes are the ones the server ta
     return ajv.validate(parameter.schema, integer ? Number(value) : value);
   }
   const parametersOf = (template: string): Parameter[] =>
-    ((openApiDocument.paths[template]!.get as { parameters: Parameter[] }).parameters ?? []).filter((p) => p.in === 'query');
+    ((openApiDocument.paths[template]!.get as { parameters: Parameter[] }).parameters ?? []).filter(
+      (p) => p.in === 'query',
+    );
 
   const samples: Record<string, string[]> = {
     limit: ['', '0', '1', '2', '50', '200', '201', '500', '501', '-1', '007', '1e3', '0x10', ' 5', '5.5', 'ten'],
@@ -134,14 +146,18 @@ describe('the query parameters the document describes are the ones the server ta
         for (const value of samples[parameter.name]!) {
           const target = `/api/v1${template.replace('{workspace_id}', ws.id)}?${parameter.name}=${encodeURIComponent(value)}`;
           const res = await call(api.url, 'GET', target, { token });
-          expect(res.status, `${parameter.name}=${JSON.stringify(value)}: ${res.text}`).toBe(documentAccepts(parameter, value) ? 200 : 400);
+          expect(res.status, `${parameter.name}=${JSON.stringify(value)}: ${res.text}`).toBe(
+            documentAccepts(parameter, value) ? 200 : 400,
+          );
         }
       }
     });
   }
 
   it('names every query parameter of these lists (no sample forgotten)', () => {
-    const names = ['/workspaces/{workspace_id}/tasks', '/workspaces/{workspace_id}/events'].flatMap((t) => parametersOf(t).map((p) => p.name));
+    const names = ['/workspaces/{workspace_id}/tasks', '/workspaces/{workspace_id}/events'].flatMap((t) =>
+      parametersOf(t).map((p) => p.name),
+    );
     expect(names.filter((n) => !samples[n])).toEqual([]);
     expect(openApiPath('/workspaces/:workspace_id/tasks')).toBe('/workspaces/{workspace_id}/tasks');
   });

@@ -9,7 +9,8 @@ let api: TestApi;
 useApiWorld((w) => ({ api } = w));
 
 const host = () => new URL(api.url).host;
-const send = (line: string, hostHeader = host()) => rawRequest(api.url, `${line}\r\nHost: ${hostHeader}\r\nConnection: close\r\n\r\n`);
+const send = (line: string, hostHeader = host()) =>
+  rawRequest(api.url, `${line}\r\nHost: ${hostHeader}\r\nConnection: close\r\n\r\n`);
 
 describe('asterisk-form (`*`)', () => {
   it('OPTIONS * is 204 with the methods the server answers to', async () => {
@@ -28,7 +29,12 @@ describe('asterisk-form (`*`)', () => {
 
 describe('absolute-form (`http://host/path`)', () => {
   it('naming another host is 421 and never a redirect', async () => {
-    for (const target of ['http://evil.example/api/health', 'https://evil.example/', 'http://evil.example', `http://evil.example@${host()}/api/health`]) {
+    for (const target of [
+      'http://evil.example/api/health',
+      'https://evil.example/',
+      'http://evil.example',
+      `http://evil.example@${host()}/api/health`,
+    ]) {
       const r = await send(`GET ${target} HTTP/1.1`);
       expect([400, 421], target).toContain(r.status);
       expect(r.headers.location, target).toBeUndefined();

@@ -44,17 +44,26 @@ describe('the started server (startServer, API only)', () => {
 
   it('arms, lists and releases failpoints through /api/_test/failpoints when enabled', async () => {
     const post = (body: unknown) =>
-      fetch(`${running.url}/api/_test/failpoints`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${running.url}/api/_test/failpoints`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const armed = await post({ arm: { name: 'begin.after_insert', action: 'pause', match: 'ext-1' } });
     expect(armed.status).toBe(200);
-    expect((await armed.json()).failpoints).toMatchObject([{ name: 'begin.after_insert', action: 'pause', match: 'ext-1' }]);
+    expect((await armed.json()).failpoints).toMatchObject([
+      { name: 'begin.after_insert', action: 'pause', match: 'ext-1' },
+    ]);
     expect(running.services.failpoints.list()).toHaveLength(1);
     await post({ releaseAll: true });
     expect(running.services.failpoints.list()).toEqual([]);
   });
 
   it('refuses a failpoint command that is not one of the three shapes with 400', async () => {
-    const res = await fetch(`${running.url}/api/_test/failpoints`, { method: 'POST', body: JSON.stringify({ arm: { name: 'x' } }) });
+    const res = await fetch(`${running.url}/api/_test/failpoints`, {
+      method: 'POST',
+      body: JSON.stringify({ arm: { name: 'x' } }),
+    });
     expect(res.status).toBe(400);
   });
 });

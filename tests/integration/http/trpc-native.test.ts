@@ -39,7 +39,12 @@ useApiWorld((w) => {
 beforeAll(async () => {
   adapterApi = await startAdapterOnlyApi(db, api);
   probe = createServer((req, res) => {
-    const opts = { router: appRouter, basePath: '/api/trpc/', maxBodySize: api.services.config.http.maxBodyBytes, createContext: (rq: typeof req, rs: typeof res) => createContext(api.services, rq, rs) };
+    const opts = {
+      router: appRouter,
+      basePath: '/api/trpc/',
+      maxBodySize: api.services.config.http.maxBodyBytes,
+      createContext: (rq: typeof req, rs: typeof res) => createContext(api.services, rq, rs),
+    };
     tryNativeCall(req, res, opts).then(
       (took) => {
         if (!took) res.writeHead(599).end('declined');
@@ -92,23 +97,29 @@ async function bothWays(send: Send) {
   return { fast, adapter, servedNatively };
 }
 
-const get = (proc: string, query: string, headers: Record<string, string> = {}): Send => (base) =>
-  call(base, 'GET', `/api/trpc/${proc}${query}`, { token, headers });
+const get =
+  (proc: string, query: string, headers: Record<string, string> = {}): Send =>
+  (base) =>
+    call(base, 'GET', `/api/trpc/${proc}${query}`, { token, headers });
 const input = (v: unknown) => `?input=${encodeURIComponent(JSON.stringify(v))}`;
-const post = (proc: string, rawBody: string, headers: Record<string, string> = {}, withToken = true): Send => (base) =>
-  call(base, 'POST', `/api/trpc/${proc}`, { token: withToken ? token : undefined, rawBody, headers });
+const post =
+  (proc: string, rawBody: string, headers: Record<string, string> = {}, withToken = true): Send =>
+  (base) =>
+    call(base, 'POST', `/api/trpc/${proc}`, { token: withToken ? token : undefined, rawBody, headers });
 
 /** A POST with a body `call` cannot send: raw bytes, or a stream (no Content-Length: Transfer-Encoding: chunked). */
-const postRaw = (proc: string, body: () => Buffer | ReadableStream<Uint8Array>): Send => async (base) => {
-  const res = await fetch(`${base}/api/trpc/${proc}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body(),
-    duplex: 'half',
-  } as RequestInit);
-  const text = await res.text();
-  return { status: res.status, text, json: JSON.parse(text) as unknown, headers: res.headers };
-};
+const postRaw =
+  (proc: string, body: () => Buffer | ReadableStream<Uint8Array>): Send =>
+  async (base) => {
+    const res = await fetch(`${base}/api/trpc/${proc}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body(),
+      duplex: 'half',
+    } as RequestInit);
+    const text = await res.text();
+    return { status: res.status, text, json: JSON.parse(text) as unknown, headers: res.headers };
+  };
 
 function streamOf(text: string): ReadableStream<Uint8Array> {
   const bytes = Buffer.from(text);
@@ -125,30 +136,111 @@ const oversized = () => JSON.stringify({ workspace_id: ws.id, title: 'T', descri
 // [what, request, expected status, answered natively?]
 const cases: Array<[string, () => Send, number, boolean]> = [
   ['a successful query (task.get)', () => get('task.get', input({ id: taskId })), 200, true],
-  ['a query without input (session.me, anonymous)', () => (base) => call(base, 'GET', '/api/trpc/session.me'), 200, true],
-  ['a successful mutation replay (task.create, deduplicated)', () => post('task.create', JSON.stringify(replayInput)), 200, true],
-  ['JSON with a charset parameter', () => post('task.create', JSON.stringify(replayInput), { 'content-type': 'application/json; charset=utf-8' }), 200, true],
-  ['a zod input validation error', () => post('task.create', JSON.stringify({ workspace_id: ws.id, title: 42 })), 400, true],
+  [
+    'a query without input (session.me, anonymous)',
+    () => (base) => call(base, 'GET', '/api/trpc/session.me'),
+    200,
+    true,
+  ],
+  [
+    'a successful mutation replay (task.create, deduplicated)',
+    () => post('task.create', JSON.stringify(replayInput)),
+    200,
+    true,
+  ],
+  [
+    'JSON with a charset parameter',
+    () => post('task.create', JSON.stringify(replayInput), { 'content-type': 'application/json; charset=utf-8' }),
+    200,
+    true,
+  ],
+  [
+    'a zod input validation error',
+    () => post('task.create', JSON.stringify({ workspace_id: ws.id, title: 42 })),
+    400,
+    true,
+  ],
   ['a DomainError (task not found)', () => get('task.get', input({ id: 'no-such-task' })), 404, true],
-  ['no credentials (401 from the procedure)', () => post('task.create', JSON.stringify(replayInput), {}, false), 401, true],
-  ['a wrong password (DomainError from session.login)', () => post('session.login', JSON.stringify({ email, password: 'nope-nope' }), {}, false), 401, true],
-  ['a cookie mutation without its CSRF header (403 from the context)', () => post('session.logout', '{}', { cookie }, false), 403, true],
+  [
+    'no credentials (401 from the procedure)',
+    () => post('task.create', JSON.stringify(replayInput), {}, false),
+    401,
+    true,
+  ],
+  [
+    'a wrong password (DomainError from session.login)',
+    () => post('session.login', JSON.stringify({ email, password: 'nope-nope' }), {}, false),
+    401,
+    true,
+  ],
+  [
+    'a cookie mutation without its CSRF header (403 from the context)',
+    () => post('session.logout', '{}', { cookie }, false),
+    403,
+    true,
+  ],
   ['invalid JSON in ?input=', () => get('task.get', '?input=%7Bbad'), 400, true],
   ['an invalid JSON body', () => post('task.create', '{"title": '), 400, true],
   ['an empty body', () => post('task.create', ''), 400, true],
   // Both paths refuse bytes that are not UTF-8 as REST does (they used to repair them to U+FFFD).
-  ['a body that is not UTF-8', () => postRaw('session.login', () => Buffer.from('{"email":"a\xff@x.test","password":"password-1"}', 'latin1')), 400, true],
-  ['a create whose external_id is not UTF-8', () => postRaw('task.create', () => Buffer.from(`{"workspace_id":"${ws.id}","external_id":"u8-\xfe","title":"T"}`, 'latin1')), 400, true],
-  ['?input= whose escapes are not UTF-8', () => get('task.byExternalId', `?input=${encodeURIComponent(JSON.stringify({ workspace_id: ws.id, external_id: 'x' })).replace('x', '%ED%A0%80')}`), 400, true],
+  [
+    'a body that is not UTF-8',
+    () => postRaw('session.login', () => Buffer.from('{"email":"a\xff@x.test","password":"password-1"}', 'latin1')),
+    400,
+    true,
+  ],
+  [
+    'a create whose external_id is not UTF-8',
+    () =>
+      postRaw('task.create', () =>
+        Buffer.from(`{"workspace_id":"${ws.id}","external_id":"u8-\xfe","title":"T"}`, 'latin1'),
+      ),
+    400,
+    true,
+  ],
+  [
+    '?input= whose escapes are not UTF-8',
+    () =>
+      get(
+        'task.byExternalId',
+        `?input=${encodeURIComponent(JSON.stringify({ workspace_id: ws.id, external_id: 'x' })).replace('x', '%ED%A0%80')}`,
+      ),
+    400,
+    true,
+  ],
   ['an oversized body with Content-Length (413)', () => post('task.create', oversized()), 413, true],
   ['an oversized chunked body (413)', () => postRaw('task.create', () => streamOf(oversized())), 413, true],
   ['an unknown procedure', () => post('task.nope', '{}'), 404, false],
-  ['a batched call', () => get('task.get,task.get', `?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { id: taskId }, 1: { id: 'none' } }))}`), 207, false],
+  [
+    'a batched call',
+    () =>
+      get(
+        'task.get,task.get',
+        `?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { id: taskId }, 1: { id: 'none' } }))}`,
+      ),
+    207,
+    false,
+  ],
   ['a GET to a mutation', () => get('task.create', input(replayInput)), 405, false],
   ['a POST to a query', () => post('task.get', JSON.stringify({ id: taskId })), 405, false],
-  ['a body that is not JSON (text/plain)', () => post('task.create', JSON.stringify(replayInput), { 'content-type': 'text/plain' }), 415, false],
-  ['an unbatched call asking for application/jsonl', () => get('task.get', input({ id: taskId }), { accept: 'application/jsonl' }), 400, false],
-  ['a HEAD request', () => (base) => call(base, 'HEAD', `/api/trpc/task.get${input({ id: taskId })}`, { token }), 204, false],
+  [
+    'a body that is not JSON (text/plain)',
+    () => post('task.create', JSON.stringify(replayInput), { 'content-type': 'text/plain' }),
+    415,
+    false,
+  ],
+  [
+    'an unbatched call asking for application/jsonl',
+    () => get('task.get', input({ id: taskId }), { accept: 'application/jsonl' }),
+    400,
+    false,
+  ],
+  [
+    'a HEAD request',
+    () => (base) => call(base, 'HEAD', `/api/trpc/task.get${input({ id: taskId })}`, { token }),
+    204,
+    false,
+  ],
 ];
 
 describe('tRPC native path answers exactly like the adapter', () => {
@@ -161,9 +253,16 @@ describe('tRPC native path answers exactly like the adapter', () => {
 
   it('a created task (task.create, Created path) has the same body apart from its own id and times', async () => {
     const volatile = new Set(['id', 'identifier', 'external_id', 'created_at', 'updated_at']);
-    const scrub = (a: Answer) => JSON.parse(JSON.stringify(a.json), (k, v: unknown) => (volatile.has(k) ? '<volatile>' : v)) as unknown;
+    const scrub = (a: Answer) =>
+      JSON.parse(JSON.stringify(a.json), (k, v: unknown) => (volatile.has(k) ? '<volatile>' : v)) as unknown;
     const { fast, adapter, servedNatively } = await bothWays((base) =>
-      trpc(base, 'mutation', 'task.create', { workspace_id: ws.id, external_id: uniq('fresh-'), title: 'Fresh' }, token),
+      trpc(
+        base,
+        'mutation',
+        'task.create',
+        { workspace_id: ws.id, external_id: uniq('fresh-'), title: 'Fresh' },
+        token,
+      ),
     );
     expect(servedNatively).toBe(true);
     expect(adapter.status).toBe(200);
@@ -175,20 +274,32 @@ describe('tRPC native path answers exactly like the adapter', () => {
 describe('what the native path relies on in @trpc/server (a tRPC upgrade must fail here, loudly)', () => {
   it(`is the @trpc/server version the native path was checked against (${NATIVE_CALL_VERIFIED_WITH})`, () => {
     const require = createRequire(import.meta.url);
-    const installed = (JSON.parse(readFileSync(require.resolve('@trpc/server/package.json'), 'utf8')) as { version: string }).version;
+    const installed = (
+      JSON.parse(readFileSync(require.resolve('@trpc/server/package.json'), 'utf8')) as { version: string }
+    ).version;
     // On a tRPC upgrade: re-read resolveResponse.ts of the new version against src/server/api/native-call.ts, make this
     // whole file pass, re-measure it (npm run bench -- --quick --only=matrix --series=tRPC: keep it only if tRPC Found
     // is still >= 1.3x the adapter-only server), then move NATIVE_CALL_VERIFIED_WITH.
-    expect(installed, 'src/server/api/native-call.ts mirrors tRPC internals: re-verify it for this tRPC version').toBe(NATIVE_CALL_VERIFIED_WITH);
+    expect(installed, 'src/server/api/native-call.ts mirrors tRPC internals: re-verify it for this tRPC version').toBe(
+      NATIVE_CALL_VERIFIED_WITH,
+    );
   });
 
   it('still finds the internal and public pieces it calls', () => {
-    for (const name of ['getProcedureAtPath', 'isAsyncIterable', 'isObject', 'isPromise'] as const) expect(typeof unstableCore[name], name).toBe('function');
+    for (const name of ['getProcedureAtPath', 'isAsyncIterable', 'isObject', 'isPromise'] as const)
+      expect(typeof unstableCore[name], name).toBe('function');
     expect(unstableCore.middlewareMarker, 'middlewareMarker').toBeDefined();
     // The procedure it calls step by step (callProcedure): its middlewares, the resolver last, as createResolver builds it.
-    const def = (appRouter._def.procedures as unknown as Record<string, { _def: { middlewares?: Array<{ name: string }> } }>)['task.create']!._def;
-    expect(def.middlewares?.map((m) => m.name)).toEqual(['requireActor', 'inputValidatorMiddleware', 'resolveMiddleware']);
-    for (const name of ['getErrorShape', 'getTRPCErrorFromUnknown', 'transformTRPCResponse'] as const) expect(typeof publicServer[name], name).toBe('function');
+    const def = (
+      appRouter._def.procedures as unknown as Record<string, { _def: { middlewares?: Array<{ name: string }> } }>
+    )['task.create']!._def;
+    expect(def.middlewares?.map((m) => m.name)).toEqual([
+      'requireActor',
+      'inputValidatorMiddleware',
+      'resolveMiddleware',
+    ]);
+    for (const name of ['getErrorShape', 'getTRPCErrorFromUnknown', 'transformTRPCResponse'] as const)
+      expect(typeof publicServer[name], name).toBe('function');
     // The router shape it reads: the root config (transformer, error formatter) and a procedure's type.
     expect(appRouter._def._config.transformer.input.deserialize).toBeTypeOf('function');
     expect(appRouter._def.procedures).toHaveProperty(['task.get']);

@@ -18,7 +18,12 @@ beforeAll(async () => {
   db = await freshDb();
   api = await startTestApi(db);
   ws = await makeWorkspace(db);
-  const user = await createUser(api.services.store, { email: `${uniq('op')}@example.com`, password: 'correct horse battery', role: 'operator', workspaceIds: [ws.id] });
+  const user = await createUser(api.services.store, {
+    email: `${uniq('op')}@example.com`,
+    password: 'correct horse battery',
+    role: 'operator',
+    workspaceIds: [ws.id],
+  });
   const session = await createSession(api.services.store, user.id);
   cookie = `${SESSION_COOKIE}=${session.cookieValue}`;
   csrf = session.csrfToken;
@@ -29,7 +34,10 @@ afterAll(async () => {
 });
 
 const create = (headers: Record<string, string>) =>
-  call(api.url, 'POST', '/api/v1/tasks', { headers: { cookie, ...headers }, body: { workspace_id: ws.id, external_id: uniq('c-'), title: 'T' } });
+  call(api.url, 'POST', '/api/v1/tasks', {
+    headers: { cookie, ...headers },
+    body: { workspace_id: ws.id, external_id: uniq('c-'), title: 'T' },
+  });
 
 describe('cookie-authenticated mutations (SPEC §11)', () => {
   it('are refused without the CSRF token, and nothing is written', async () => {
@@ -57,7 +65,10 @@ describe('cookie-authenticated mutations (SPEC §11)', () => {
   });
 
   it('tRPC mutations over a cookie need the token too', async () => {
-    const r = await call(api.url, 'POST', '/api/trpc/task.create', { headers: { cookie }, body: { workspace_id: ws.id, title: 'T' } });
+    const r = await call(api.url, 'POST', '/api/trpc/task.create', {
+      headers: { cookie },
+      body: { workspace_id: ws.id, title: 'T' },
+    });
     expect(r.status).toBe(403);
   });
 });
@@ -68,12 +79,20 @@ describe('identity readiness gate (SPEC §12)', () => {
     await db.exec('DROP INDEX uniq_tasks_external_id');
     try {
       await api.services.readiness.refresh(db);
-      const withId = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: 'x', title: 'T' } });
+      const withId = await call(api.url, 'POST', '/api/v1/tasks', {
+        token,
+        body: { workspace_id: ws.id, external_id: 'x', title: 'T' },
+      });
       expect(withId.status).toBe(503);
       expect((withId.json as { error: string }).error).toMatch(/uniq_tasks_external_id/);
-      const look = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=x`, { token });
+      const look = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=x`, {
+        token,
+      });
       expect(look.status).toBe(503);
-      const without = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'T' } });
+      const without = await call(api.url, 'POST', '/api/v1/tasks', {
+        token,
+        body: { workspace_id: ws.id, title: 'T' },
+      });
       expect(without.status).toBe(200);
       const health = await call(api.url, 'GET', '/api/health');
       expect(health.status).toBe(503);
@@ -86,7 +105,10 @@ describe('identity readiness gate (SPEC §12)', () => {
       );
       await api.services.readiness.refresh(db);
     }
-    const again = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: 'x', title: 'T' } });
+    const again = await call(api.url, 'POST', '/api/v1/tasks', {
+      token,
+      body: { workspace_id: ws.id, external_id: 'x', title: 'T' },
+    });
     expect(again.status).toBe(200);
   });
 });

@@ -28,19 +28,31 @@ describe('create with an external id (SPEC §4.1)', () => {
     expect(again.task.id).toBe(first.task.id);
   });
 
-  it('Found has zero side effects and leaves the task byte-identical even when the title differs', async ({ db, services, ws }) => {
+  it('Found has zero side effects and leaves the task byte-identical even when the title differs', async ({
+    db,
+    services,
+    ws,
+  }) => {
     const ext = uniq('ext-');
     const first = await createTask(services, actor(ws), { workspace_id: ws.id, external_id: ext, title: 'Original' });
     const before = await counts(db, ws);
     const row = await snapshot(db, first.task.id);
-    const again = await createTask(services, actor(ws), { workspace_id: ws.id, external_id: ext, title: 'Drifted', description: 'x' });
+    const again = await createTask(services, actor(ws), {
+      workspace_id: ws.id,
+      external_id: ext,
+      title: 'Drifted',
+      description: 'x',
+    });
     expect(again.kind).toBe('found_settled');
     expect(again.task.title).toBe('Original');
     expect(await counts(db, ws)).toEqual(before);
     expect(await snapshot(db, first.task.id)).toEqual(row);
   });
 
-  it('a retry without a title still gets Found (title is enforced only after a miss, SPEC §4.1 step 6)', async ({ services, ws }) => {
+  it('a retry without a title still gets Found (title is enforced only after a miss, SPEC §4.1 step 6)', async ({
+    services,
+    ws,
+  }) => {
     const ext = uniq('ext-');
     await createTask(services, actor(ws), { workspace_id: ws.id, external_id: ext, title: 'T' });
     const again = await createTask(services, actor(ws), { workspace_id: ws.id, external_id: ext });
@@ -49,18 +61,31 @@ describe('create with an external id (SPEC §4.1)', () => {
 
   it('a miss without a title is a validation error and writes nothing', async ({ db, services, ws }) => {
     const before = await counts(db, ws);
-    await expect(createTask(services, actor(ws), { workspace_id: ws.id, external_id: uniq('ext-') })).rejects.toMatchObject({
+    await expect(
+      createTask(services, actor(ws), { workspace_id: ws.id, external_id: uniq('ext-') }),
+    ).rejects.toMatchObject({
       code: 'title_required',
     });
     expect(await counts(db, ws)).toEqual(before);
   });
 
-  it('"  ext  " finds "ext"; a blank id creates a task without identity; case is significant', async ({ services, ws }) => {
+  it('"  ext  " finds "ext"; a blank id creates a task without identity; case is significant', async ({
+    services,
+    ws,
+  }) => {
     const ext = uniq('ext-');
     const first = await createTask(services, actor(ws), { workspace_id: ws.id, external_id: ext, title: 'T' });
-    const padded = await createTask(services, actor(ws), { workspace_id: ws.id, external_id: `\u00a0 ${ext}\u3000`, title: 'T' });
+    const padded = await createTask(services, actor(ws), {
+      workspace_id: ws.id,
+      external_id: `\u00a0 ${ext}\u3000`,
+      title: 'T',
+    });
     expect(padded.task.id).toBe(first.task.id);
-    const upper = await createTask(services, actor(ws), { workspace_id: ws.id, external_id: ext.toUpperCase(), title: 'T' });
+    const upper = await createTask(services, actor(ws), {
+      workspace_id: ws.id,
+      external_id: ext.toUpperCase(),
+      title: 'T',
+    });
     expect(upper.kind).toBe('created');
     const blank = await createTask(services, actor(ws), { workspace_id: ws.id, external_id: '   ', title: 'T' });
     expect(blank.kind).toBe('created');
@@ -78,8 +103,16 @@ describe('create with an external id (SPEC §4.1)', () => {
   it('the same id in another workspace is a new task', async ({ db, services, ws }) => {
     const other = await makeWorkspace(db);
     const ext = uniq('ext-');
-    const a = await createTask(services, tokenActor([ws.id, other.id]), { workspace_id: ws.id, external_id: ext, title: 'T' });
-    const b = await createTask(services, tokenActor([ws.id, other.id]), { workspace_id: other.id, external_id: ext, title: 'T' });
+    const a = await createTask(services, tokenActor([ws.id, other.id]), {
+      workspace_id: ws.id,
+      external_id: ext,
+      title: 'T',
+    });
+    const b = await createTask(services, tokenActor([ws.id, other.id]), {
+      workspace_id: other.id,
+      external_id: ext,
+      title: 'T',
+    });
     expect(b.kind).toBe('created');
     expect(b.task.id).not.toBe(a.task.id);
   });
@@ -105,21 +138,30 @@ describe('create with an external id (SPEC §4.1)', () => {
   });
 
   it('without workspace or parent → workspace_id is required', async ({ services, ws }) => {
-    await expect(createTask(services, actor(ws), { external_id: 'x', title: 'T' })).rejects.toMatchObject({ code: 'workspace_required' });
+    await expect(createTask(services, actor(ws), { external_id: 'x', title: 'T' })).rejects.toMatchObject({
+      code: 'workspace_required',
+    });
   });
 
   it('unauthorized create is 404 task not created, before identity validation', async ({ services, ws }) => {
     const stranger = tokenActor([]);
-    await expect(createTask(services, stranger, { workspace_id: ws.id, external_id: 'x'.repeat(300), title: 'T' })).rejects.toMatchObject({
+    await expect(
+      createTask(services, stranger, { workspace_id: ws.id, external_id: 'x'.repeat(300), title: 'T' }),
+    ).rejects.toMatchObject({
       code: 'task_not_created',
     });
   });
 
   it('writes revisions 0 and 1 and exactly one task.created event on Created', async ({ db, services, ws }) => {
-    const created = await createTask(services, actor(ws), { workspace_id: ws.id, external_id: uniq('ext-'), title: 'T' });
-    const revs = await db.query<{ revision: unknown; change: unknown }>('SELECT revision, change FROM task_revisions WHERE task_id = $1 ORDER BY revision', [
-      created.task.id,
-    ]);
+    const created = await createTask(services, actor(ws), {
+      workspace_id: ws.id,
+      external_id: uniq('ext-'),
+      title: 'T',
+    });
+    const revs = await db.query<{ revision: unknown; change: unknown }>(
+      'SELECT revision, change FROM task_revisions WHERE task_id = $1 ORDER BY revision',
+      [created.task.id],
+    );
     expect(revs.map((r) => [Number(r.revision), r.change])).toEqual([
       [0, 'begin'],
       [1, 'create'],
@@ -137,7 +179,12 @@ describe('create with an external id (SPEC §4.1)', () => {
     const existing = await createTask(services, actor(ws), { workspace_id: ws.id, title: 'T' });
     const before = await counts(db, ws);
     await expect(
-      createTask(services, actor(ws), { workspace_id: ws.id, external_id: uniq('ext-'), title: 'T' }, { taskId: existing.task.id }),
+      createTask(
+        services,
+        actor(ws),
+        { workspace_id: ws.id, external_id: uniq('ext-'), title: 'T' },
+        { taskId: existing.task.id },
+      ),
     ).rejects.toThrow();
     expect(await counts(db, ws)).toEqual(before);
   });
@@ -148,7 +195,11 @@ describe('create with an external id (SPEC §4.1)', () => {
     const found = await lookupTaskByExternalId(services, actor(ws), ws.id, ` ${ext} `);
     expect(found.task.id).toBe(created.task.id);
     expect(found.creationComplete).toBe(true);
-    await expect(lookupTaskByExternalId(services, actor(ws), ws.id, uniq('nope-'))).rejects.toMatchObject({ code: 'task_not_found' });
-    await expect(lookupTaskByExternalId(services, actor(ws), ws.id, '  ')).rejects.toMatchObject({ code: 'external_id_required' });
+    await expect(lookupTaskByExternalId(services, actor(ws), ws.id, uniq('nope-'))).rejects.toMatchObject({
+      code: 'task_not_found',
+    });
+    await expect(lookupTaskByExternalId(services, actor(ws), ws.id, '  ')).rejects.toMatchObject({
+      code: 'external_id_required',
+    });
   });
 });

@@ -30,7 +30,9 @@ afterAll(async () => {
 
 const post = (body: unknown, t = token) => call(api.url, 'POST', '/api/v1/tasks', { token: t, body });
 const lookup = (ext: string, t = token, wsId = ws.id) =>
-  call(api.url, 'GET', `/api/v1/workspaces/${wsId}/tasks/by-external-id?external_id=${encodeURIComponent(ext)}`, { token: t });
+  call(api.url, 'GET', `/api/v1/workspaces/${wsId}/tasks/by-external-id?external_id=${encodeURIComponent(ext)}`, {
+    token: t,
+  });
 const release = (ext: string, key: string | null = randomUUID(), t = token, wsId = ws.id) =>
   call(api.url, 'DELETE', `/api/v1/workspaces/${wsId}/tasks/by-external-id?external_id=${encodeURIComponent(ext)}`, {
     token: t,
@@ -45,7 +47,12 @@ describe('REST create (SPEC §3, §10)', () => {
     expect(a.status).toBe(200);
     expect(a.json).toMatchObject({ external_id: ext, deduplicated: false, creation_complete: true, title: 'Golden' });
     const b = await post({ workspace_id: ws.id, external_id: ext, title: 'Changed' });
-    expect(b.json).toMatchObject({ id: (a.json as { id: string }).id, deduplicated: true, creation_complete: true, title: 'Golden' });
+    expect(b.json).toMatchObject({
+      id: (a.json as { id: string }).id,
+      deduplicated: true,
+      creation_complete: true,
+      title: 'Golden',
+    });
     const l = await lookup(ext);
     expect(l.status).toBe(200);
     expect(l.json).toMatchObject({ id: (a.json as { id: string }).id, creation_complete: true });
@@ -84,9 +91,18 @@ describe('REST create (SPEC §3, §10)', () => {
       expect(await rows()).toBe(before);
     });
     it(`tRPC refuses ${name} with BAD_REQUEST and the same message`, async () => {
-      const r = await trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, external_id: value, title: 'T' }, token);
+      const r = await trpc(
+        api.url,
+        'mutation',
+        'task.create',
+        { workspace_id: ws.id, external_id: value, title: 'T' },
+        token,
+      );
       expect(r.status).toBe(400);
-      expect((r.json as { error: { message: string; data: { code: string } } }).error).toMatchObject({ message, data: { code: 'BAD_REQUEST' } });
+      expect((r.json as { error: { message: string; data: { code: string } } }).error).toMatchObject({
+        message,
+        data: { code: 'BAD_REQUEST' },
+      });
     });
   }
 
@@ -109,7 +125,10 @@ describe('REST create (SPEC §3, §10)', () => {
   it('unauthenticated → 401', async () => {
     const r = await call(api.url, 'POST', '/api/v1/tasks', { body: { workspace_id: ws.id, title: 'T' } });
     expect(r.status).toBe(401);
-    const bad = await call(api.url, 'POST', '/api/v1/tasks', { token: 'tth_nope_nope', body: { workspace_id: ws.id, title: 'T' } });
+    const bad = await call(api.url, 'POST', '/api/v1/tasks', {
+      token: 'tth_nope_nope',
+      body: { workspace_id: ws.id, title: 'T' },
+    });
     expect(bad.status).toBe(401);
   });
 });
@@ -171,7 +190,10 @@ describe('REST release (SPEC §7)', () => {
     expect((await release(ext, key)).status).toBe(204);
     const conflict = await release(uniq('x-'), key);
     expect(conflict.status).toBe(409);
-    expect(conflict.json).toEqual({ error: 'idempotency key reused with a different request', code: 'idempotency_key_conflict' });
+    expect(conflict.json).toEqual({
+      error: 'idempotency key reused with a different request',
+      code: 'idempotency_key_conflict',
+    });
     expect((await release(ext, null)).status).toBe(400);
     expect((await release(ext, 'nope')).status).toBe(400);
     expect((await release('  ')).json).toEqual({ error: 'invalid external_id: external_id is required' });
@@ -193,7 +215,10 @@ describe('REST release (SPEC §7)', () => {
     const ext = uniq('patch-');
     const a = await post({ workspace_id: ws.id, external_id: ext, title: 'Before' });
     const id = (a.json as { id: string }).id;
-    const p = await call(api.url, 'PATCH', `/api/v1/tasks/${id}`, { token, body: { title: 'After', external_id: 'other' } });
+    const p = await call(api.url, 'PATCH', `/api/v1/tasks/${id}`, {
+      token,
+      body: { title: 'After', external_id: 'other' },
+    });
     expect(p.status).toBe(200);
     expect(p.json).toMatchObject({ title: 'After', external_id: ext });
   });
@@ -216,14 +241,27 @@ describe('REST release (SPEC §7)', () => {
 describe('tRPC surface (SPEC §10)', () => {
   it('create accepts an identity envelope without a title on a Found retry, and byExternalId reports creation_complete', async () => {
     const ext = uniq('trpc-');
-    const a = await trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, external_id: ext, title: 'T' }, token);
+    const a = await trpc(
+      api.url,
+      'mutation',
+      'task.create',
+      { workspace_id: ws.id, external_id: ext, title: 'T' },
+      token,
+    );
     expect(a.status).toBe(200);
     const created = (a.json as { result: { data: { id: string; deduplicated: boolean } } }).result.data;
     expect(created.deduplicated).toBe(false);
     const b = await trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, external_id: ext }, token);
-    expect((b.json as { result: { data: unknown } }).result.data).toMatchObject({ id: created.id, deduplicated: true, creation_complete: true });
+    expect((b.json as { result: { data: unknown } }).result.data).toMatchObject({
+      id: created.id,
+      deduplicated: true,
+      creation_complete: true,
+    });
     const l = await trpc(api.url, 'query', 'task.byExternalId', { workspace_id: ws.id, external_id: ext }, token);
-    expect((l.json as { result: { data: unknown } }).result.data).toMatchObject({ id: created.id, creation_complete: true });
+    expect((l.json as { result: { data: unknown } }).result.data).toMatchObject({
+      id: created.id,
+      creation_complete: true,
+    });
   });
 
   it('a miss without a title → BAD_REQUEST "title is required"', async () => {
@@ -235,11 +273,28 @@ describe('tRPC surface (SPEC §10)', () => {
   it('unauthorized lookup → NOT_FOUND "task not found"; release via tRPC works with a key', async () => {
     const ext = uniq('trpc-rel-');
     await post({ workspace_id: ws.id, external_id: ext, title: 'T' });
-    const denied = await trpc(api.url, 'query', 'task.byExternalId', { workspace_id: ws.id, external_id: ext }, otherToken);
+    const denied = await trpc(
+      api.url,
+      'query',
+      'task.byExternalId',
+      { workspace_id: ws.id, external_id: ext },
+      otherToken,
+    );
     expect(denied.status).toBe(404);
     expect((denied.json as { error: { message: string } }).error.message).toBe('task not found');
-    const rel = await trpc(api.url, 'mutation', 'task.releaseExternalId', { workspace_id: ws.id, external_id: ext, idempotency_key: randomUUID() }, token);
-    expect((rel.json as { result: { data: unknown } }).result.data).toEqual({ released: true, replayed: false, release_id: expect.any(String), holder_task_id: expect.any(String) });
+    const rel = await trpc(
+      api.url,
+      'mutation',
+      'task.releaseExternalId',
+      { workspace_id: ws.id, external_id: ext, idempotency_key: randomUUID() },
+      token,
+    );
+    expect((rel.json as { result: { data: unknown } }).result.data).toEqual({
+      released: true,
+      replayed: false,
+      release_id: expect.any(String),
+      holder_task_id: expect.any(String),
+    });
   });
 
   it('unauthenticated → 401', async () => {

@@ -32,19 +32,26 @@ const NOT_STRINGS: Array<[string, unknown]> = [
   ['an array', ['x']],
 ];
 const INVALID = { error: 'invalid payload' };
-const TRPC_INVALID = { message: 'invalid payload', data: { code: 'BAD_REQUEST', httpStatus: 400, domainCode: 'invalid_payload' } };
+const TRPC_INVALID = {
+  message: 'invalid payload',
+  data: { code: 'BAD_REQUEST', httpStatus: 400, domainCode: 'invalid_payload' },
+};
 
 /** Each workspace: one the caller may write to, and one it cannot see — the answer must not depend on which. */
-const workspaces = () => [
-  ['an accessible workspace', ws.id],
-  ['a workspace the caller cannot access', hidden.id],
-] as const;
+const workspaces = () =>
+  [
+    ['an accessible workspace', ws.id],
+    ['a workspace the caller cannot access', hidden.id],
+  ] as const;
 
 describe.each(NOT_STRINGS)('external_id as %s', (_what, externalId) => {
   it('REST POST /tasks: 400 invalid payload before authorization, nothing written', async () => {
     for (const [where, workspaceId] of workspaces()) {
       const before = await tableCounts(db);
-      const res = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: workspaceId, external_id: externalId, title: 'T' } });
+      const res = await call(api.url, 'POST', '/api/v1/tasks', {
+        token,
+        body: { workspace_id: workspaceId, external_id: externalId, title: 'T' },
+      });
       expect({ where, status: res.status, body: res.json }).toEqual({ where, status: 400, body: INVALID });
       expect(await tableCounts(db)).toEqual(before);
     }
@@ -54,9 +61,21 @@ describe.each(NOT_STRINGS)('external_id as %s', (_what, externalId) => {
     for (const [where, workspaceId] of workspaces()) {
       const before = await tableCounts(db);
       const calls = [
-        trpc(api.url, 'mutation', 'task.create', { workspace_id: workspaceId, external_id: externalId, title: 'T' }, token),
+        trpc(
+          api.url,
+          'mutation',
+          'task.create',
+          { workspace_id: workspaceId, external_id: externalId, title: 'T' },
+          token,
+        ),
         trpc(api.url, 'query', 'task.byExternalId', { workspace_id: workspaceId, external_id: externalId }, token),
-        trpc(api.url, 'mutation', 'task.releaseExternalId', { workspace_id: workspaceId, external_id: externalId, idempotency_key: randomUUID() }, token),
+        trpc(
+          api.url,
+          'mutation',
+          'task.releaseExternalId',
+          { workspace_id: workspaceId, external_id: externalId, idempotency_key: randomUUID() },
+          token,
+        ),
       ];
       for (const res of await Promise.all(calls)) {
         expect({ where, status: res.status }).toEqual({ where, status: 400 });
@@ -70,7 +89,11 @@ describe.each(NOT_STRINGS)('external_id as %s', (_what, externalId) => {
     for (const [where, workspaceId] of workspaces()) {
       const before = await tableCounts(db);
       const r = await mcp.call('create_task', { workspace_id: workspaceId, external_id: externalId, title: 'T' });
-      expect({ where, isError: r.isError, json: r.json }).toEqual({ where, isError: true, json: { ...INVALID, code: 'validation' } });
+      expect({ where, isError: r.isError, json: r.json }).toEqual({
+        where,
+        isError: true,
+        json: { ...INVALID, code: 'validation' },
+      });
       expect(await tableCounts(db)).toEqual(before);
     }
   });
@@ -79,21 +102,38 @@ describe.each(NOT_STRINGS)('external_id as %s', (_what, externalId) => {
 describe('what is not a type error stays where SPEC §4.1 puts it', () => {
   it('a 300-byte string from a caller without access is still 404 (authorization precedes the byte rules)', async () => {
     const long = 'x'.repeat(300);
-    const rest = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: hidden.id, external_id: long, title: 'T' } });
+    const rest = await call(api.url, 'POST', '/api/v1/tasks', {
+      token,
+      body: { workspace_id: hidden.id, external_id: long, title: 'T' },
+    });
     expect([rest.status, rest.json]).toEqual([404, { error: 'task not created' }]);
-    const lookup = await trpc(api.url, 'query', 'task.byExternalId', { workspace_id: hidden.id, external_id: long }, token);
+    const lookup = await trpc(
+      api.url,
+      'query',
+      'task.byExternalId',
+      { workspace_id: hidden.id, external_id: long },
+      token,
+    );
     expect(lookup.status).toBe(404);
     const mcpAnswer = await mcp.call('create_task', { workspace_id: hidden.id, external_id: long, title: 'T' });
     expect(mcpAnswer.json).toEqual({ error: 'task not created', code: 'not_found' });
   });
 
   it('null is no identity on create (a task without one), and a missing identity on lookup is "required" after authorization', async () => {
-    const res = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: null, title: 'No identity' } });
+    const res = await call(api.url, 'POST', '/api/v1/tasks', {
+      token,
+      body: { workspace_id: ws.id, external_id: null, title: 'No identity' },
+    });
     expect(res.status).toBe(200);
     expect(res.json).not.toHaveProperty('external_id');
     const missing = await trpc(api.url, 'query', 'task.byExternalId', { workspace_id: ws.id }, token);
-    expect((missing.json as { error: { message: string } }).error.message).toBe('invalid external_id: external_id is required');
+    expect((missing.json as { error: { message: string } }).error.message).toBe(
+      'invalid external_id: external_id is required',
+    );
     const hiddenMissing = await trpc(api.url, 'query', 'task.byExternalId', { workspace_id: hidden.id }, token);
-    expect([hiddenMissing.status, (hiddenMissing.json as { error: { message: string } }).error.message]).toEqual([404, 'task not found']);
+    expect([hiddenMissing.status, (hiddenMissing.json as { error: { message: string } }).error.message]).toEqual([
+      404,
+      'task not found',
+    ]);
   });
 });

@@ -74,45 +74,94 @@ describe('legacy rows block readiness until resolved; re-attestation needs no re
     expect(anonymous.text).not.toContain(ext);
     expect(anonymous.text).not.toContain(taskId);
     const other = await makeWorkspace(db);
-    const outsider = await call(api.url, 'GET', '/api/health', { token: await makeToken(db, [other.id], ['tasks:read']) });
+    const outsider = await call(api.url, 'GET', '/api/health', {
+      token: await makeToken(db, [other.id], ['tasks:read']),
+    });
     expect(outsider.text).not.toContain(ext);
     const reader = await call(api.url, 'GET', '/api/health', { token });
-    expect(reader.json).toMatchObject({ attestation: { legacy_count: 1, legacy: [{ task_id: taskId, workspace_id: ws.id, external_id: ext }] } });
+    expect(reader.json).toMatchObject({
+      attestation: { legacy_count: 1, legacy: [{ task_id: taskId, workspace_id: ws.id, external_id: ext }] },
+    });
   });
 
   it('while not ready every identity read answers 503 with the reason — the console find-by-external-id too', async () => {
-    const lookup = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token });
+    const lookup = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+      token,
+    });
     expect(lookup.status).toBe(503);
     expect((lookup.json as { error: string }).error).toMatch(/schema attestation has not passed: .*legacy task/);
-    const find = await trpc(api.url, 'query', 'console.findByExternalId', { workspace_id: ws.id, external_id: ext }, token);
+    const find = await trpc(
+      api.url,
+      'query',
+      'console.findByExternalId',
+      { workspace_id: ws.id, external_id: ext },
+      token,
+    );
     expect(find.status).toBe(503);
-    expect(find.json).toMatchObject({ error: { message: (lookup.json as { error: string }).error, data: { code: 'SERVICE_UNAVAILABLE', domainCode: 'identity_not_ready' } } });
+    expect(find.json).toMatchObject({
+      error: {
+        message: (lookup.json as { error: string }).error,
+        data: { code: 'SERVICE_UNAVAILABLE', domainCode: 'identity_not_ready' },
+      },
+    });
     // Creates without an identity keep working.
-    expect((await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'no identity' } })).status).toBe(200);
+    expect(
+      (await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'no identity' } }))
+        .status,
+    ).toBe(200);
   });
 
   it('`identity legacy list` shows it', async () => {
     const r = await tether(['identity', 'legacy', 'list', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([
-      expect.objectContaining({ task_id: taskId, workspace_id: ws.id, external_id: ext, identifier: expect.any(String), creation_state: 'completed' }),
+      expect.objectContaining({
+        task_id: taskId,
+        workspace_id: ws.id,
+        external_id: ext,
+        identifier: expect.any(String),
+        creation_state: 'completed',
+      }),
     ]);
   });
 
   it('`resolve --settle` settles it as it is, audited, and the server is ready again without a restart', async () => {
-    const before = await db.one<Record<string, unknown>>('SELECT revision, external_id FROM tasks WHERE id = $1', [taskId]);
+    const before = await db.one<Record<string, unknown>>('SELECT revision, external_id FROM tasks WHERE id = $1', [
+      taskId,
+    ]);
     const r = await tether(['identity', 'legacy', 'resolve', taskId, '--settle', '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ action: 'settle', task_id: taskId, external_id: ext, readiness: { ready: true, reasons: [] } });
-    const row = await db.one<Record<string, unknown>>('SELECT revision, external_id, external_id_settled_at, creation_state FROM tasks WHERE id = $1', [taskId]);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      action: 'settle',
+      task_id: taskId,
+      external_id: ext,
+      readiness: { ready: true, reasons: [] },
+    });
+    const row = await db.one<Record<string, unknown>>(
+      'SELECT revision, external_id, external_id_settled_at, creation_state FROM tasks WHERE id = $1',
+      [taskId],
+    );
     expect(row).toMatchObject({ external_id: ext, creation_state: 'completed', revision: before!.revision });
     expect(row!.external_id_settled_at).not.toBeNull();
-    const audit = await db.query<Record<string, unknown>>('SELECT action, actor_id, source, external_id, workspace_id FROM legacy_resolutions WHERE task_id = $1', [taskId]);
-    expect(audit).toEqual([{ action: 'settle', actor_id: expect.stringMatching(/^cli:/), source: 'cli', external_id: ext, workspace_id: ws.id }]);
+    const audit = await db.query<Record<string, unknown>>(
+      'SELECT action, actor_id, source, external_id, workspace_id FROM legacy_resolutions WHERE task_id = $1',
+      [taskId],
+    );
+    expect(audit).toEqual([
+      {
+        action: 'settle',
+        actor_id: expect.stringMatching(/^cli:/),
+        source: 'cli',
+        external_id: ext,
+        workspace_id: ws.id,
+      },
+    ]);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM release_operations WHERE holder_task_id = $1', [taskId])).toBe(0);
     await until(serverReady, 5_000, 'the server to be ready again');
-    const lookup = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token });
+    const lookup = await call(api.url, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+      token,
+    });
     expect(lookup.json).toMatchObject({ id: taskId, external_id: ext, creation_complete: true });
   });
 
@@ -122,26 +171,41 @@ describe('legacy rows block readiness until resolved; re-attestation needs no re
     await api.services.readiness.refresh(db);
     const r = await tether(['identity', 'legacy', 'resolve', id, '--release', '--json']);
     expect(r.code).toBe(0);
-    const row = await db.one<Record<string, unknown>>('SELECT revision, external_id, external_id_settled_at FROM tasks WHERE id = $1', [id]);
+    const row = await db.one<Record<string, unknown>>(
+      'SELECT revision, external_id, external_id_settled_at FROM tasks WHERE id = $1',
+      [id],
+    );
     expect(row).toMatchObject({ external_id: null, external_id_settled_at: null });
     expect(Number(row!.revision)).toBe(2);
-    const events = await db.query<{ type: string; payload: string }>('SELECT type, payload FROM outbox_events WHERE task_id = $1', [id]);
+    const events = await db.query<{ type: string; payload: string }>(
+      'SELECT type, payload FROM outbox_events WHERE task_id = $1',
+      [id],
+    );
     expect(events.map((e) => e.type)).toEqual(['task.updated']);
     expect(JSON.parse(events[0]!.payload).task).not.toHaveProperty('external_id');
-    expect(await db.query('SELECT source, result_status, external_id FROM release_operations WHERE holder_task_id = $1', [id])).toEqual([
-      { source: 'cli', result_status: 204, external_id: ext2 },
-    ]);
-    expect(await count(db, "SELECT COUNT(*) AS n FROM legacy_resolutions WHERE task_id = $1 AND action = 'release'", [id])).toBe(1);
+    expect(
+      await db.query('SELECT source, result_status, external_id FROM release_operations WHERE holder_task_id = $1', [
+        id,
+      ]),
+    ).toEqual([{ source: 'cli', result_status: 204, external_id: ext2 }]);
+    expect(
+      await count(db, "SELECT COUNT(*) AS n FROM legacy_resolutions WHERE task_id = $1 AND action = 'release'", [id]),
+    ).toBe(1);
     await until(serverReady, 5_000, 'the server to be ready again');
     // The identity is free: the next create with it makes a new task.
-    const next = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext2, title: 'new' } });
+    const next = await call(api.url, 'POST', '/api/v1/tasks', {
+      token,
+      body: { workspace_id: ws.id, external_id: ext2, title: 'new' },
+    });
     expect(next.json).toMatchObject({ deduplicated: false });
     expect((next.json as { id: string }).id).not.toBe(id);
   });
 
   it('refuses with one line and changes nothing: no flag, both flags, a task that is not legacy, an unknown task', async () => {
     const id = await insertLegacy(uniq('legacy-c-'));
-    const settled = (await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'plain' } })).json as { id: string };
+    const settled = (
+      await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 'plain' } })
+    ).json as { id: string };
     const cases: Array<[string[], RegExp]> = [
       [[id], /exactly one of --settle or --release/],
       [[id, '--settle', '--release'], /exactly one of --settle or --release/],
@@ -172,7 +236,9 @@ describe('the console view (identity.*, workspace admins only)', () => {
     expect(serverReady()).toBe(false);
 
     const view = await trpc(api.url, 'query', 'identity.readiness', { workspace_id: ws.id }, adminToken);
-    expect(view.json).toMatchObject({ result: { data: { ready: false, legacy: [{ task_id: id, external_id: ext }] } } });
+    expect(view.json).toMatchObject({
+      result: { data: { ready: false, legacy: [{ task_id: id, external_id: ext }] } },
+    });
 
     // Not an admin of the workspace: the same 404 as a workspace that is not there, and nothing changes.
     for (const [proc, kind, input] of [
@@ -186,10 +252,21 @@ describe('the console view (identity.*, workspace admins only)', () => {
     }
     expect(await count(db, 'SELECT COUNT(*) AS n FROM legacy_resolutions WHERE task_id = $1', [id])).toBe(0);
 
-    const resolved = await trpc(api.url, 'mutation', 'identity.resolveLegacy', { workspace_id: ws.id, task_id: id, action: 'settle' }, adminToken);
-    expect(resolved.json).toMatchObject({ result: { data: { action: 'settle', task_id: id, external_id: ext, readiness: { ready: true } } } });
+    const resolved = await trpc(
+      api.url,
+      'mutation',
+      'identity.resolveLegacy',
+      { workspace_id: ws.id, task_id: id, action: 'settle' },
+      adminToken,
+    );
+    expect(resolved.json).toMatchObject({
+      result: { data: { action: 'settle', task_id: id, external_id: ext, readiness: { ready: true } } },
+    });
     expect(serverReady()).toBe(true);
-    const audit = await db.one<Record<string, unknown>>('SELECT action, source, actor_id FROM legacy_resolutions WHERE task_id = $1', [id]);
+    const audit = await db.one<Record<string, unknown>>(
+      'SELECT action, source, actor_id FROM legacy_resolutions WHERE task_id = $1',
+      [id],
+    );
     expect(audit).toMatchObject({ action: 'settle', source: 'trpc' });
     expect(String(audit!.actor_id)).not.toMatch(/^cli:/);
   });

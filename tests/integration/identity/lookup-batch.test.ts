@@ -53,7 +53,12 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (Postgre
     for (const [w, e] of asks()) alone.push((await services.store.tasks.findByExternalId(w!, e!))?.id);
     expect(together.map((t) => t?.id)).toEqual(alone);
     expect(together.map((t) => t?.id)).toEqual(asks().map(([w, e]) => ids[`${w}/${e}`]));
-    expect(together[0]).toMatchObject({ workspaceId: a.id, externalId: 'JIRA-1', title: 'JIRA-1', creationState: 'completed' });
+    expect(together[0]).toMatchObject({
+      workspaceId: a.id,
+      externalId: 'JIRA-1',
+      title: 'JIRA-1',
+      creationState: 'completed',
+    });
   });
 
   it('lookups issued together share statements (up to MAX_BATCH each); a lone lookup costs one', async () => {
@@ -67,7 +72,10 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (Postgre
 
   it('a value PostgreSQL cannot hold fails alone, not the lookups issued with it', async () => {
     // A lone surrogate is carried as U+FFFD, as a text parameter would be: an answer (a miss), not an error.
-    const [held, odd] = await Promise.all([services.store.tasks.findByExternalId(a.id, 'JIRA-1'), services.store.tasks.findByExternalId(a.id, 'x\ud800')]);
+    const [held, odd] = await Promise.all([
+      services.store.tasks.findByExternalId(a.id, 'JIRA-1'),
+      services.store.tasks.findByExternalId(a.id, 'x\ud800'),
+    ]);
     expect([held?.id, odd]).toEqual([ids[`${a.id}/JIRA-1`], undefined]);
     const results = await Promise.allSettled([
       services.store.tasks.findByExternalId(a.id, 'JIRA-1'),
@@ -85,10 +93,12 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (Postgre
        SELECT 'bulk-' || g, $1, g, 'BULK-' || g, 't', $2, now(), now(), 1, 'completed', 'ext-' || g, now() FROM generate_series(1, 20000) g`,
       [big.id, big.steps[0]!.id],
     );
-    const plan = await db.query<{ 'QUERY PLAN': string }>(
-      `EXPLAIN ${BATCHED_BY_EXTERNAL_ID}`,
-      [JSON.stringify([[a.id, 'JIRA-1'], [b.id, 'JIRA-1']])],
-    );
+    const plan = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${BATCHED_BY_EXTERNAL_ID}`, [
+      JSON.stringify([
+        [a.id, 'JIRA-1'],
+        [b.id, 'JIRA-1'],
+      ]),
+    ]);
     const text = plan.map((r) => r['QUERY PLAN']).join('\n');
     expect(text).toContain('uniq_tasks_external_id');
     expect(text).not.toMatch(/Seq Scan on tasks/);

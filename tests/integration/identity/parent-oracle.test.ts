@@ -19,7 +19,10 @@ let mcp: McpTestClient;
 beforeAll(async () => {
   other = await makeWorkspace(world.db);
   const otherToken = await makeToken(world.db, [other.id]);
-  const made = await call(world.api.url, 'POST', '/api/v1/tasks', { token: otherToken, body: { workspace_id: other.id, title: 'Hidden parent' } });
+  const made = await call(world.api.url, 'POST', '/api/v1/tasks', {
+    token: otherToken,
+    body: { workspace_id: other.id, title: 'Hidden parent' },
+  });
   hiddenParent = (made.json as { id: string }).id;
   mcp = await connectMcp(world.api.url, world.token);
 });
@@ -35,8 +38,14 @@ describe('a create naming only a parent (SPEC §4.1 step 2, §11)', () => {
   it('REST: a hidden parent and a missing one get byte-identical answers, and nothing is written', async () => {
     const tasksBefore = await count(world.db, 'SELECT COUNT(*) AS n FROM tasks');
     for (const body of bodies()) {
-      const hidden = await call(world.api.url, 'POST', '/api/v1/tasks', { token: world.token, body: body(hiddenParent) });
-      const missing = await call(world.api.url, 'POST', '/api/v1/tasks', { token: world.token, body: body(randomUUID()) });
+      const hidden = await call(world.api.url, 'POST', '/api/v1/tasks', {
+        token: world.token,
+        body: body(hiddenParent),
+      });
+      const missing = await call(world.api.url, 'POST', '/api/v1/tasks', {
+        token: world.token,
+        body: body(randomUUID()),
+      });
       expect(hidden.status).toBe(404);
       expect(hidden.text).toBe('{"error":"task not created"}');
       expect(missing.status).toBe(hidden.status);
@@ -60,8 +69,14 @@ describe('a create naming only a parent (SPEC §4.1 step 2, §11)', () => {
   it('MCP: create_task gives the same tool result for both (the token has one workspace: no fallback to it)', async () => {
     for (const body of bodies()) {
       const args = (parent: string) => body(parent) as Record<string, unknown>;
-      const hidden = (await mcp.client.callTool({ name: 'create_task', arguments: args(hiddenParent) })) as CallToolResult;
-      const missing = (await mcp.client.callTool({ name: 'create_task', arguments: args(randomUUID()) })) as CallToolResult;
+      const hidden = (await mcp.client.callTool({
+        name: 'create_task',
+        arguments: args(hiddenParent),
+      })) as CallToolResult;
+      const missing = (await mcp.client.callTool({
+        name: 'create_task',
+        arguments: args(randomUUID()),
+      })) as CallToolResult;
       expect(hidden.isError).toBe(true);
       expect(JSON.stringify(hidden)).toContain('task not created');
       expect(JSON.stringify(missing)).toBe(JSON.stringify(hidden));
@@ -69,14 +84,23 @@ describe('a create naming only a parent (SPEC §4.1 step 2, §11)', () => {
   });
 
   it('a parent the caller can see still resolves its workspace (and a deleted one, from retained history)', async () => {
-    const parent = await call(world.api.url, 'POST', '/api/v1/tasks', { token: world.token, body: { workspace_id: world.ws.id, title: 'P' } });
+    const parent = await call(world.api.url, 'POST', '/api/v1/tasks', {
+      token: world.token,
+      body: { workspace_id: world.ws.id, title: 'P' },
+    });
     const parentId = (parent.json as { id: string }).id;
     const ext = uniq('child-');
-    const child = await call(world.api.url, 'POST', '/api/v1/tasks', { token: world.token, body: { parent_id: parentId, external_id: ext, title: 'C' } });
+    const child = await call(world.api.url, 'POST', '/api/v1/tasks', {
+      token: world.token,
+      body: { parent_id: parentId, external_id: ext, title: 'C' },
+    });
     expect(child.status).toBe(200);
     expect(child.json).toMatchObject({ workspace_id: world.ws.id, parent_id: parentId, deduplicated: false });
     await world.db.run('DELETE FROM tasks WHERE id = $1', [parentId]);
-    const again = await call(world.api.url, 'POST', '/api/v1/tasks', { token: world.token, body: { parent_id: parentId, external_id: ext } });
+    const again = await call(world.api.url, 'POST', '/api/v1/tasks', {
+      token: world.token,
+      body: { parent_id: parentId, external_id: ext },
+    });
     expect(again.json).toMatchObject({ id: (child.json as { id: string }).id, deduplicated: true });
   });
 });

@@ -27,7 +27,12 @@ describe('a lost identity race whose re-read misses (SPEC §4.1 step 8)', () => 
 
     // A wins the identity (Begin commits) and waits before its step.
     services.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext, times: 1 });
-    const a = createTask(services, actor(ws), { workspace_id: ws.id, external_id: ext, title: 'A', remote_contributions: [url] });
+    const a = createTask(services, actor(ws), {
+      workspace_id: ws.id,
+      external_id: ext,
+      title: 'A',
+      remote_contributions: [url],
+    });
     a.catch(() => {});
     await pausedAt(services, 'after_begin');
 
@@ -48,7 +53,11 @@ describe('a lost identity race whose re-read misses (SPEC §4.1 step 8)', () => 
     expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE external_id = $1', [ext])).toBe(1);
   });
 
-  it(`gives up after ${LOST_RACE_RETRIES} retries with 503 identity_contended (retry shortly), having created nothing`, async ({ db, services, ws }) => {
+  it(`gives up after ${LOST_RACE_RETRIES} retries with 503 identity_contended (retry shortly), having created nothing`, async ({
+    db,
+    services,
+    ws,
+  }) => {
     const ext = uniq('contended-');
     const points = services.failpoints;
     points.arm({ name: 'before_begin', action: 'pause', match: ext });
@@ -56,7 +65,16 @@ describe('a lost identity race whose re-read misses (SPEC §4.1 step 8)', () => 
     b.catch(() => {});
     let losses = 0;
     for (;;) {
-      const settled = await Promise.race([pausedAt(services, 'before_begin').then(() => false, () => false), b.then(() => true, () => true)]);
+      const settled = await Promise.race([
+        pausedAt(services, 'before_begin').then(
+          () => false,
+          () => false,
+        ),
+        b.then(
+          () => true,
+          () => true,
+        ),
+      ]);
       if (settled) break;
       // Another holder appears between B's lookup and its Begin, and is gone again before B re-reads.
       const holder = randomUUID();

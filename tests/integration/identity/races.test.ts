@@ -4,12 +4,17 @@ import { count, makeWorkspace, tokenActor, uniq, until, withPlannedStep } from '
 import { describe, expect, it } from '../../support/database-test';
 
 describe('races', () => {
-  it('50 simultaneous creates of one identity → one task, one Created, 49 Found, sequence +1', async ({ db, services }) => {
+  it('50 simultaneous creates of one identity → one task, one Created, 49 Found, sequence +1', async ({
+    db,
+    services,
+  }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id]);
     const ext = uniq('race-');
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => createTask(services, actor, { workspace_id: ws.id, external_id: ext, title: `T${i}` })),
+      Array.from({ length: 50 }, (_, i) =>
+        createTask(services, actor, { workspace_id: ws.id, external_id: ext, title: `T${i}` }),
+      ),
     );
     const kinds = results.map((r) => r.kind);
     expect(kinds.filter((k) => k === 'created')).toHaveLength(1);
@@ -22,34 +27,56 @@ describe('races', () => {
 
   // SPEC §4.3: a zero-step plan commits Begin and Complete as one transaction; a planned step keeps the two phases.
   it.for([
-    { plan: 'zero-step (one commit)', body: (ws: string, ext: string, i: number) => ({ workspace_id: ws, external_id: ext, title: `T${i}` }) },
-    { plan: 'with a planned step (two phases)', body: (ws: string, ext: string, i: number) => withPlannedStep({ workspace_id: ws, external_id: ext, title: `T${i}` }) },
-  ])('64 simultaneous creates of one identity, $plan → one task, settled, one event, sequence +1', async ({ body }, { db, services }) => {
-    const ws = await makeWorkspace(db);
-    const actor = tokenActor([ws.id]);
-    const ext = uniq('race64-');
-    const results = await Promise.all(Array.from({ length: 64 }, (_, i) => createTask(services, actor, body(ws.id, ext, i))));
-    expect(results.filter((r) => r.kind === 'created')).toHaveLength(1);
-    expect(results.filter((r) => r.kind === 'found_settled' || r.kind === 'found_unsettled')).toHaveLength(63);
-    expect(new Set(results.map((r) => r.task.id)).size).toBe(1);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1', [ws.id])).toBe(1);
-    expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(1);
-    expect(await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'completed'", [ws.id])).toBe(1);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1', [ws.id])).toBe(1);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [ws.id])).toBe(2);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1', [ws.id])).toBe(1);
-  });
+    {
+      plan: 'zero-step (one commit)',
+      body: (ws: string, ext: string, i: number) => ({ workspace_id: ws, external_id: ext, title: `T${i}` }),
+    },
+    {
+      plan: 'with a planned step (two phases)',
+      body: (ws: string, ext: string, i: number) =>
+        withPlannedStep({ workspace_id: ws, external_id: ext, title: `T${i}` }),
+    },
+  ])(
+    '64 simultaneous creates of one identity, $plan → one task, settled, one event, sequence +1',
+    async ({ body }, { db, services }) => {
+      const ws = await makeWorkspace(db);
+      const actor = tokenActor([ws.id]);
+      const ext = uniq('race64-');
+      const results = await Promise.all(
+        Array.from({ length: 64 }, (_, i) => createTask(services, actor, body(ws.id, ext, i))),
+      );
+      expect(results.filter((r) => r.kind === 'created')).toHaveLength(1);
+      expect(results.filter((r) => r.kind === 'found_settled' || r.kind === 'found_unsettled')).toHaveLength(63);
+      expect(new Set(results.map((r) => r.task.id)).size).toBe(1);
+      expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1', [ws.id])).toBe(1);
+      expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(1);
+      expect(
+        await count(
+          db,
+          "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state = 'completed'",
+          [ws.id],
+        ),
+      ).toBe(1);
+      expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1', [ws.id])).toBe(1);
+      expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [ws.id])).toBe(2);
+      expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1', [ws.id])).toBe(1);
+    },
+  );
 
   it('identifiers stay gapless when losers roll back (SPEC §4.1 step 7)', async ({ db, services }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id]);
     for (let round = 0; round < 5; round++) {
       const ext = uniq('gap-');
-      await Promise.all(Array.from({ length: 8 }, () => createTask(services, actor, { workspace_id: ws.id, external_id: ext, title: 'T' })));
+      await Promise.all(
+        Array.from({ length: 8 }, () =>
+          createTask(services, actor, { workspace_id: ws.id, external_id: ext, title: 'T' }),
+        ),
+      );
     }
-    const numbers = (await db.query<{ number: unknown }>('SELECT number FROM tasks WHERE workspace_id = $1 ORDER BY number', [ws.id])).map((r) =>
-      Number(r.number),
-    );
+    const numbers = (
+      await db.query<{ number: unknown }>('SELECT number FROM tasks WHERE workspace_id = $1 ORDER BY number', [ws.id])
+    ).map((r) => Number(r.number));
     expect(numbers).toEqual([1, 2, 3, 4, 5]);
   });
 });
@@ -69,18 +96,25 @@ describe('WIP admission (SPEC §4.1 steps 5, 7, 8)', () => {
     const ws = await makeWorkspace(db, { steps: [{ name: 'Todo', wipLimit: 1 }] });
     const actor = tokenActor([ws.id]);
     await createTask(services, actor, { workspace_id: ws.id, title: 'fills it' });
-    await expect(createTask(services, actor, { workspace_id: ws.id, external_id: uniq('wip-'), title: 'T' })).rejects.toMatchObject({
+    await expect(
+      createTask(services, actor, { workspace_id: ws.id, external_id: uniq('wip-'), title: 'T' }),
+    ).rejects.toMatchObject({
       code: 'wip_limit_exceeded',
     });
     expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1', [ws.id])).toBe(1);
     expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(1);
   });
 
-  it('two creates racing for the last slot with one identity → one Created, one Found (real race)', async ({ db, services }) => {
+  it('two creates racing for the last slot with one identity → one Created, one Found (real race)', async ({
+    db,
+    services,
+  }) => {
     const ws = await makeWorkspace(db, { steps: [{ name: 'Todo', wipLimit: 1 }] });
     const actor = tokenActor([ws.id]);
     const ext = uniq('wip-');
-    const results = await Promise.all([1, 2].map(() => createTask(services, actor, { workspace_id: ws.id, external_id: ext, title: 'T' })));
+    const results = await Promise.all(
+      [1, 2].map(() => createTask(services, actor, { workspace_id: ws.id, external_id: ext, title: 'T' })),
+    );
     const kinds = results.map((r) => r.kind);
     expect(kinds.filter((k) => k === 'created')).toHaveLength(1);
     expect(kinds.filter((k) => k.startsWith('found_'))).toHaveLength(1);
@@ -105,7 +139,10 @@ describe('WIP admission (SPEC §4.1 steps 5, 7, 8)', () => {
     expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(1);
   });
 
-  it('the identity-index loser rolls back its sequence number and returns Found (deterministic via failpoint)', async ({ db, services }) => {
+  it('the identity-index loser rolls back its sequence number and returns Found (deterministic via failpoint)', async ({
+    db,
+    services,
+  }) => {
     const ws = await makeWorkspace(db);
     const actor = tokenActor([ws.id]);
     const ext = uniq('uv-');

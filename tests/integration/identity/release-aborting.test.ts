@@ -34,7 +34,9 @@ describe('release of a holder whose create is aborting (SPEC §7)', () => {
     const ext = uniq('abrt-');
     const { pending } = await abortingCreate(ws.id, ext);
     const before = await db.one('SELECT * FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext]);
-    expect(await db.one<{ state: string }>('SELECT state FROM creation_operations WHERE external_id = $1', [ext])).toMatchObject({ state: 'aborting' });
+    expect(
+      await db.one<{ state: string }>('SELECT state FROM creation_operations WHERE external_id = $1', [ext]),
+    ).toMatchObject({ state: 'aborting' });
 
     const key = randomUUID();
     const path = `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${encodeURIComponent(ext)}`;
@@ -42,12 +44,25 @@ describe('release of a holder whose create is aborting (SPEC §7)', () => {
     expect(rest.status).toBe(409);
     expect(rest.text).toBe('{"error":"creation is aborting; retry shortly","code":"creation_aborting"}');
 
-    const viaTrpc = await trpc(world.api.url, 'mutation', 'task.releaseExternalId', { workspace_id: ws.id, external_id: ext, idempotency_key: key }, releaser);
+    const viaTrpc = await trpc(
+      world.api.url,
+      'mutation',
+      'task.releaseExternalId',
+      { workspace_id: ws.id, external_id: ext, idempotency_key: key },
+      releaser,
+    );
     expect(viaTrpc.status).toBe(409);
-    expect(viaTrpc.json).toMatchObject({ error: { message: 'creation is aborting; retry shortly', data: { code: 'CONFLICT', domainCode: 'creation_aborting' } } });
+    expect(viaTrpc.json).toMatchObject({
+      error: {
+        message: 'creation is aborting; retry shortly',
+        data: { code: 'CONFLICT', domainCode: 'creation_aborting' },
+      },
+    });
 
     // Nothing changed, nothing stored as final.
-    expect(await db.one('SELECT * FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext])).toEqual(before);
+    expect(await db.one('SELECT * FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext])).toEqual(
+      before,
+    );
     expect(await count(db, 'SELECT COUNT(*) AS n FROM release_operations WHERE idempotency_key = $1', [key])).toBe(0);
 
     world.api.services.failpoints.release('abort_before_remove');

@@ -17,18 +17,34 @@ useApiWorld((w) => ({ db, api, ws, token } = w));
 const q = encodeURIComponent;
 async function held(): Promise<{ ext: string; id: string }> {
   const ext = uniq('why-');
-  const r = await call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: 'Held' } });
+  const r = await call(api.url, 'POST', '/api/v1/tasks', {
+    token,
+    body: { workspace_id: ws.id, external_id: ext, title: 'Held' },
+  });
   expect(r.status).toBe(200);
   return { ext, id: (r.json as { id: string }).id };
 }
 const restRelease = (ext: string, key: string, reason?: string) =>
-  call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${q(ext)}${reason === undefined ? '' : `&reason=${q(reason)}`}`, {
-    token,
-    headers: { 'idempotency-key': key },
-  });
+  call(
+    api.url,
+    'DELETE',
+    `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${q(ext)}${reason === undefined ? '' : `&reason=${q(reason)}`}`,
+    {
+      token,
+      headers: { 'idempotency-key': key },
+    },
+  );
 const trpcRelease = (ext: string, key: string, reason?: unknown) =>
-  trpc(api.url, 'mutation', 'task.releaseExternalId', { workspace_id: ws.id, external_id: ext, idempotency_key: key, ...(reason === undefined ? {} : { reason }) }, token);
-const storedReason = async (key: string) => (await db.one<{ reason: unknown }>('SELECT reason FROM release_operations WHERE idempotency_key = $1', [key]))?.reason;
+  trpc(
+    api.url,
+    'mutation',
+    'task.releaseExternalId',
+    { workspace_id: ws.id, external_id: ext, idempotency_key: key, ...(reason === undefined ? {} : { reason }) },
+    token,
+  );
+const storedReason = async (key: string) =>
+  (await db.one<{ reason: unknown }>('SELECT reason FROM release_operations WHERE idempotency_key = $1', [key]))
+    ?.reason;
 
 describe('release reason', () => {
   it('REST: ?reason= is stored with the release record, trimmed', async () => {
@@ -78,9 +94,13 @@ describe('release reason', () => {
     // A non-string reason is a malformed request, before anything else.
     const typed = await trpcRelease(ext, randomUUID(), 42);
     expect(typed.status).toBe(400);
-    expect((typed.json as { error: { message: string } }).error.message).toBe('invalid payload: reason must be a string');
+    expect((typed.json as { error: { message: string } }).error.message).toBe(
+      'invalid payload: reason must be a string',
+    );
     // 500 characters (not bytes) is still fine, and the identity was held all along.
-    expect((await db.one<{ external_id: unknown }>('SELECT external_id FROM tasks WHERE id = $1', [id]))?.external_id).toBe(ext);
+    expect(
+      (await db.one<{ external_id: unknown }>('SELECT external_id FROM tasks WHERE id = $1', [id]))?.external_id,
+    ).toBe(ext);
     const key = randomUUID();
     expect((await restRelease(ext, key, 'é'.repeat(500))).status).toBe(204);
     expect(await storedReason(key)).toBe('é'.repeat(500));

@@ -7,7 +7,17 @@ import { releaseExternalId } from '../../../src/server/domain/release/release-ex
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
 import type { Db } from '../../../src/server/db/types';
 import type { Services } from '../../../src/server/services';
-import { count, makeWorkspace, testServices, tokenActor, uniq, until, userActor, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
+import {
+  count,
+  makeWorkspace,
+  testServices,
+  tokenActor,
+  uniq,
+  until,
+  userActor,
+  withPlannedStep,
+  type TestWorkspace,
+} from '../../support/fixtures';
 import { freshDb } from '../../support/db';
 
 let db: Db;
@@ -31,7 +41,11 @@ const release = (ext: string, key: string = randomUUID(), actor = operator) =>
 
 async function pausedCreate(ext: string, point = 'after_begin') {
   services.failpoints.arm({ name: point, action: 'pause', match: ext, times: 1 });
-  const pending = createTask(services, writer(), withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }));
+  const pending = createTask(
+    services,
+    writer(),
+    withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }),
+  );
   pending.catch(() => {});
   await until(() => (services.failpoints.paused.get(point) ?? 0) === 1, 10_000, `paused at ${point}`);
   // Wrapped: returning the promise itself from an async function would wait for it.
@@ -63,9 +77,13 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
     const outcome = await pending;
     expect(outcome.kind).toBe('created_identity_lost');
     expect(outcome.task.externalId).toBeNull();
-    const ev = await db.one<{ payload: string }>('SELECT payload FROM outbox_events WHERE task_id = $1', [outcome.task.id]);
+    const ev = await db.one<{ payload: string }>('SELECT payload FROM outbox_events WHERE task_id = $1', [
+      outcome.task.id,
+    ]);
     expect(JSON.parse(ev!.payload).task).not.toHaveProperty('external_id');
-    await expect(lookupTaskByExternalId(services, writer(), ws.id, ext)).rejects.toMatchObject({ code: 'task_not_found' });
+    await expect(lookupTaskByExternalId(services, writer(), ws.id, ext)).rejects.toMatchObject({
+      code: 'task_not_found',
+    });
   });
 
   it('delete during preparing → the create answers task not created', async () => {
@@ -75,7 +93,11 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
     await deleteTask(services, writer(), row!.id);
     services.failpoints.release('after_begin');
     await expect(pending).rejects.toMatchObject({ code: 'task_not_created' });
-    expect(await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE task_id = $1 AND state = 'aborted'", [row!.id])).toBe(1);
+    expect(
+      await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE task_id = $1 AND state = 'aborted'", [
+        row!.id,
+      ]),
+    ).toBe(1);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [row!.id])).toBe(0);
   });
 
@@ -104,14 +126,17 @@ describe('release (SPEC §7)', () => {
     );
     expect(row).toMatchObject({ external_id: null, external_id_settled_at: null });
     expect(Number(row!.revision)).toBe(2);
-    const events = await db.query<{ type: string; revision: unknown }>('SELECT type, revision FROM outbox_events WHERE task_id = $1 ORDER BY seq', [
-      created.task.id,
-    ]);
+    const events = await db.query<{ type: string; revision: unknown }>(
+      'SELECT type, revision FROM outbox_events WHERE task_id = $1 ORDER BY seq',
+      [created.task.id],
+    );
     expect(events.map((e) => [e.type, Number(e.revision)])).toEqual([
       ['task.created', 1],
       ['task.updated', 2],
     ]);
-    await expect(lookupTaskByExternalId(services, writer(), ws.id, ext)).rejects.toMatchObject({ code: 'task_not_found' });
+    await expect(lookupTaskByExternalId(services, writer(), ws.id, ext)).rejects.toMatchObject({
+      code: 'task_not_found',
+    });
     const again = await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T2' });
     expect(again.kind).toBe('created');
     expect(again.task.id).not.toBe(created.task.id);
@@ -154,7 +179,9 @@ describe('release (SPEC §7)', () => {
     const ext = uniq('deny-');
     await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T' });
     await expect(release(ext, randomUUID(), tokenActor([]))).rejects.toMatchObject({ code: 'task_not_found' });
-    await expect(release(ext, randomUUID(), userActor({ [ws.id]: 'viewer' }))).rejects.toMatchObject({ code: 'task_not_found' });
+    await expect(release(ext, randomUUID(), userActor({ [ws.id]: 'viewer' }))).rejects.toMatchObject({
+      code: 'task_not_found',
+    });
     await expect(release(ext, randomUUID(), writer())).rejects.toMatchObject({ code: 'task_not_found' });
     expect((await lookupTaskByExternalId(services, writer(), ws.id, ext)).task.externalId).toBe(ext);
   });
@@ -180,9 +207,10 @@ describe('lifecycle keeps or frees the identity (SPEC §2.3, §8)', () => {
     const ext = uniq('del-');
     const created = await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T' });
     await deleteTask(services, writer(), created.task.id);
-    const ev = await db.query<{ type: string; revision: unknown }>('SELECT type, revision FROM outbox_events WHERE task_id = $1 ORDER BY seq', [
-      created.task.id,
-    ]);
+    const ev = await db.query<{ type: string; revision: unknown }>(
+      'SELECT type, revision FROM outbox_events WHERE task_id = $1 ORDER BY seq',
+      [created.task.id],
+    );
     expect(ev.map((e) => [e.type, Number(e.revision)])).toEqual([
       ['task.created', 1],
       ['task.deleted', 2],

@@ -48,7 +48,11 @@ describe('authentication (SPEC §11)', () => {
   });
 
   it('a request with an unknown token is 401', async () => {
-    const r = await call(api.url, 'POST', '/api/mcp', { token: 'tth_not-a-token', body: initialize, headers: mcpHeaders });
+    const r = await call(api.url, 'POST', '/api/mcp', {
+      token: 'tth_not-a-token',
+      body: initialize,
+      headers: mcpHeaders,
+    });
     expect(r.status).toBe(401);
   });
 
@@ -65,11 +69,19 @@ describe('authentication (SPEC §11)', () => {
 describe('a workspace the caller cannot access reveals nothing (SPEC §4.1 step 3, §11)', () => {
   it('create_task into it gives the same not-found whether or not the identity is held there, and writes nothing', async () => {
     const held = uniq('mcp-secret-');
-    const secret = await otherMcp.call('create_task', { workspace_id: other.id, external_id: held, title: 'Secret title' });
+    const secret = await otherMcp.call('create_task', {
+      workspace_id: other.id,
+      external_id: held,
+      title: 'Secret title',
+    });
     const before = await count(db, 'SELECT COUNT(*) AS n FROM tasks');
 
     const onHeld = await mcp.call('create_task', { workspace_id: other.id, external_id: held, title: 'Probe' });
-    const onFree = await mcp.call('create_task', { workspace_id: other.id, external_id: uniq('mcp-free-'), title: 'Probe' });
+    const onFree = await mcp.call('create_task', {
+      workspace_id: other.id,
+      external_id: uniq('mcp-free-'),
+      title: 'Probe',
+    });
     const noTitle = await mcp.call('create_task', { workspace_id: other.id, external_id: held });
     const tooLong = await mcp.call('create_task', { workspace_id: other.id, external_id: 'x'.repeat(300) });
 
@@ -83,7 +95,7 @@ describe('a workspace the caller cannot access reveals nothing (SPEC §4.1 step 
     expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks')).toBe(before);
   });
 
-  it("create_task under a parent in that workspace gives the same not-found", async () => {
+  it('create_task under a parent in that workspace gives the same not-found', async () => {
     const parent = await otherMcp.call('create_task', { workspace_id: other.id, title: 'Hidden parent' });
     const r = await mcp.call('create_task', { parent_id: parent.structured!.id, title: 'Child' });
     expect(r.text).toBe('{"error":"task not created","code":"not_found"}');
@@ -109,7 +121,11 @@ describe('a workspace the caller cannot access reveals nothing (SPEC §4.1 step 
 
 describe('read tools project the REST task shape (SPEC §10)', () => {
   it('get_task returns exactly GET /api/v1/tasks/:id', async () => {
-    const created = await mcp.call('create_task', { workspace_id: ws.id, external_id: uniq('mcp-read-'), title: 'Read me' });
+    const created = await mcp.call('create_task', {
+      workspace_id: ws.id,
+      external_id: uniq('mcp-read-'),
+      title: 'Read me',
+    });
     const id = String(created.structured!.id);
     const r = await mcp.call('get_task', { task_id: id });
     const rest = await call(api.url, 'GET', `/api/v1/tasks/${id}`, { token });
@@ -155,7 +171,9 @@ describe('tool list and descriptions (SPEC §10)', () => {
     const param = (create.inputSchema.properties!.external_id as { description: string }).description;
     for (const text of [create.description!, param]) {
       // (1) create-if-absent, never a check
-      expect(text).toContain('creates the task when nothing holds the identity: it is create-if-absent, never a way to check whether something exists');
+      expect(text).toContain(
+        'creates the task when nothing holds the identity: it is create-if-absent, never a way to check whether something exists',
+      );
       // (2) deduplicated means nothing new was created
       expect(text).toContain('`deduplicated: true` means nothing new was created, so do not report creating one');
       // (3) unsettled: another create may still be running; never release and recreate

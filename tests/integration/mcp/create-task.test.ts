@@ -48,11 +48,19 @@ describe('create_task outcomes (SPEC §3)', () => {
     const ext = uniq('mcp-new-');
     const r = await mcp.call('create_task', { workspace_id: ws.id, external_id: ext, title: 'From an agent' });
     expect(r.isError).toBe(false);
-    expect(r.structured).toMatchObject({ workspace_id: ws.id, external_id: ext, title: 'From an agent', deduplicated: false, creation_complete: true });
+    expect(r.structured).toMatchObject({
+      workspace_id: ws.id,
+      external_id: ext,
+      title: 'From an agent',
+      deduplicated: false,
+      creation_complete: true,
+    });
     // The text carries the same JSON for clients that read only text.
     expect(r.json).toEqual(r.structured);
     expect(r.text).toMatch(/^Created task /);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND external_id = $2', [r.structured!.id, ext])).toBe(1);
+    expect(
+      await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND external_id = $2', [r.structured!.id, ext]),
+    ).toBe(1);
   });
 
   it('FoundSettled: a retry returns the same task unchanged with deduplicated true and writes nothing', async () => {
@@ -68,9 +76,16 @@ describe('create_task outcomes (SPEC §3)', () => {
   it('FoundUnsettled: while the first create is paused after Begin, a retry reports deduplicated true, creation_complete false', async () => {
     const ext = uniq('mcp-unsettled-');
     api.services.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext, times: 1 });
-    const firstCall = mcp.call('create_task', withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Slow' }));
+    const firstCall = mcp.call(
+      'create_task',
+      withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Slow' }),
+    );
     try {
-      await until(() => (api.services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'create paused after Begin');
+      await until(
+        () => (api.services.failpoints.paused.get('after_begin') ?? 0) === 1,
+        10_000,
+        'create paused after Begin',
+      );
       const retry = await mcp.call('create_task', { workspace_id: ws.id, external_id: ext, title: 'Slow' });
       expect(retry.isError).toBe(false);
       expect(retry.structured).toMatchObject({ external_id: ext, deduplicated: true, creation_complete: false });
@@ -85,7 +100,12 @@ describe('create_task outcomes (SPEC §3)', () => {
   it('a retry with start_agent and a different contribution URL returns the task, starts nothing, associates nothing', async () => {
     const ext = uniq('mcp-agent-');
     const firstUrl = `https://git.example.com/acme/app/pull/${Date.now()}`;
-    const first = await mcp.call('create_task', { workspace_id: ws.id, external_id: ext, title: 'With a PR', remote_contributions: [firstUrl] });
+    const first = await mcp.call('create_task', {
+      workspace_id: ws.id,
+      external_id: ext,
+      title: 'With a PR',
+      remote_contributions: [firstUrl],
+    });
     expect(first.structured).toMatchObject({ deduplicated: false });
     expect(await count(db, 'SELECT COUNT(*) AS n FROM remote_contributions WHERE url = $1', [firstUrl])).toBe(1);
     const before = await totals();
@@ -123,15 +143,29 @@ describe('create_task workspace resolution (SPEC §4.1 step 2)', () => {
 
   it("with parent_id in another workspace, the new task is created in the parent's workspace", async () => {
     const parent = await both.call('create_task', { workspace_id: other.id, title: 'Parent elsewhere' });
-    const child = await both.call('create_task', { parent_id: parent.structured!.id, external_id: uniq('mcp-child-'), title: 'Child' });
-    expect(child.structured).toMatchObject({ workspace_id: other.id, parent_id: parent.structured!.id, deduplicated: false });
+    const child = await both.call('create_task', {
+      parent_id: parent.structured!.id,
+      external_id: uniq('mcp-child-'),
+      title: 'Child',
+    });
+    expect(child.structured).toMatchObject({
+      workspace_id: other.id,
+      parent_id: parent.structured!.id,
+      deduplicated: false,
+    });
   });
 
   it("a Found retry whose parent was deleted still resolves the parent's workspace from retained history", async () => {
     const ext = uniq('mcp-orphan-');
     const parent = await both.call('create_task', { workspace_id: other.id, title: 'Parent to delete' });
-    const child = await both.call('create_task', { parent_id: parent.structured!.id, external_id: ext, title: 'Child' });
-    const del = await call(api.url, 'DELETE', `/api/v1/tasks/${String(parent.structured!.id)}`, { token: await makeToken(db, [other.id]) });
+    const child = await both.call('create_task', {
+      parent_id: parent.structured!.id,
+      external_id: ext,
+      title: 'Child',
+    });
+    const del = await call(api.url, 'DELETE', `/api/v1/tasks/${String(parent.structured!.id)}`, {
+      token: await makeToken(db, [other.id]),
+    });
     expect(del.status).toBe(204);
     const retry = await both.call('create_task', { parent_id: parent.structured!.id, external_id: ext });
     expect(retry.structured).toMatchObject({ id: child.structured!.id, workspace_id: other.id, deduplicated: true });
@@ -146,7 +180,7 @@ describe('create_task title is enforced only after a lookup miss (SPEC §4.1 ste
     expect(retry.structured).toEqual({ ...first.structured, deduplicated: true, creation_complete: true });
   });
 
-  it('a miss without a title is a validation error with REST\'s words and writes nothing', async () => {
+  it("a miss without a title is a validation error with REST's words and writes nothing", async () => {
     const before = await totals();
     const r = await mcp.call('create_task', { workspace_id: ws.id, external_id: uniq('mcp-miss-') });
     expect(r.isError).toBe(true);
@@ -176,8 +210,17 @@ describe('create_task errors say what REST says (STYLE habit 4)', () => {
 describe('malformed tool arguments are JSON-RPC -32602 invalid params, in one sentence (SPEC §10)', () => {
   /** A raw `tools/call` (the SDK's client would not send these), answered as JSON (stateless Streamable HTTP). */
   async function toolsCall(params: unknown) {
-    const rawBody = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', ...(params === undefined ? {} : { params }) });
-    return call(api.url, 'POST', '/api/mcp', { token, rawBody, headers: { accept: 'application/json, text/event-stream' } });
+    const rawBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      ...(params === undefined ? {} : { params }),
+    });
+    return call(api.url, 'POST', '/api/mcp', {
+      token,
+      rawBody,
+      headers: { accept: 'application/json, text/event-stream' },
+    });
   }
   const invalidParams = (message: string) => ({ jsonrpc: '2.0', id: 7, error: { code: -32602, message } });
 
@@ -198,15 +241,20 @@ describe('malformed tool arguments are JSON-RPC -32602 invalid params, in one se
   });
 
   it('a tool name that is not a string, or no params at all: -32602 too', async () => {
-    expect((await toolsCall({ name: 5, arguments: {} })).json).toEqual(invalidParams('Invalid params: name must be a string, not a number'));
+    expect((await toolsCall({ name: 5, arguments: {} })).json).toEqual(
+      invalidParams('Invalid params: name must be a string, not a number'),
+    );
     expect((await toolsCall({ arguments: {} })).json).toEqual(invalidParams('Invalid params: name is required'));
     expect((await toolsCall(undefined)).json).toEqual(invalidParams('Invalid params: params is required'));
   });
 
-  it('well-formed arguments with a wrong value stay a tool error with REST\'s words (MCP 2025-11-25: the agent can correct it)', async () => {
+  it("well-formed arguments with a wrong value stay a tool error with REST's words (MCP 2025-11-25: the agent can correct it)", async () => {
     const r = await toolsCall({ name: 'get_task', arguments: { task_id: 5 } });
     const result = (r.json as { result: { isError: boolean; content: Array<{ text: string }> } }).result;
     expect(result.isError).toBe(true);
-    expect(JSON.parse(result.content[0]!.text)).toEqual({ error: 'invalid request: task_id: Invalid input: expected string, received number', code: 'validation' });
+    expect(JSON.parse(result.content[0]!.text)).toEqual({
+      error: 'invalid request: task_id: Invalid input: expected string, received number',
+      code: 'validation',
+    });
   });
 });

@@ -40,9 +40,14 @@ const written = async () => [
 
 const CODES = ['validation', 'not_found', 'conflict', 'forbidden', 'unavailable'];
 const json = fc.jsonValue({ maxDepth: 2 });
-const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 300 }), fc.constantFrom('', ' ', '\t', 'x\n'));
+const text = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ maxLength: 300 }),
+  fc.constantFrom('', ' ', '\t', 'x\n'),
+);
 /** Mostly absent, so that some calls get past validation and create. */
-const rare = (...values: fc.Arbitrary<unknown>[]) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 6 }, ...values);
+const rare = (...values: fc.Arbitrary<unknown>[]) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 6 }, ...values);
 // Known fields with plausible and implausible values, plus arbitrary extra keys. Built inside each test:
 // the workspaces exist only after beforeAll.
 function createArgs() {
@@ -96,12 +101,17 @@ async function expectSafe(name: string, args: unknown): Promise<void> {
 
 describe('MCP tool input fuzzing', () => {
   it('create_task: arbitrary arguments never crash the transport and errors write nothing', async () => {
-    await fc.assert(fc.asyncProperty(createArgs(), (args) => expectSafe('create_task', args)), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(createArgs(), (args) => expectSafe('create_task', args)),
+      { numRuns: 60 },
+    );
   });
 
   it('create_task: arguments that are not an object are a JSON-RPC error, not a crash', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.array(json, { maxLength: 3 }), fc.string(), fc.integer(), fc.boolean()), (args) => expectSafe('create_task', args)),
+      fc.asyncProperty(fc.oneof(fc.array(json, { maxLength: 3 }), fc.string(), fc.integer(), fc.boolean()), (args) =>
+        expectSafe('create_task', args),
+      ),
       { numRuns: 15 },
     );
   });
@@ -123,11 +133,18 @@ describe('on MCP: bytes that are not UTF-8, list_tasks cursor and limit', () => 
     await fc.assert(
       fc.asyncProperty(invalidUtf8, fc.constantFrom('external_id', 'title'), async (bad, name) => {
         const args = JSON.stringify({ workspace_id: ws.id, external_id: 'mcp-u8', title: 'T', [name]: 'x@@' });
-        const body = spliceBytes(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_task","arguments":${args}}}`, bad);
+        const body = spliceBytes(
+          `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_task","arguments":${args}}}`,
+          bad,
+        );
         const before = await written();
         const res = await fetch(`${api.url}/api/mcp`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
           body: new Uint8Array(body),
         });
         expect(res.status).toBe(400);
@@ -138,7 +155,7 @@ describe('on MCP: bytes that are not UTF-8, list_tasks cursor and limit', () => 
     );
   });
 
-  it('list_tasks cursor: a next_cursor value is a page, anything else a validation error with REST\'s words', async () => {
+  it("list_tasks cursor: a next_cursor value is a page, anything else a validation error with REST's words", async () => {
     const cursor = fc.oneof({ weight: 4, arbitrary: cursorText }, { weight: 1, arbitrary: json });
     await fc.assert(
       fc.asyncProperty(cursor, async (c) => {
@@ -154,12 +171,16 @@ describe('on MCP: bytes that are not UTF-8, list_tasks cursor and limit', () => 
     );
   });
 
-  it('list_tasks limit: a whole number from 1 to 200, else a validation error with REST\'s words', async () => {
+  it("list_tasks limit: a whole number from 1 to 200, else a validation error with REST's words", async () => {
     await fc.assert(
       fc.asyncProperty(pageNumber, async (limit) => {
         const r = await mcp.call('list_tasks', { workspace_id: ws.id, limit });
         expect(r.isError, String(limit)).toBe(!wholeIn(limit, 1, 200));
-        if (r.isError) expect(r.json).toEqual({ error: 'invalid request: limit: expected a whole number from 1 to 200', code: 'validation' });
+        if (r.isError)
+          expect(r.json).toEqual({
+            error: 'invalid request: limit: expected a whole number from 1 to 200',
+            code: 'validation',
+          });
       }),
       { numRuns: 60 },
     );

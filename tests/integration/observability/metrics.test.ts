@@ -49,10 +49,15 @@ async function scrape(): Promise<{ text: string; at: Map<string, number> }> {
   return { text: r.text, at: samples(r.text) };
 }
 
-const rest = (body: Record<string, unknown>) => call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 't', ...body } });
-const viaTrpc = (body: Record<string, unknown>) => trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, title: 't', ...body }, token);
+const rest = (body: Record<string, unknown>) =>
+  call(api.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, title: 't', ...body } });
+const viaTrpc = (body: Record<string, unknown>) =>
+  trpc(api.url, 'mutation', 'task.create', { workspace_id: ws.id, title: 't', ...body }, token);
 const release = (ext: string, key: string = randomUUID()) =>
-  call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${encodeURIComponent(ext)}`, { token, headers: { 'idempotency-key': key } });
+  call(api.url, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${encodeURIComponent(ext)}`, {
+    token,
+    headers: { 'idempotency-key': key },
+  });
 
 describe('GET /api/metrics', () => {
   it('refuses a scrape without a credential (401) and one that is not an admin (403)', async () => {
@@ -78,7 +83,9 @@ describe('GET /api/metrics', () => {
     expect((await viaTrpc({ external_id: b })).status).toBe(200);
     // MCP: Created, FoundSettled, and a tool error (no title for a new task).
     expect((await mcp.call('create_task', { workspace_id: ws.id, external_id: c, title: 't' })).isError).toBe(false);
-    expect((await mcp.call('create_task', { workspace_id: ws.id, external_id: c })).json).toMatchObject({ deduplicated: true });
+    expect((await mcp.call('create_task', { workspace_id: ws.id, external_id: c })).json).toMatchObject({
+      deduplicated: true,
+    });
     expect((await mcp.call('create_task', { workspace_id: ws.id, external_id: uniq('m-none-') })).isError).toBe(true);
     // FoundUnsettled and CreatedIdentityLost on REST: a create held after Begin, retried, then released meanwhile.
     // It plans a step: a zero-step create is one commit (SPEC §4.3) and never reaches `after_begin`.
@@ -98,8 +105,14 @@ describe('GET /api/metrics', () => {
     expect((await release(a, key)).status).toBe(409);
 
     const { at } = await scrape();
-    const creates = (surface: string, outcome: string) => at.get(`tether_creates_total{surface="${surface}",outcome="${outcome}"}`) ?? 0;
-    expect([creates('rest', 'Created'), creates('rest', 'FoundSettled'), creates('rest', 'FoundUnsettled'), creates('rest', 'CreatedIdentityLost')]).toEqual([1, 2, 1, 1]);
+    const creates = (surface: string, outcome: string) =>
+      at.get(`tether_creates_total{surface="${surface}",outcome="${outcome}"}`) ?? 0;
+    expect([
+      creates('rest', 'Created'),
+      creates('rest', 'FoundSettled'),
+      creates('rest', 'FoundUnsettled'),
+      creates('rest', 'CreatedIdentityLost'),
+    ]).toEqual([1, 2, 1, 1]);
     expect([creates('trpc', 'Created'), creates('trpc', 'FoundSettled')]).toEqual([1, 1]);
     expect([creates('mcp', 'Created'), creates('mcp', 'FoundSettled')]).toEqual([1, 1]);
     expect(at.get('tether_releases_total{result="released",replayed="false"}')).toBe(1);
@@ -112,11 +125,23 @@ describe('GET /api/metrics', () => {
     expect(at.get('tether_errors_total{code="idempotency_key_conflict",surface="rest"}')).toBe(1);
     expect(at.get('tether_errors_total{code="title_required",surface="mcp"}')).toBe(1);
     // Latency by route pattern: five REST creates answered 2xx, one 400; two tRPC creates.
-    expect(at.get('tether_http_request_duration_seconds_count{route="/api/v1/tasks",method="POST",status="2xx"}')).toBe(5);
-    expect(at.get('tether_http_request_duration_seconds_count{route="/api/v1/tasks",method="POST",status="4xx"}')).toBe(1);
-    expect(at.get('tether_http_request_duration_seconds_count{route="/api/v1/tasks/:id",method="GET",status="4xx"}')).toBe(1);
-    expect(at.get('tether_http_request_duration_seconds_count{route="/api/trpc/task.create",method="POST",status="2xx"}')).toBe(2);
-    expect(at.get('tether_http_request_duration_seconds_count{route="/api/v1/workspaces/:workspace_id/tasks/by-external-id",method="DELETE",status="2xx"}')).toBe(2);
+    expect(at.get('tether_http_request_duration_seconds_count{route="/api/v1/tasks",method="POST",status="2xx"}')).toBe(
+      5,
+    );
+    expect(at.get('tether_http_request_duration_seconds_count{route="/api/v1/tasks",method="POST",status="4xx"}')).toBe(
+      1,
+    );
+    expect(
+      at.get('tether_http_request_duration_seconds_count{route="/api/v1/tasks/:id",method="GET",status="4xx"}'),
+    ).toBe(1);
+    expect(
+      at.get('tether_http_request_duration_seconds_count{route="/api/trpc/task.create",method="POST",status="2xx"}'),
+    ).toBe(2);
+    expect(
+      at.get(
+        'tether_http_request_duration_seconds_count{route="/api/v1/workspaces/:workspace_id/tasks/by-external-id",method="DELETE",status="2xx"}',
+      ),
+    ).toBe(2);
     expect([...at.keys()].some((k) => k.includes(ws.id) || k.includes(a))).toBe(false); // no ids or external ids in labels
     // Scrape-time gauges.
     expect(at.get('tether_identity_ready')).toBe(1);

@@ -115,7 +115,11 @@ describe.runIf(run)('failover to a synchronous standby under load', () => {
     const promotedAt = Date.now();
     // Both processes create again without a restart.
     for (const server of [0, 1]) {
-      await until(async () => (await create(server, uniq('probe-'))).status === 200, 20_000, `process ${server} to create on the new primary`);
+      await until(
+        async () => (await create(server, uniq('probe-'))).status === 200,
+        20_000,
+        `process ${server} to create on the new primary`,
+      );
     }
     const flowingAt = Date.now();
     await new Promise((r) => setTimeout(r, 1500));
@@ -134,16 +138,33 @@ describe.runIf(run)('failover to a synchronous standby under load', () => {
     expect(await count(db, 'SELECT inet_server_port() AS n')).toBe(cluster.standbyPort);
     // Every acknowledged identity is on the new primary, held by the one task every 200 named.
     for (const [externalId, taskId] of acknowledged) {
-      const named = new Set(answers.filter((a) => a.externalId === externalId && a.status === 200).map((a) => a.taskId));
+      const named = new Set(
+        answers.filter((a) => a.externalId === externalId && a.status === 200).map((a) => a.taskId),
+      );
       expect([...named], `${externalId} answered with different tasks`).toEqual([taskId]);
-      expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND workspace_id = $2 AND external_id = $3', [taskId, ws.id, externalId]), externalId).toBe(1);
+      expect(
+        await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1 AND workspace_id = $2 AND external_id = $3', [
+          taskId,
+          ws.id,
+          externalId,
+        ]),
+        externalId,
+      ).toBe(1);
     }
     expect(
-      await count(db, 'SELECT COUNT(*) AS n FROM (SELECT external_id FROM tasks WHERE workspace_id = $1 AND external_id IS NOT NULL GROUP BY external_id HAVING COUNT(*) > 1) d', [ws.id]),
+      await count(
+        db,
+        'SELECT COUNT(*) AS n FROM (SELECT external_id FROM tasks WHERE workspace_id = $1 AND external_id IS NOT NULL GROUP BY external_id HAVING COUNT(*) > 1) d',
+        [ws.id],
+      ),
     ).toBe(0);
     // SPEC §6: nothing is left half-done on the new primary.
     await until(
-      async () => (await count(db, "SELECT COUNT(*) AS n FROM creation_operations WHERE state NOT IN ('completed', 'aborted')")) === 0,
+      async () =>
+        (await count(
+          db,
+          "SELECT COUNT(*) AS n FROM creation_operations WHERE state NOT IN ('completed', 'aborted')",
+        )) === 0,
       15_000,
       'every creation operation to finish',
     );

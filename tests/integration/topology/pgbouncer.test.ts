@@ -43,7 +43,9 @@ describe.runIf(run)('through PgBouncer in transaction pooling mode', () => {
   it('`tether migrate` through the pooler without DIRECT_DATABASE_URL refuses in one line and changes nothing', async () => {
     const r = await tether(['migrate'], { DATABASE_URL: pooled });
     expect(r.code).toBe(1);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^error: .*PgBouncer.*set DIRECT_DATABASE_URL/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: .*PgBouncer.*set DIRECT_DATABASE_URL/),
+    ]);
     const probe = openDb(direct, { max: 1 });
     try {
       expect(await probe.one<{ t: unknown }>("SELECT to_regclass('_prisma_migrations') AS t")).toEqual({ t: null });
@@ -81,7 +83,10 @@ describe.runIf(run)('through PgBouncer in transaction pooling mode', () => {
       const ext = uniq('pgb-');
       const responses = await Promise.all(
         Array.from({ length: 64 }, (_, i) =>
-          call(servers[i % 2]!.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: `T${i}` } }),
+          call(servers[i % 2]!.url, 'POST', '/api/v1/tasks', {
+            token,
+            body: { workspace_id: ws.id, external_id: ext, title: `T${i}` },
+          }),
         ),
       );
       expect(responses.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text}`)).toEqual([]);
@@ -89,7 +94,11 @@ describe.runIf(run)('through PgBouncer in transaction pooling mode', () => {
       expect(bodies.filter((b) => !b.deduplicated)).toHaveLength(1);
       expect(new Set(bodies.map((b) => b.id)).size).toBe(1);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE external_id = $1', [ext])).toBe(1);
-      expect(await count(db, "SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1 AND type = 'task.created'", [bodies[0]!.id])).toBe(1);
+      expect(
+        await count(db, "SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1 AND type = 'task.created'", [
+          bodies[0]!.id,
+        ]),
+      ).toBe(1);
     });
 
     it('many identities raced across both, some with a planned step (two phases) → exactly one task each, no error', async () => {
@@ -98,45 +107,80 @@ describe.runIf(run)('through PgBouncer in transaction pooling mode', () => {
         ids.flatMap((ext, n) =>
           [0, 1, 2, 3].map((i) => {
             const extra = n % 2 ? { remote_contributions: [`https://git.example/acme/app/pull/${ext}`] } : {};
-            return call(servers[i % 2]!.url, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: 'T', ...extra } });
+            return call(servers[i % 2]!.url, 'POST', '/api/v1/tasks', {
+              token,
+              body: { workspace_id: ws.id, external_id: ext, title: 'T', ...extra },
+            });
           }),
         ),
       );
       expect(responses.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text}`)).toEqual([]);
-      for (const ext of ids) expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE external_id = $1', [ext]), ext).toBe(1);
+      for (const ext of ids)
+        expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE external_id = $1', [ext]), ext).toBe(1);
     });
 
     it('the REST core through the pooler: create, Found, lookup, update, release, delete', async () => {
       const [a, b] = servers.map((s) => s.url) as [string, string];
       const ext = uniq('core-');
-      const created = await call(a, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: 'Core' } });
+      const created = await call(a, 'POST', '/api/v1/tasks', {
+        token,
+        body: { workspace_id: ws.id, external_id: ext, title: 'Core' },
+      });
       expect(created.status).toBe(200);
       const task = created.json as { id: string; deduplicated: boolean; external_id: string };
       expect(task).toMatchObject({ deduplicated: false, external_id: ext });
 
-      const found = await call(b, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: 'Drifted' } });
+      const found = await call(b, 'POST', '/api/v1/tasks', {
+        token,
+        body: { workspace_id: ws.id, external_id: ext, title: 'Drifted' },
+      });
       expect(found.json).toMatchObject({ id: task.id, deduplicated: true, title: 'Core' });
 
-      const lookup = await call(b, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token });
+      const lookup = await call(b, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+        token,
+      });
       expect(lookup.status).toBe(200);
       expect(lookup.json).toMatchObject({ id: task.id });
 
       const changed = await call(a, 'PATCH', `/api/v1/tasks/${task.id}`, { token, body: { title: 'Core, renamed' } });
       expect(changed.status).toBe(200);
-      expect((await call(b, 'GET', `/api/v1/tasks/${task.id}`, { token })).json).toMatchObject({ title: 'Core, renamed' });
+      expect((await call(b, 'GET', `/api/v1/tasks/${task.id}`, { token })).json).toMatchObject({
+        title: 'Core, renamed',
+      });
 
       const key = randomUUID();
-      expect((await call(b, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token, headers: { 'idempotency-key': key } })).status).toBe(204);
+      expect(
+        (
+          await call(b, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+            token,
+            headers: { 'idempotency-key': key },
+          })
+        ).status,
+      ).toBe(204);
       // The same release replayed on the other process: the stored outcome (SPEC §7).
-      expect((await call(a, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token, headers: { 'idempotency-key': key } })).status).toBe(204);
-      expect((await call(a, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token })).status).toBe(404);
-      const again = await call(a, 'POST', '/api/v1/tasks', { token, body: { workspace_id: ws.id, external_id: ext, title: 'Core again' } });
+      expect(
+        (
+          await call(a, 'DELETE', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, {
+            token,
+            headers: { 'idempotency-key': key },
+          })
+        ).status,
+      ).toBe(204);
+      expect(
+        (await call(a, 'GET', `/api/v1/workspaces/${ws.id}/tasks/by-external-id?external_id=${ext}`, { token })).status,
+      ).toBe(404);
+      const again = await call(a, 'POST', '/api/v1/tasks', {
+        token,
+        body: { workspace_id: ws.id, external_id: ext, title: 'Core again' },
+      });
       expect(again.json).toMatchObject({ deduplicated: false });
       expect((again.json as { id: string }).id).not.toBe(task.id);
 
       expect((await call(b, 'DELETE', `/api/v1/tasks/${task.id}`, { token })).status).toBe(204);
       expect((await call(a, 'GET', `/api/v1/tasks/${task.id}`, { token })).status).toBe(404);
-      expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext])).toBe(1);
+      expect(
+        await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1 AND external_id = $2', [ws.id, ext]),
+      ).toBe(1);
     });
   });
 });

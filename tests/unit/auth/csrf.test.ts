@@ -7,7 +7,12 @@ const session = { csrfToken: 'tok_abcdefghijklmnopqrstuvwxyz0123456789ABCDE' };
 
 describe('checkCsrf', () => {
   it('accepts the matching token from the same origin', () => {
-    expect(checkCsrf({ host: 'localhost:3000', origin: 'http://localhost:3000', 'x-csrf-token': session.csrfToken }, session)).toBe(true);
+    expect(
+      checkCsrf(
+        { host: 'localhost:3000', origin: 'http://localhost:3000', 'x-csrf-token': session.csrfToken },
+        session,
+      ),
+    ).toBe(true);
   });
 
   it('accepts the matching token when the browser sends no Origin', () => {
@@ -15,7 +20,12 @@ describe('checkCsrf', () => {
   });
 
   it('refuses a cross-site form post (foreign Origin, no token header)', () => {
-    expect(checkCsrf({ host: 'localhost:3000', origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, session)).toBe(false);
+    expect(
+      checkCsrf(
+        { host: 'localhost:3000', origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+        session,
+      ),
+    ).toBe(false);
   });
 
   it('refuses a missing token even from the same origin', () => {
@@ -27,15 +37,27 @@ describe('checkCsrf', () => {
   });
 
   it('refuses the right token from another origin', () => {
-    expect(checkCsrf({ host: 'localhost:3000', origin: 'http://localhost:3001', 'x-csrf-token': session.csrfToken }, session)).toBe(false);
+    expect(
+      checkCsrf(
+        { host: 'localhost:3000', origin: 'http://localhost:3001', 'x-csrf-token': session.csrfToken },
+        session,
+      ),
+    ).toBe(false);
   });
 
   it('refuses Origin: null', () => {
-    expect(checkCsrf({ host: 'localhost:3000', origin: 'null', 'x-csrf-token': session.csrfToken }, session)).toBe(false);
+    expect(checkCsrf({ host: 'localhost:3000', origin: 'null', 'x-csrf-token': session.csrfToken }, session)).toBe(
+      false,
+    );
   });
 
   it('reads headers case-insensitively and takes the first of repeated values', () => {
-    expect(checkCsrf({ Host: 'LocalHost:3000', Origin: 'http://localhost:3000', 'X-CSRF-Token': [session.csrfToken, 'other'] }, session)).toBe(true);
+    expect(
+      checkCsrf(
+        { Host: 'LocalHost:3000', Origin: 'http://localhost:3000', 'X-CSRF-Token': [session.csrfToken, 'other'] },
+        session,
+      ),
+    ).toBe(true);
   });
 });
 

@@ -26,7 +26,9 @@ describe('isoFromTimestamptz', () => {
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     for (let i = 0; i < 5000; i++) {
       const ms = next() * 2000 + (next() % 1000);
-      const micros = String(next() % 1_000_000).padStart(6, '0').slice(0, 1 + (next() % 6));
+      const micros = String(next() % 1_000_000)
+        .padStart(6, '0')
+        .slice(0, 1 + (next() % 6));
       const text = `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')}${next() % 7 === 0 ? '' : `.${micros}`}+00`;
       expect(isoFromTimestamptz(text), text).toBe(viaDate(text));
     }

@@ -3,7 +3,12 @@
 // "the database cannot serve us now" is one DatabaseUnavailable, classified once (src/server/db/errors.ts), whether it
 // comes from pg, better-sqlite3 or Prisma Client, and every surface answers it 503 `database unavailable` + Retry-After.
 import { describe, expect, it } from 'vitest';
-import { asDatabaseError, DatabaseUnavailable, dbErrorInfo, isDatabaseUnavailable } from '../../../src/server/db/errors';
+import {
+  asDatabaseError,
+  DatabaseUnavailable,
+  dbErrorInfo,
+  isDatabaseUnavailable,
+} from '../../../src/server/db/errors';
 import { SqliteDb } from '../../../src/server/db/drivers/sqlite';
 import { InvalidTextError } from '../../../src/server/db/types';
 import { toDomainError } from '../../../src/server/domain/errors/domain-error';
@@ -56,7 +61,9 @@ describe('SQLite refuses a NUL the way PostgreSQL does', () => {
     await db.exec('CREATE TABLE t (v text)');
     const err = await db.run('INSERT INTO t (v) VALUES ($1)', ['a\u0000b']).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidTextError);
-    expect(toDomainError(err).body()).toEqual({ error: 'invalid payload: text must not contain NUL (U+0000) characters' });
+    expect(toDomainError(err).body()).toEqual({
+      error: 'invalid payload: text must not contain NUL (U+0000) characters',
+    });
     expect(await db.query('SELECT * FROM t')).toEqual([]);
     await db.close();
   });
@@ -113,7 +120,13 @@ describe('one DatabaseUnavailable for every way the database cannot serve us (SP
   });
 
   it("keeps the request's own errors what they are", () => {
-    for (const err of [pgError('23505'), pgError('42601'), pgError('40001'), sqliteError('SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed: t.x'), sqliteError('SQLITE_ERROR', 'near "SELEC": syntax error')]) {
+    for (const err of [
+      pgError('23505'),
+      pgError('42601'),
+      pgError('40001'),
+      sqliteError('SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed: t.x'),
+      sqliteError('SQLITE_ERROR', 'near "SELEC": syntax error'),
+    ]) {
       expect(isDatabaseUnavailable(err)).toBe(false);
       expect(asDatabaseError(err)).toBe(err);
     }
@@ -121,10 +134,46 @@ describe('one DatabaseUnavailable for every way the database cannot serve us (SP
 
   // The shapes Prisma Client 7 threw in the integration tests (tests/integration/hostile/database-down.test.ts).
   it.each([
-    ['PostgreSQL refused the connection', { code: 'P2037', meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { originalCode: '53300', kind: 'TooManyConnections' } } } }],
-    ['a read-only PostgreSQL node', { code: 'P2039', meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { originalCode: '25006', kind: 'postgres', code: '25006' } } } }],
-    ['a full SQLite disk', { code: 'P2039', meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { originalCode: 'SQLITE_FULL', kind: 'sqlite' } } } }],
-    ['PostgreSQL unreachable', { code: 'P2039', meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'DatabaseNotReachable' } } } }],
+    [
+      'PostgreSQL refused the connection',
+      {
+        code: 'P2037',
+        meta: {
+          driverAdapterError: {
+            name: 'DriverAdapterError',
+            cause: { originalCode: '53300', kind: 'TooManyConnections' },
+          },
+        },
+      },
+    ],
+    [
+      'a read-only PostgreSQL node',
+      {
+        code: 'P2039',
+        meta: {
+          driverAdapterError: {
+            name: 'DriverAdapterError',
+            cause: { originalCode: '25006', kind: 'postgres', code: '25006' },
+          },
+        },
+      },
+    ],
+    [
+      'a full SQLite disk',
+      {
+        code: 'P2039',
+        meta: {
+          driverAdapterError: { name: 'DriverAdapterError', cause: { originalCode: 'SQLITE_FULL', kind: 'sqlite' } },
+        },
+      },
+    ],
+    [
+      'PostgreSQL unreachable',
+      {
+        code: 'P2039',
+        meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'DatabaseNotReachable' } } },
+      },
+    ],
     ["Prisma's own code for an unreachable server", { code: 'P1001', meta: {} }],
     ['a bare DriverAdapterError', { name: 'DriverAdapterError', cause: { kind: 'ConnectionClosed' } }],
   ])('Prisma Client: %s', (_what, shape) => {
@@ -136,8 +185,21 @@ describe('one DatabaseUnavailable for every way the database cannot serve us (SP
   it("reads Prisma's unique violations, as it always did", () => {
     const err = Object.assign(new Error('prisma'), {
       code: 'P2002',
-      meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'UniqueConstraintViolation', constraint: { fields: ['workspace_id', 'external_id'] }, table: 'tasks' } } },
+      meta: {
+        driverAdapterError: {
+          name: 'DriverAdapterError',
+          cause: {
+            kind: 'UniqueConstraintViolation',
+            constraint: { fields: ['workspace_id', 'external_id'] },
+            table: 'tasks',
+          },
+        },
+      },
     });
-    expect(dbErrorInfo(err)).toMatchObject({ uniqueViolation: true, target: 'tasks.workspace_id, tasks.external_id', unavailable: false });
+    expect(dbErrorInfo(err)).toMatchObject({
+      uniqueViolation: true,
+      target: 'tasks.workspace_id, tasks.external_id',
+      unavailable: false,
+    });
   });
 });

@@ -37,7 +37,10 @@ describe('sameDigest', () => {
 describe('code paths that check a presented secret', () => {
   it('API token verification compares digests with sameDigest (constant time), never ===', () => {
     const code = source('domain/tokens/api-tokens.ts');
-    const verify = code.slice(code.indexOf('export async function verifyApiToken'), code.indexOf('export async function revokeApiToken'));
+    const verify = code.slice(
+      code.indexOf('export async function verifyApiToken'),
+      code.indexOf('export async function revokeApiToken'),
+    );
     expect(verify).toMatch(/sameDigest\(presentedHash, cached\.secretHash\)/);
     expect(verify).toMatch(/sameDigest\(presentedHash, token\.secretHash\)/);
     expect(verify).not.toMatch(/secretHash\s*[!=]==|[!=]==\s*\w*[sS]ecretHash/);

@@ -2,14 +2,32 @@
 // type-to-confirm that accepts that spelling. The visible form must be one-to-one (parse recovers the value).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { confirmsId, describeCodePoint, equivalentSpellings, hasHiddenCharacters, parseVisibleForm, readTypedEscapes, typedEscapes, visibleForm, visibleParts } from '../../../src/lib/visible-id';
+import {
+  confirmsId,
+  describeCodePoint,
+  equivalentSpellings,
+  hasHiddenCharacters,
+  parseVisibleForm,
+  readTypedEscapes,
+  typedEscapes,
+  visibleForm,
+  visibleParts,
+} from '../../../src/lib/visible-id';
 
 const table: Array<[string, string, string]> = [
   ['plain ASCII is itself', 'jira:PROJ-1', 'jira:PROJ-1'],
   ['a plain space inside is itself', 'a b', 'a b'],
   ['right-to-left override', 'rtl:\u202Eevil', 'rtl:⟦U+202E⟧evil'],
-  ['every bidi embedding, override, isolate and mark', '\u202A\u202B\u202C\u202D\u2066\u2067\u2068\u2069\u200E\u200F\u061C', '⟦U+202A⟧⟦U+202B⟧⟦U+202C⟧⟦U+202D⟧⟦U+2066⟧⟦U+2067⟧⟦U+2068⟧⟦U+2069⟧⟦U+200E⟧⟦U+200F⟧⟦U+061C⟧'],
-  ['zero-width space, joiners, word joiner, BOM', 'zw\u200Bspace\u200C\u200D\u2060\uFEFF', 'zw⟦U+200B⟧space⟦U+200C⟧⟦U+200D⟧⟦U+2060⟧⟦U+FEFF⟧'],
+  [
+    'every bidi embedding, override, isolate and mark',
+    '\u202A\u202B\u202C\u202D\u2066\u2067\u2068\u2069\u200E\u200F\u061C',
+    '⟦U+202A⟧⟦U+202B⟧⟦U+202C⟧⟦U+202D⟧⟦U+2066⟧⟦U+2067⟧⟦U+2068⟧⟦U+2069⟧⟦U+200E⟧⟦U+200F⟧⟦U+061C⟧',
+  ],
+  [
+    'zero-width space, joiners, word joiner, BOM',
+    'zw\u200Bspace\u200C\u200D\u2060\uFEFF',
+    'zw⟦U+200B⟧space⟦U+200C⟧⟦U+200D⟧⟦U+2060⟧⟦U+FEFF⟧',
+  ],
   ['soft hyphen and Mongolian vowel separator', 'a\u00ADb\u180E', 'a⟦U+00AD⟧b⟦U+180E⟧'],
   ['no-break and ideographic spaces look like a space', 'a\u00A0b\u3000c\u2007', 'a⟦U+00A0⟧b⟦U+3000⟧c⟦U+2007⟧'],
   ['line and paragraph separators', 'a\u2028b\u2029', 'a⟦U+2028⟧b⟦U+2029⟧'],
@@ -51,11 +69,14 @@ describe('parseVisibleForm', () => {
 
   it('is one-to-one: parse(visible(s)) is s whenever s has anything escaped', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom('\u202E', '\u200B', '⟦', '⟦U+0041⟧', '\u00A0', '\u{E0001}'))), (pieces) => {
-        const s = pieces.join('');
-        if (visibleForm(s) !== s) expect(parseVisibleForm(visibleForm(s))).toBe(s);
-        else expect(parseVisibleForm(s)).toBeUndefined();
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('\u202E', '\u200B', '⟦', '⟦U+0041⟧', '\u00A0', '\u{E0001}'))),
+        (pieces) => {
+          const s = pieces.join('');
+          if (visibleForm(s) !== s) expect(parseVisibleForm(visibleForm(s))).toBe(s);
+          else expect(parseVisibleForm(s)).toBeUndefined();
+        },
+      ),
     );
   });
 
@@ -99,10 +120,13 @@ describe('readTypedEscapes (SPEC §13: escapes can be typed back)', () => {
 
   it('reads back every visible form (whatever is shown can be typed back)', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom('\u202E', '\u200B', '\u00A0', '\u{E0001}'))), (pieces) => {
-        const s = pieces.join('');
-        if (visibleForm(s) !== s && !/[<([{⟨⟦\\]/.test(s)) expect(readTypedEscapes(visibleForm(s))).toBe(s);
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('\u202E', '\u200B', '\u00A0', '\u{E0001}'))),
+        (pieces) => {
+          const s = pieces.join('');
+          if (visibleForm(s) !== s && !/[<([{⟨⟦\\]/.test(s)) expect(readTypedEscapes(visibleForm(s))).toBe(s);
+        },
+      ),
     );
   });
 

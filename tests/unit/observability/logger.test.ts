@@ -2,7 +2,13 @@
 // runner, secret-named fields redacted — and its settings (config.ts: TETHER_LOG_LEVEL, TETHER_LOG_FORMAT).
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/server/config';
-import { BatchedOutput, createLogger, createRequestLogger, prettyLine, withoutRedaction } from '../../../src/server/observability/logger';
+import {
+  BatchedOutput,
+  createLogger,
+  createRequestLogger,
+  prettyLine,
+  withoutRedaction,
+} from '../../../src/server/observability/logger';
 
 function capture(isTTY = false) {
   const lines: string[] = [];
@@ -32,16 +38,31 @@ describe('createLogger', () => {
 
   it('redacts fields named like secrets', () => {
     const { lines, out } = capture();
-    createLogger({ level: 'info', format: 'json' }, out).info({ token: 'tth_x', headers: { authorization: 'Bearer y', cookie: 'z' }, user: { password: 'p' } }, 'oops');
+    createLogger({ level: 'info', format: 'json' }, out).info(
+      { token: 'tth_x', headers: { authorization: 'Bearer y', cookie: 'z' }, user: { password: 'p' } },
+      'oops',
+    );
     expect(lines[0]).not.toMatch(/tth_x|Bearer y|"z"|"p"/);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ token: '[redacted]', headers: { authorization: '[redacted]', cookie: '[redacted]' }, user: { password: '[redacted]' } });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      token: '[redacted]',
+      headers: { authorization: '[redacted]', cookie: '[redacted]' },
+      user: { password: '[redacted]' },
+    });
   });
 
   it('writes a request line without the redaction pass byte for byte as the redacting logger writes it', () => {
     for (const format of ['json', 'pretty'] as const) {
       const { lines, out } = capture();
       const log = createLogger({ level: 'info', format }, out);
-      const line = { req_id: 'r-1', method: 'POST', route: '/api/v1/tasks', status: 200, duration_ms: 1.25, actor_id: 'a-1', error_code: undefined };
+      const line = {
+        req_id: 'r-1',
+        method: 'POST',
+        route: '/api/v1/tasks',
+        status: 200,
+        duration_ms: 1.25,
+        actor_id: 'a-1',
+        error_code: undefined,
+      };
       log.info(line, 'request');
       withoutRedaction(log).info(line, 'request');
       const [redacted, plain] = lines.map((l) => l.replace(/"time":"[^"]+"|^\S+/, 'T'));
@@ -53,7 +74,14 @@ describe('createLogger', () => {
     const { lines, out } = capture();
     const log = createLogger({ level: 'info', format: 'json' }, out);
     const requests = createRequestLogger({ level: 'info', format: 'json' }, out);
-    const line = { req_id: 'r-1', method: 'POST', route: '/api/v1/tasks', status: 200, duration_ms: 1.25, actor_id: 'a-1' };
+    const line = {
+      req_id: 'r-1',
+      method: 'POST',
+      route: '/api/v1/tasks',
+      status: 200,
+      duration_ms: 1.25,
+      actor_id: 'a-1',
+    };
     log.info(line, 'request');
     requests.info(line, 'request');
     requests.info({ ...line, req_id: 'r-2' }, 'request');
@@ -115,12 +143,17 @@ describe('log settings (config.ts)', () => {
   it('default to info, JSON or readable by terminal, and silent under the test runner', () => {
     expect(loadConfig({}).log).toEqual({ level: 'info', format: 'auto' });
     expect(loadConfig({ NODE_ENV: 'test' }).log.level).toBe('silent');
-    expect(loadConfig({ NODE_ENV: 'test', TETHER_LOG_LEVEL: 'debug', TETHER_LOG_FORMAT: 'pretty' }).log).toEqual({ level: 'debug', format: 'pretty' });
+    expect(loadConfig({ NODE_ENV: 'test', TETHER_LOG_LEVEL: 'debug', TETHER_LOG_FORMAT: 'pretty' }).log).toEqual({
+      level: 'debug',
+      format: 'pretty',
+    });
   });
 
   it('refuse an unknown level or format with one line naming the variable', () => {
     expect(() => loadConfig({ TETHER_LOG_LEVEL: 'loud' })).toThrow(ConfigError);
-    expect(() => loadConfig({ TETHER_LOG_LEVEL: 'loud' })).toThrow(/^TETHER_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/);
+    expect(() => loadConfig({ TETHER_LOG_LEVEL: 'loud' })).toThrow(
+      /^TETHER_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/,
+    );
     expect(() => loadConfig({ TETHER_LOG_FORMAT: 'xml' })).toThrow(/^TETHER_LOG_FORMAT: must be json or pretty/);
   });
 });

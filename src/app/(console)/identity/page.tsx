@@ -13,7 +13,15 @@ import { HeldElsewhere } from '../../../components/find-external-id';
 import { ExportLinks } from '../../../components/list-controls';
 import { RequestId } from '../../../components/operation-history';
 import { WithWorkspace } from '../../../components/session';
-import { Badge, OperationState, PageHeader, QueryState, TaskBadges, Time, type BadgeTone } from '../../../components/ui';
+import {
+  Badge,
+  OperationState,
+  PageHeader,
+  QueryState,
+  TaskBadges,
+  Time,
+  type BadgeTone,
+} from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
 
 const ENDED: Record<string, { label: string; tone: BadgeTone }> = {
@@ -26,7 +34,9 @@ const ENDED: Record<string, { label: string; tone: BadgeTone }> = {
 
 function History({ workspaceId, externalId }: { workspaceId: string; externalId: string }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.console.identityHistory.queryOptions({ workspace_id: workspaceId, external_id: externalId }, { retry: false }));
+  const q = useQuery(
+    trpc.console.identityHistory.queryOptions({ workspace_id: workspaceId, external_id: externalId }, { retry: false }),
+  );
   return (
     <QueryState query={q} minHeight="12rem">
       {(h) => (
@@ -61,7 +71,11 @@ function History({ workspaceId, externalId }: { workspaceId: string; externalId:
               </p>
             )}
             <HeldElsewhere elsewhere={h.elsewhere} />
-            <ExportLinks list="identity" input={{ workspace_id: workspaceId, external_id: externalId }} label="this history" />
+            <ExportLinks
+              list="identity"
+              input={{ workspace_id: workspaceId, external_id: externalId }}
+              label="this history"
+            />
           </section>
 
           <section aria-labelledby="holders-title">
@@ -193,14 +207,22 @@ function IdentityHistory() {
       <form className="find__form panel" onSubmit={submit} role="search" aria-label="Identity history">
         <label className="field find__field">
           <span>External id (exact)</span>
-          <input className="mono" value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} autoComplete="off" />
+          <input
+            className="mono"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            spellCheck={false}
+            autoComplete="off"
+          />
         </label>
         <button type="submit" className="btn btn--primary">
           Show history
         </button>
       </form>
       <EscapeHint text={draft} triedFirst />
-      {id !== '' && <WithWorkspace>{(w) => <History key={`${w.id}:${id}`} workspaceId={w.id} externalId={id} />}</WithWorkspace>}
+      {id !== '' && (
+        <WithWorkspace>{(w) => <History key={`${w.id}:${id}`} workspaceId={w.id} externalId={id} />}</WithWorkspace>
+      )}
     </>
   );
 }

@@ -7,7 +7,14 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Suspense, useEffect, useState } from 'react';
 import { CleanupPanel } from '../../../components/cleanup-panel';
 import { ConsoleLink } from '../../../components/console-link';
-import { ExportLinks, ListPager, ListTable, PAGE_SIZES, TimeRangeFields, useUrlState } from '../../../components/list-controls';
+import {
+  ExportLinks,
+  ListPager,
+  ListTable,
+  PAGE_SIZES,
+  TimeRangeFields,
+  useUrlState,
+} from '../../../components/list-controls';
 import { useLivePoll } from '../../../components/live';
 import { StepProgress } from '../../../components/operation-parts';
 import { WithWorkspace } from '../../../components/session';
@@ -22,7 +29,8 @@ function Operations({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
   const [s, write] = useUrlState(DEFAULTS);
   // A new filter starts from the first page: a cursor is a position in one list.
-  const filter = (patch: Partial<typeof DEFAULTS>, how: 'push' | 'replace' = 'push') => write({ ...patch, after: '', before: '' }, how);
+  const filter = (patch: Partial<typeof DEFAULTS>, how: 'push' | 'replace' = 'push') =>
+    write({ ...patch, after: '', before: '' }, how);
   const state = (STATES as readonly string[]).includes(s.state) ? (s.state as StateFilter) : '';
   const size = PAGE_SIZES.includes(Number(s.size)) ? Number(s.size) : 50;
 
@@ -66,7 +74,14 @@ function Operations({ workspaceId }: { workspaceId: string }) {
       >
         <label className="field browse-filters__prefix">
           <span>Operation id or request id</span>
-          <input className="mono" name="q" value={search} onChange={(e) => setSearch(e.target.value)} spellCheck={false} autoComplete="off" />
+          <input
+            className="mono"
+            name="q"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            spellCheck={false}
+            autoComplete="off"
+          />
         </label>
         <button type="submit" className="btn btn--primary">
           Search
@@ -83,18 +98,34 @@ function Operations({ workspaceId }: { workspaceId: string }) {
         </label>
         <label className="field browse-filters__prefix">
           <span>External id starts with</span>
-          <input className="mono" name="prefix" value={prefix} onChange={(e) => setPrefix(e.target.value)} spellCheck={false} autoComplete="off" />
+          <input
+            className="mono"
+            name="prefix"
+            value={prefix}
+            onChange={(e) => setPrefix(e.target.value)}
+            spellCheck={false}
+            autoComplete="off"
+          />
         </label>
         <TimeRangeFields verb="Begun" from={s.from} until={s.until} onChange={filter} />
         {filtered && (
-          <button type="button" className="btn" onClick={() => (setSearch(''), setPrefix(''), filter({ state: '', prefix: '', from: '', until: '', q: '' }))}>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => (
+              setSearch(''),
+              setPrefix(''),
+              filter({ state: '', prefix: '', from: '', until: '', q: '' })
+            )}
+          >
             Clear filters
           </button>
         )}
       </form>
       {s.q && (
         <p className="small">
-          Operations whose id starts with, or whose request id (of the create, a takeover or a failed attempt) is, <code>{s.q}</code>.
+          Operations whose id starts with, or whose request id (of the create, a takeover or a failed attempt) is,{' '}
+          <code>{s.q}</code>.
         </p>
       )}
       <ListTable
@@ -104,7 +135,11 @@ function Operations({ workspaceId }: { workspaceId: string }) {
         testId="operations"
         caption="Creation operations, newest first"
         columns={['Operation', 'State', 'Task', 'External id', 'Begun by', 'Steps', 'Begun']}
-        empty={filtered ? 'No creation operations match these filters. Clear them to see every one.' : 'No creation operations yet: each create through the API (POST /api/v1/tasks) starts one.'}
+        empty={
+          filtered
+            ? 'No creation operations match these filters. Clear them to see every one.'
+            : 'No creation operations yet: each create through the API (POST /api/v1/tasks) starts one.'
+        }
         row={(o) => (
           <tr key={o.id}>
             <td data-label="Operation" className="nowrap">
@@ -119,7 +154,9 @@ function Operations({ workspaceId }: { workspaceId: string }) {
             </td>
             <td data-label="State">
               <OperationState state={o.state} />
-              {o.outcome && o.outcome !== 'created' && o.outcome !== o.state && <span className="small muted nowrap"> {o.outcome}</span>}
+              {o.outcome && o.outcome !== 'created' && o.outcome !== o.state && (
+                <span className="small muted nowrap"> {o.outcome}</span>
+              )}
               {o.error && (
                 <span className="error-text small block clip" title={o.error}>
                   {o.error}
@@ -152,7 +189,13 @@ function Operations({ workspaceId }: { workspaceId: string }) {
           </tr>
         )}
       />
-      <ListPager page={q.data} noun="operations" size={size} onPage={(c) => write({ after: c.after ?? '', before: c.before ?? '' })} onSize={(n) => filter({ size: String(n) })} />
+      <ListPager
+        page={q.data}
+        noun="operations"
+        size={size}
+        onPage={(c) => write({ after: c.after ?? '', before: c.before ?? '' })}
+        onSize={(n) => filter({ size: String(n) })}
+      />
       <ExportLinks list="operations" input={listInput} label="these operations (every page)" />
     </section>
   );

@@ -7,21 +7,41 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Suspense, useEffect, useState } from 'react';
 import { ConsoleLink } from '../../../components/console-link';
-import { ExportLinks, ListPager, ListTable, PAGE_SIZES, TimeRangeFields, useUrlState } from '../../../components/list-controls';
+import {
+  ExportLinks,
+  ListPager,
+  ListTable,
+  PAGE_SIZES,
+  TimeRangeFields,
+  useUrlState,
+} from '../../../components/list-controls';
 import { useLivePoll } from '../../../components/live';
 import { RequestId } from '../../../components/operation-history';
 import { WithWorkspace } from '../../../components/session';
 import { Badge, ExternalId, PageHeader, Time } from '../../../components/ui';
 import { useTRPC } from '../../../trpc/client';
 
-const DEFAULTS = { result: '', actor: '', reason: 'any', reason_text: '', prefix: '', from: '', until: '', q: '', after: '', before: '', size: '50' };
+const DEFAULTS = {
+  result: '',
+  actor: '',
+  reason: 'any',
+  reason_text: '',
+  prefix: '',
+  from: '',
+  until: '',
+  q: '',
+  after: '',
+  before: '',
+  size: '50',
+};
 const RESULTS = ['', 'released', 'nothing_held_it'] as const;
 const REASONS = ['any', 'with', 'without'] as const;
 
 function Releases({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
   const [s, write] = useUrlState(DEFAULTS);
-  const filter = (patch: Partial<typeof DEFAULTS>, how: 'push' | 'replace' = 'push') => write({ ...patch, after: '', before: '' }, how);
+  const filter = (patch: Partial<typeof DEFAULTS>, how: 'push' | 'replace' = 'push') =>
+    write({ ...patch, after: '', before: '' }, how);
   const size = PAGE_SIZES.includes(Number(s.size)) ? Number(s.size) : 50;
   const result = (RESULTS as readonly string[]).includes(s.result) ? (s.result as (typeof RESULTS)[number]) : '';
   const reason = (REASONS as readonly string[]).includes(s.reason) ? (s.reason as (typeof REASONS)[number]) : 'any';
@@ -69,7 +89,14 @@ function Releases({ workspaceId }: { workspaceId: string }) {
       >
         <label className="field browse-filters__prefix">
           <span>Idempotency-Key or request id</span>
-          <input className="mono" name="q" value={search} onChange={(e) => setSearch(e.target.value)} spellCheck={false} autoComplete="off" />
+          <input
+            className="mono"
+            name="q"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            spellCheck={false}
+            autoComplete="off"
+          />
         </label>
         <button type="submit" className="btn btn--primary">
           Search
@@ -103,11 +130,23 @@ function Releases({ workspaceId }: { workspaceId: string }) {
         </label>
         <label className="field">
           <span>Reason contains</span>
-          <input name="reason_text" value={draft.reason_text} onChange={(e) => setDraft({ ...draft, reason_text: e.target.value })} autoComplete="off" />
+          <input
+            name="reason_text"
+            value={draft.reason_text}
+            onChange={(e) => setDraft({ ...draft, reason_text: e.target.value })}
+            autoComplete="off"
+          />
         </label>
         <label className="field browse-filters__prefix">
           <span>External id starts with</span>
-          <input className="mono" name="prefix" value={draft.prefix} onChange={(e) => setDraft({ ...draft, prefix: e.target.value })} spellCheck={false} autoComplete="off" />
+          <input
+            className="mono"
+            name="prefix"
+            value={draft.prefix}
+            onChange={(e) => setDraft({ ...draft, prefix: e.target.value })}
+            spellCheck={false}
+            autoComplete="off"
+          />
         </label>
         <TimeRangeFields verb="Made" from={s.from} until={s.until} onChange={filter} />
         {filtered && (
@@ -130,7 +169,11 @@ function Releases({ workspaceId }: { workspaceId: string }) {
         testId="releases"
         caption="Release history, newest first"
         columns={['When', 'Who', 'External id', 'Holder', 'Result', 'Reason', 'Request']}
-        empty={filtered ? 'No releases match these filters. Clear them to see every one.' : 'No identity has been released in this workspace. Release one from a task’s page when its external thing must be made again.'}
+        empty={
+          filtered
+            ? 'No releases match these filters. Clear them to see every one.'
+            : 'No identity has been released in this workspace. Release one from a task’s page when its external thing must be made again.'
+        }
         row={(r) => (
           <tr key={r.id}>
             <td data-label="When">
@@ -159,17 +202,30 @@ function Releases({ workspaceId }: { workspaceId: string }) {
               )}
             </td>
             <td data-label="Result">
-              {r.result === 'released' ? <Badge tone="ok">released</Badge> : <Badge tone="muted">nothing held it</Badge>}
+              {r.result === 'released' ? (
+                <Badge tone="ok">released</Badge>
+              ) : (
+                <Badge tone="muted">nothing held it</Badge>
+              )}
               {r.attempts.length > 0 && (
                 <details className="attempts">
                   <summary>
-                    {r.attempts.filter((a) => a.kind === 'replay').length} replayed, {r.attempts.filter((a) => a.kind === 'conflict').length} key conflict
+                    {r.attempts.filter((a) => a.kind === 'replay').length} replayed,{' '}
+                    {r.attempts.filter((a) => a.kind === 'conflict').length} key conflict
                     {r.attempts.filter((a) => a.kind === 'conflict').length === 1 ? '' : 's'}
                   </summary>
                   <ul className="plain-list small">
                     {r.attempts.map((a, i) => (
                       <li key={i}>
-                        <Time iso={a.at} /> {a.kind === 'replay' ? 'replayed (same key, same request): the stored result was answered' : <>key conflict (409): the same key was sent for <ExternalId value={a.external_id} copy={false} /></>}{' '}
+                        <Time iso={a.at} />{' '}
+                        {a.kind === 'replay' ? (
+                          'replayed (same key, same request): the stored result was answered'
+                        ) : (
+                          <>
+                            key conflict (409): the same key was sent for{' '}
+                            <ExternalId value={a.external_id} copy={false} />
+                          </>
+                        )}{' '}
                         by {a.actor.label} via {a.source}. <RequestId id={a.request_id} />
                       </li>
                     ))}
@@ -190,7 +246,13 @@ function Releases({ workspaceId }: { workspaceId: string }) {
           </tr>
         )}
       />
-      <ListPager page={q.data} noun="releases" size={size} onPage={(c) => write({ after: c.after ?? '', before: c.before ?? '' })} onSize={(n) => filter({ size: String(n) })} />
+      <ListPager
+        page={q.data}
+        noun="releases"
+        size={size}
+        onPage={(c) => write({ after: c.after ?? '', before: c.before ?? '' })}
+        onSize={(n) => filter({ size: String(n) })}
+      />
       <ExportLinks list="releases" input={listInput} label="these releases (every page)" />
     </section>
   );

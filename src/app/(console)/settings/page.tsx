@@ -16,7 +16,9 @@ export default function SettingsPage() {
       <WithWorkspace>
         {(w) =>
           w.role !== 'admin' ? (
-            <div className="state state--empty">Settings are for workspace admins. You are a {w.role} in {w.name}.</div>
+            <div className="state state--empty">
+              Settings are for workspace admins. You are a {w.role} in {w.name}.
+            </div>
           ) : (
             <div className="stack" key={w.id}>
               <Members workspaceId={w.id} selfId={me.user_id} />

@@ -19,13 +19,14 @@ function Explanation() {
     <section className="notice" aria-labelledby="unsettled-means">
       <h2 id="unsettled-means">What unsettled means</h2>
       <p>
-        A task is <strong>unsettled</strong> while the create that made it is still preparing or completing: the identity is already taken
-        (a retry gets this same task back, with <code>creation_complete: false</code>), but its required setup has not finished.
+        A task is <strong>unsettled</strong> while the create that made it is still preparing or completing: the
+        identity is already taken (a retry gets this same task back, with <code>creation_complete: false</code>), but
+        its required setup has not finished.
       </p>
       <p>
-        It does <strong>not</strong> mean stuck, failed, or safe to release and retry. The creating request may still be running; if it
-        died, the recovery runtime takes over once its lease expires and finishes or aborts it on its own. Releasing an unsettled identity
-        lets the next create make a second task for the same external thing.
+        It does <strong>not</strong> mean stuck, failed, or safe to release and retry. The creating request may still be
+        running; if it died, the recovery runtime takes over once its lease expires and finishes or aborts it on its
+        own. Releasing an unsettled identity lets the next create make a second task for the same external thing.
       </p>
     </section>
   );
@@ -33,12 +34,17 @@ function Explanation() {
 
 function Unsettled({ workspaceId }: { workspaceId: string }) {
   const trpc = useTRPC();
-  const live = useQuery(trpc.console.unsettled.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(2_000) }));
+  const live = useQuery(
+    trpc.console.unsettled.queryOptions({ workspace_id: workspaceId }, { refetchInterval: useLivePoll(2_000) }),
+  );
   // A row whose release dialog is open stays listed, so the operator sees the answer, until it closes (the release
   // takes it off this list).
   const canRelease = useCanRelease();
   const [held, setHeld] = useState<NonNullable<typeof live.data>[number] | null>(null);
-  const q = { ...live, data: held && live.data && !live.data.some((r) => r.task.id === held.task.id) ? [...live.data, held] : live.data };
+  const q = {
+    ...live,
+    data: held && live.data && !live.data.some((r) => r.task.id === held.task.id) ? [...live.data, held] : live.data,
+  };
   return (
     <>
       <ListTable
@@ -78,7 +84,8 @@ function Unsettled({ workspaceId }: { workspaceId: string }) {
             <td data-label="Lease">
               {operation?.lease_owner ? (
                 <>
-                  <code className="small">{operation.lease_owner}</code>, expires <Time iso={operation.lease_expires_at} everyMs={1_000} />
+                  <code className="small">{operation.lease_owner}</code>, expires{' '}
+                  <Time iso={operation.lease_expires_at} everyMs={1_000} />
                 </>
               ) : (
                 <span className="muted">no lease held</span>
@@ -89,7 +96,12 @@ function Unsettled({ workspaceId }: { workspaceId: string }) {
                 <ReleaseAction
                   target={
                     task.external_id
-                      ? { workspaceId, externalId: task.external_id, holder: { ...task, operation_state: operation?.state ?? null }, triggerLabel: `Release ${task.identifier}…` }
+                      ? {
+                          workspaceId,
+                          externalId: task.external_id,
+                          holder: { ...task, operation_state: operation?.state ?? null },
+                          triggerLabel: `Release ${task.identifier}…`,
+                        }
                       : null
                   }
                   onOpenChange={(open) => setHeld(open ? q.data![i]! : null)}

@@ -34,8 +34,8 @@ export default async function ApiReferencePage() {
       <main id="main" className="console-main">
         <h1>REST API reference</h1>
         <p className="muted">
-          Every route under <code>/api/v1</code>, generated from the schemas the server validates with. Authenticate with{' '}
-          <code>Authorization: Bearer &lt;token&gt;</code>.
+          Every route under <code>/api/v1</code>, generated from the schemas the server validates with. Authenticate
+          with <code>Authorization: Bearer &lt;token&gt;</code>.
         </p>
         {doc ? (
           <ApiReference doc={doc} />

@@ -29,14 +29,23 @@ const adminProcedure = protectedProcedure.input(ZWorkspace).use(function require
 
 export const adminRouter = router({
   members: adminProcedure.query(async ({ ctx, input }) =>
-    (await listMembers(ctx.services.store, input.workspace_id)).map((m) => ({ user_id: m.userId, email: m.email, role: m.role })),
+    (await listMembers(ctx.services.store, input.workspace_id)).map((m) => ({
+      user_id: m.userId,
+      email: m.email,
+      role: m.role,
+    })),
   ),
 
   /** Gives an existing user (by email) the role, or creates the user with it. */
   addMember: adminProcedure
     .input(z.object({ email: storedText(254).min(1), role: z.enum(ROLES), password: storedText(1000).nullish() }))
     .mutation(async ({ ctx, input }) => {
-      await addMember(ctx.services.store, { workspaceId: input.workspace_id, email: input.email, role: input.role, password: input.password });
+      await addMember(ctx.services.store, {
+        workspaceId: input.workspace_id,
+        email: input.email,
+        role: input.role,
+        password: input.password,
+      });
       return { ok: true };
     }),
 
@@ -47,7 +56,11 @@ export const adminRouter = router({
       if (input.user_id === ctx.actor.id && input.role !== 'admin' && !ctx.actor.global) {
         throw new DomainError('validation_failed', 'you cannot change your own role');
       }
-      await setMembership(ctx.services.store, { userId: input.user_id, workspaceId: input.workspace_id, role: input.role });
+      await setMembership(ctx.services.store, {
+        userId: input.user_id,
+        workspaceId: input.workspace_id,
+        role: input.role,
+      });
       return { ok: true };
     }),
 
@@ -69,7 +82,13 @@ export const adminRouter = router({
 
   /** SPEC §11: the token is in this response and nowhere else, ever. `expires_at`: when it stops working (optional). */
   createToken: adminProcedure
-    .input(z.object({ name: storedText(200).min(1), scopes: z.array(z.enum(SCOPES)).min(1), expires_at: z.string().max(40).nullish() }))
+    .input(
+      z.object({
+        name: storedText(200).min(1),
+        scopes: z.array(z.enum(SCOPES)).min(1),
+        expires_at: z.string().max(40).nullish(),
+      }),
+    )
     .mutation(async ({ ctx, input }) =>
       createApiToken(ctx.services.store, {
         name: input.name,
@@ -83,30 +102,54 @@ export const adminRouter = router({
   revokeToken: adminProcedure.input(z.object({ id: ZId })).mutation(async ({ ctx, input }) => {
     const token = await findApiToken(ctx.services.store, input.id);
     // A token reaching into a workspace this admin does not administer is not theirs to revoke.
-    if (!token || !token.workspaceIds.includes(input.workspace_id) || !token.workspaceIds.every((w) => can(ctx.actor, w, 'admin'))) {
+    if (
+      !token ||
+      !token.workspaceIds.includes(input.workspace_id) ||
+      !token.workspaceIds.every((w) => can(ctx.actor, w, 'admin'))
+    ) {
       throw new DomainError('not_found');
     }
     await revokeApiToken(ctx.services.store, input.id, ctx.services.tokenCache);
     return { ok: true };
   }),
 
-  steps: adminProcedure.query(async ({ ctx, input }) => (await listSteps(ctx.services.store, input.workspace_id)).map(toStepBody)),
+  steps: adminProcedure.query(async ({ ctx, input }) =>
+    (await listSteps(ctx.services.store, input.workspace_id)).map(toStepBody),
+  ),
 
   createStep: adminProcedure
     .input(z.object({ name: storedText(100).min(1), wip_limit: ZWip }))
-    .mutation(async ({ ctx, input }) => toStepBody(await createStep(ctx.services.store, { workspaceId: input.workspace_id, name: input.name, wipLimit: input.wip_limit }))),
+    .mutation(async ({ ctx, input }) =>
+      toStepBody(
+        await createStep(ctx.services.store, {
+          workspaceId: input.workspace_id,
+          name: input.name,
+          wipLimit: input.wip_limit,
+        }),
+      ),
+    ),
 
   /** WIP limits apply to later creates only (SPEC §4.1 step 7); tasks already in the step stay. */
   setWipLimit: adminProcedure.input(z.object({ step_id: ZId, wip_limit: ZWip })).mutation(async ({ ctx, input }) => {
-    if (!(await ctx.services.store.workspaces.setStepWipLimit(input.workspace_id, input.step_id, input.wip_limit))) throw new DomainError('not_found');
+    if (!(await ctx.services.store.workspaces.setStepWipLimit(input.workspace_id, input.step_id, input.wip_limit)))
+      throw new DomainError('not_found');
     return { ok: true };
   }),
 
   repositories: adminProcedure.query(async ({ ctx, input }) =>
-    (await listRepositories(ctx.services.store, input.workspace_id)).map((r) => ({ id: r.id, name: r.name, path: r.path, default_branch: r.defaultBranch })),
+    (await listRepositories(ctx.services.store, input.workspace_id)).map((r) => ({
+      id: r.id,
+      name: r.name,
+      path: r.path,
+      default_branch: r.defaultBranch,
+    })),
   ),
 
   agentProfiles: adminProcedure.query(async ({ ctx, input }) =>
-    (await listAgentProfiles(ctx.services.store, input.workspace_id)).map((p) => ({ id: p.id, name: p.name, runner: p.runner })),
+    (await listAgentProfiles(ctx.services.store, input.workspace_id)).map((p) => ({
+      id: p.id,
+      name: p.name,
+      runner: p.runner,
+    })),
   ),
 });

@@ -7,7 +7,14 @@ import { readOperation, readUnsettled } from '../../domain/console/operations';
 import { readEvents } from '../../domain/console/events';
 import { browseInput, browseTasks } from '../../domain/console/browse';
 import { readIdentityHistory } from '../../domain/console/identity-history';
-import { ZId, ZIdentityInput, ZOperationsInput, ZReleasesInput, ZTasksInput, ZWorkspace } from '../../domain/console/list-inputs';
+import {
+  ZId,
+  ZIdentityInput,
+  ZOperationsInput,
+  ZReleasesInput,
+  ZTasksInput,
+  ZWorkspace,
+} from '../../domain/console/list-inputs';
 import { listOperations, listReleases } from '../../domain/console/lists';
 import { findByExternalId, readTaskDetail } from '../../domain/console/tasks';
 import { protectedProcedure, router } from '../trpc';
@@ -22,13 +29,19 @@ const consoleProcedure = protectedProcedure.use(async function consoleReadFailpo
 });
 
 export const consoleRouter = router({
-  overview: consoleProcedure.input(ZWorkspace).query(({ ctx, input }) => readOverview(ctx.services.store, ctx.actor, input.workspace_id)),
+  overview: consoleProcedure
+    .input(ZWorkspace)
+    .query(({ ctx, input }) => readOverview(ctx.services.store, ctx.actor, input.workspace_id)),
 
   /** Counts per id namespace (the part before the first `:`): which integration makes unsettled or released work. */
-  namespaces: consoleProcedure.input(ZWorkspace).query(({ ctx, input }) => readNamespaces(ctx.services.store, ctx.actor, input.workspace_id)),
+  namespaces: consoleProcedure
+    .input(ZWorkspace)
+    .query(({ ctx, input }) => readNamespaces(ctx.services.store, ctx.actor, input.workspace_id)),
 
   /** The task browser: external-id prefix, filters, sort and keyset pages; the console keeps each in its URL. */
-  tasks: consoleProcedure.input(ZTasksInput).query(({ ctx, input }) => browseTasks(ctx.services.store, ctx.actor, browseInput(input))),
+  tasks: consoleProcedure
+    .input(ZTasksInput)
+    .query(({ ctx, input }) => browseTasks(ctx.services.store, ctx.actor, browseInput(input))),
 
   /** Exact, after SPEC §2.1 normalization; `task: null` means nothing holds the identity. */
   findByExternalId: consoleProcedure
@@ -40,20 +53,32 @@ export const consoleRouter = router({
     .input(ZIdentityInput)
     .query(({ ctx, input }) => readIdentityHistory(ctx.services, ctx.actor, input.workspace_id, input.external_id)),
 
-  task: consoleProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readTaskDetail(ctx.services.store, ctx.actor, input.id)),
+  task: consoleProcedure
+    .input(z.object({ id: ZId }))
+    .query(({ ctx, input }) => readTaskDetail(ctx.services.store, ctx.actor, input.id)),
 
-  unsettled: consoleProcedure.input(ZWorkspace).query(({ ctx, input }) => readUnsettled(ctx.services.store, ctx.actor, input.workspace_id)),
+  unsettled: consoleProcedure
+    .input(ZWorkspace)
+    .query(({ ctx, input }) => readUnsettled(ctx.services.store, ctx.actor, input.workspace_id)),
 
   /** Creation operations, newest first, in pages with a total: state, external-id prefix, time range, search. */
-  operations: consoleProcedure.input(ZOperationsInput).query(({ ctx, input }) => listOperations(ctx.services.store, ctx.actor, input)),
+  operations: consoleProcedure
+    .input(ZOperationsInput)
+    .query(({ ctx, input }) => listOperations(ctx.services.store, ctx.actor, input)),
 
-  operation: consoleProcedure.input(z.object({ id: ZId })).query(({ ctx, input }) => readOperation(ctx.services.store, ctx.actor, input.id)),
+  operation: consoleProcedure
+    .input(z.object({ id: ZId }))
+    .query(({ ctx, input }) => readOperation(ctx.services.store, ctx.actor, input.id)),
 
   /** SPEC §13: polled about once a second; when its signature moves, the console refetches what it shows. */
-  pulse: consoleProcedure.input(ZWorkspace).query(({ ctx, input }) => ctx.services.pulse.read(ctx.actor, input.workspace_id)),
+  pulse: consoleProcedure
+    .input(ZWorkspace)
+    .query(({ ctx, input }) => ctx.services.pulse.read(ctx.actor, input.workspace_id)),
 
   /** Releases, newest first, in pages with a total: result, who, reason, external-id prefix, time range, search. */
-  releases: consoleProcedure.input(ZReleasesInput).query(({ ctx, input }) => listReleases(ctx.services.store, ctx.actor, input)),
+  releases: consoleProcedure
+    .input(ZReleasesInput)
+    .query(({ ctx, input }) => listReleases(ctx.services.store, ctx.actor, input)),
 
   events: consoleProcedure
     .input(ZWorkspace.extend({ limit: z.number().int().min(1).max(200).default(50) }))

@@ -20,7 +20,9 @@ async function* trackedEvents(stream: AsyncIterable<EventRecord>) {
 export const eventRouter = router({
   list: protectedProcedure
     .input(ZWorkspace.extend(ZEventPageParams.shape)) // the same page request as REST (page-params.ts)
-    .query(({ ctx, input }) => listEvents(ctx.services, ctx.actor, { workspaceId: input.workspace_id, after: input.after, limit: input.limit })),
+    .query(({ ctx, input }) =>
+      listEvents(ctx.services, ctx.actor, { workspaceId: input.workspace_id, after: input.after, limit: input.limit }),
+    ),
 
   /** `task.revisions`: the task's revision history (kept after delete). */
   revisions: protectedProcedure
@@ -35,17 +37,27 @@ export const eventRouter = router({
     .input(ZWorkspace.extend({ lastEventId: z.string().nullish() }))
     .subscription(({ ctx, input, signal }) => {
       const after = parseLastEventId(input.lastEventId);
-      return trackedEvents(openEventStream(ctx.services, ctx.actor, input.workspace_id, after, signal ?? new AbortController().signal));
+      return trackedEvents(
+        openEventStream(ctx.services, ctx.actor, input.workspace_id, after, signal ?? new AbortController().signal),
+      );
     }),
 
   createWebhook: protectedProcedure
-    .input(ZWorkspace.extend({ url: z.string(), secret: z.string().optional(), description: z.string().nullable().optional() }))
+    .input(
+      ZWorkspace.extend({
+        url: z.string(),
+        secret: z.string().optional(),
+        description: z.string().nullable().optional(),
+      }),
+    )
     .mutation(({ ctx, input }) => {
       const { workspace_id, ...body } = input;
       return createWebhook(ctx.services, ctx.actor, workspace_id, body);
     }),
 
-  webhooks: protectedProcedure.input(ZWorkspace).query(({ ctx, input }) => listWebhooks(ctx.services, ctx.actor, input.workspace_id)),
+  webhooks: protectedProcedure
+    .input(ZWorkspace)
+    .query(({ ctx, input }) => listWebhooks(ctx.services, ctx.actor, input.workspace_id)),
 
   disableWebhook: protectedProcedure
     .input(ZWorkspace.extend({ webhook_id: z.string().min(1).max(200) }))
@@ -54,6 +66,11 @@ export const eventRouter = router({
   deliveries: protectedProcedure
     .input(ZWorkspace.extend({ webhook_id: z.string().min(1).max(200), ...ZEventPageParams.shape }))
     .query(({ ctx, input }) =>
-      listDeliveries(ctx.services, ctx.actor, { workspaceId: input.workspace_id, webhookId: input.webhook_id, after: input.after, limit: input.limit }),
+      listDeliveries(ctx.services, ctx.actor, {
+        workspaceId: input.workspace_id,
+        webhookId: input.webhook_id,
+        after: input.after,
+        limit: input.limit,
+      }),
     ),
 });

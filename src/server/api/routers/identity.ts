@@ -3,7 +3,13 @@
 // (domain/identity/legacy.ts) checks `admin` on the workspace; anyone else gets the 404 of a workspace not there.
 import { z } from 'zod';
 import type { AttestationResult } from '../../db/attest';
-import { attestOnDemand, LEGACY_ACTIONS, listLegacyIdentities, resolveLegacyIdentity, type LegacyIdentity } from '../../domain/identity/legacy';
+import {
+  attestOnDemand,
+  LEGACY_ACTIONS,
+  listLegacyIdentities,
+  resolveLegacyIdentity,
+  type LegacyIdentity,
+} from '../../domain/identity/legacy';
 import { protectedProcedure, router } from '../trpc';
 
 const ZId = z.string().min(1).max(200);
@@ -14,7 +20,14 @@ function toReadiness(r: AttestationResult) {
 }
 
 function toLegacyRow(r: LegacyIdentity) {
-  return { task_id: r.taskId, identifier: r.identifier, title: r.title, external_id: r.externalId, creation_state: r.creationState, created_at: r.createdAt };
+  return {
+    task_id: r.taskId,
+    identifier: r.identifier,
+    title: r.title,
+    external_id: r.externalId,
+    creation_state: r.creationState,
+    created_at: r.createdAt,
+  };
 }
 
 export const identityRouter = router({
@@ -34,11 +47,21 @@ export const identityRouter = router({
         action: input.action,
         source: ctx.source,
       });
-      return { resolution_id: r.resolutionId, action: r.action, task_id: r.task.id, external_id: r.externalId, readiness: toReadiness(r.readiness) };
+      return {
+        resolution_id: r.resolutionId,
+        action: r.action,
+        task_id: r.task.id,
+        external_id: r.externalId,
+        readiness: toReadiness(r.readiness),
+      };
     }),
 
   /** Re-attests now: this process at once, every other within about a second. */
   attest: protectedProcedure
     .input(ZWorkspace)
-    .mutation(async ({ ctx, input }) => toReadiness(await attestOnDemand(ctx.services, ctx.actor, { workspaceId: input.workspace_id, source: ctx.source }))),
+    .mutation(async ({ ctx, input }) =>
+      toReadiness(
+        await attestOnDemand(ctx.services, ctx.actor, { workspaceId: input.workspace_id, source: ctx.source }),
+      ),
+    ),
 });

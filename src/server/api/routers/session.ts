@@ -34,7 +34,10 @@ export const sessionRouter = router({
       csrf_token: s.csrfToken,
       expires_at: s.expiresAt,
       // The effective role per visible workspace: an instance-wide admin is admin everywhere.
-      workspaces: workspaces.map((w) => ({ ...w, role: s.isAdmin ? ('admin' as const) : (s.roles.get(w.id) ?? 'viewer') })),
+      workspaces: workspaces.map((w) => ({
+        ...w,
+        role: s.isAdmin ? ('admin' as const) : (s.roles.get(w.id) ?? 'viewer'),
+      })),
     };
   }),
 

@@ -9,7 +9,14 @@ import { ZTaskListParams } from '../../domain/tasks/list-params';
 import { lookupTaskByExternalId } from '../../domain/tasks/lookup-task';
 import { releaseExternalId } from '../../domain/release/release-external-id';
 import { toCreateResponse, toLookupResponse, toReleaseResponse } from '../../domain/tasks/responses';
-import { ZCreateTaskRequest, ZId, ZLookupRequest, ZReleaseRequest, ZTaskUpdateEnvelope, ZUpdateTaskRequest } from '../../domain/tasks/schemas';
+import {
+  ZCreateTaskRequest,
+  ZId,
+  ZLookupRequest,
+  ZReleaseRequest,
+  ZTaskUpdateEnvelope,
+  ZUpdateTaskRequest,
+} from '../../domain/tasks/schemas';
 import { toTaskBody } from '../../model/task';
 import { domainInput } from '../domain-input';
 import { protectedProcedure, router } from '../trpc';
@@ -25,7 +32,11 @@ export const taskRouter = router({
   create: protectedProcedure
     // createTask reads the envelope itself, first (SPEC §4.1 step 1), as for REST and MCP.
     .input(domainInput(ZCreateTaskRequest, (raw) => raw))
-    .mutation(async ({ ctx, input }) => toCreateResponse(await createTask(ctx.services, ctx.actor, input, { surface: 'trpc', requestId: ctx.request?.id }))),
+    .mutation(async ({ ctx, input }) =>
+      toCreateResponse(
+        await createTask(ctx.services, ctx.actor, input, { surface: 'trpc', requestId: ctx.request?.id }),
+      ),
+    ),
 
   /** SPEC §7 lookup: the task holding the identity, archived and unsettled included; else `NOT_FOUND`. */
   byExternalId: protectedProcedure
@@ -38,38 +49,44 @@ export const taskRouter = router({
    * SPEC §7 release. `idempotency_key` is a UUID you generate once and reuse when retrying. Released → data;
    * nothing holds it → `NOT_FOUND` `task not found` (stored, so a retry with the key answers the same).
    */
-  releaseExternalId: protectedProcedure.input(domainInput(ZReleaseRequest, parseIdentityEnvelope)).mutation(async ({ ctx, input }) =>
-    toReleaseResponse(
-      await releaseExternalId(ctx.services, ctx.actor, {
-        workspaceId: input.workspace_id,
-        rawExternalId: input.external_id,
-        idempotencyKey: input.idempotency_key,
-        rawReason: input.reason,
-        source: ctx.source,
-        requestId: ctx.request?.id,
-      }),
+  releaseExternalId: protectedProcedure
+    .input(domainInput(ZReleaseRequest, parseIdentityEnvelope))
+    .mutation(async ({ ctx, input }) =>
+      toReleaseResponse(
+        await releaseExternalId(ctx.services, ctx.actor, {
+          workspaceId: input.workspace_id,
+          rawExternalId: input.external_id,
+          idempotencyKey: input.idempotency_key,
+          rawReason: input.reason,
+          source: ctx.source,
+          requestId: ctx.request?.id,
+        }),
+      ),
     ),
-  ),
 
-  get: protectedProcedure.input(ZTaskRef).query(async ({ ctx, input }) => toTaskBody(await getTask(ctx.services, ctx.actor, input.id))),
+  get: protectedProcedure
+    .input(ZTaskRef)
+    .query(async ({ ctx, input }) => toTaskBody(await getTask(ctx.services, ctx.actor, input.id))),
 
   /** SPEC §10: the same page request as REST and MCP (list-params.ts). */
-  list: protectedProcedure
-    .input(ZTaskListParams.extend({ workspace_id: ZId }))
-    .query(async ({ ctx, input }) => {
-      const { workspace_id, ...params } = input;
-      const page = await listTasks(ctx.services, ctx.actor, { workspaceId: workspace_id, ...params });
-      return { tasks: page.tasks.map(toTaskBody), next_cursor: page.nextCursor };
-    }),
+  list: protectedProcedure.input(ZTaskListParams.extend({ workspace_id: ZId })).query(async ({ ctx, input }) => {
+    const { workspace_id, ...params } = input;
+    const page = await listTasks(ctx.services, ctx.actor, { workspaceId: workspace_id, ...params });
+    return { tasks: page.tasks.map(toTaskBody), next_cursor: page.nextCursor };
+  }),
 
   /** SPEC §2.3: `external_id` is ignored here; other fields still apply. The patch is checked as PATCH checks it. */
   update: protectedProcedure
     .input(domainInput(ZUpdateTaskRequest, (raw) => ZTaskUpdateEnvelope.parse(raw)))
     .mutation(async ({ ctx, input }) => toTaskBody(await updateTask(ctx.services, ctx.actor, input.id, input.patch))),
 
-  archive: protectedProcedure.input(ZTaskRef).mutation(async ({ ctx, input }) => toTaskBody(await setArchived(ctx.services, ctx.actor, input.id, true))),
+  archive: protectedProcedure
+    .input(ZTaskRef)
+    .mutation(async ({ ctx, input }) => toTaskBody(await setArchived(ctx.services, ctx.actor, input.id, true))),
 
-  unarchive: protectedProcedure.input(ZTaskRef).mutation(async ({ ctx, input }) => toTaskBody(await setArchived(ctx.services, ctx.actor, input.id, false))),
+  unarchive: protectedProcedure
+    .input(ZTaskRef)
+    .mutation(async ({ ctx, input }) => toTaskBody(await setArchived(ctx.services, ctx.actor, input.id, false))),
 
   delete: protectedProcedure.input(ZTaskRef).mutation(async ({ ctx, input }) => {
     await deleteTask(ctx.services, ctx.actor, input.id);

@@ -25,9 +25,17 @@ export const workspaceRouter = router({
 
   list: protectedProcedure.query(async ({ ctx }) => listVisibleWorkspaces(ctx.services, ctx.actor)),
 
-  steps: protectedProcedure.input(z.object({ workspace_id: z.string().min(1).max(200) })).query(async ({ ctx, input }) => {
-    if (!can(ctx.actor, input.workspace_id, 'read')) throw new DomainError('not_found');
-    const steps = await listSteps(ctx.services.store, input.workspace_id);
-    return steps.map((s) => ({ id: s.id, name: s.name, position: s.position, wip_limit: s.wipLimit, is_done: s.isDone }));
-  }),
+  steps: protectedProcedure
+    .input(z.object({ workspace_id: z.string().min(1).max(200) }))
+    .query(async ({ ctx, input }) => {
+      if (!can(ctx.actor, input.workspace_id, 'read')) throw new DomainError('not_found');
+      const steps = await listSteps(ctx.services.store, input.workspace_id);
+      return steps.map((s) => ({
+        id: s.id,
+        name: s.name,
+        position: s.position,
+        wip_limit: s.wipLimit,
+        is_done: s.isDone,
+      }));
+    }),
 });

@@ -238,7 +238,8 @@ export class Topology {
       }
 
       private saw(err: unknown): void {
-        if (this.placed && (err as { code?: unknown })?.code === READ_ONLY_TRANSACTION && topology.attrs !== 'any') topology.refused(this.placed.node);
+        if (this.placed && (err as { code?: unknown })?.code === READ_ONLY_TRANSACTION && topology.attrs !== 'any')
+          topology.refused(this.placed.node);
       }
 
       override connect(): Promise<pg.Client>;

@@ -59,7 +59,8 @@ function parseHost(spec: string, defaultPort: number): PostgresHost {
   if (!m || m[1] === '') throw new PostgresUrlError(`host list: "${spec}" is not host[:port]`);
   const host = decodeURIComponent(m[1]!.replace(/^\[(.*)\]$/, '$1'));
   const port = m[2] ? Number(m[2]) : defaultPort;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new PostgresUrlError(`host list: "${spec}" has no valid port`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new PostgresUrlError(`host list: "${spec}" has no valid port`);
   return { host, port };
 }
 
@@ -74,11 +75,15 @@ export function parsePostgresUrl(url: string): PostgresUrl {
 
   const attrs = (params.get('target_session_attrs') ?? 'any').toLowerCase();
   if (WRITERLESS.includes(attrs)) {
-    throw new PostgresUrlError(`target_session_attrs=${attrs} picks a standby, and Tether writes on every path: use read-write (or primary, or any)`);
+    throw new PostgresUrlError(
+      `target_session_attrs=${attrs} picks a standby, and Tether writes on every path: use read-write (or primary, or any)`,
+    );
   }
-  if (!ATTRS.includes(attrs)) throw new PostgresUrlError(`target_session_attrs must be any, read-write or primary (got "${attrs}")`);
+  if (!ATTRS.includes(attrs))
+    throw new PostgresUrlError(`target_session_attrs must be any, read-write or primary (got "${attrs}")`);
   const bouncer = (params.get('pgbouncer') ?? 'false').toLowerCase();
-  if (bouncer !== 'true' && bouncer !== 'false') throw new PostgresUrlError(`pgbouncer must be true or false (got "${bouncer}")`);
+  if (bouncer !== 'true' && bouncer !== 'false')
+    throw new PostgresUrlError(`pgbouncer must be true or false (got "${bouncer}")`);
   const ours = params.has('target_session_attrs') || params.has('pgbouncer');
   params.delete('target_session_attrs');
   params.delete('pgbouncer');
@@ -87,7 +92,8 @@ export function parsePostgresUrl(url: string): PostgresUrl {
   const defaultPort = portParam && /^\d+$/.test(portParam) ? Number(portParam) : 5432;
   const { userinfo, hostspecs } = splitAuthority(authority);
   const hosts = hostspecs.map((h) => parseHost(h, defaultPort));
-  if (hosts.length === 0 && attrs !== 'any') throw new PostgresUrlError(`target_session_attrs=${attrs} needs the hosts named in the URL`);
+  if (hosts.length === 0 && attrs !== 'any')
+    throw new PostgresUrlError(`target_session_attrs=${attrs} needs the hosts named in the URL`);
   // The query as it was unless a parameter was taken out (so the driver reads exactly what the operator wrote).
   const query = ours ? params.toString() : q >= 0 ? rest.slice(q + 1) : '';
   return {
@@ -115,7 +121,9 @@ export function describePostgresUrl(url: string): string {
   const user = userinfo.slice(0, -1).split(':')[0] ?? '';
   const rest = m[3]!;
   const path = rest.split('?')[0]!;
-  const hosts = parsed.hosts.map((h) => `${h.host.includes(':') ? `[${h.host}]` : encodeURIComponent(h.host)}:${h.port}`).join(',');
+  const hosts = parsed.hosts
+    .map((h) => `${h.host.includes(':') ? `[${h.host}]` : encodeURIComponent(h.host)}:${h.port}`)
+    .join(',');
   const shown = new URLSearchParams();
   if (parsed.targetSessionAttrs !== 'any') shown.set('target_session_attrs', parsed.targetSessionAttrs);
   if (parsed.pgbouncer) shown.set('pgbouncer', 'true');

@@ -133,7 +133,12 @@ export class PostgresDb extends PgSql implements Db {
     };
     // Several hosts, or a session the URL is particular about: the topology picks the node and follows failovers.
     const topology = Topology.needed(parsed) ? new Topology(parsed, connection) : undefined;
-    const pool = new pg.Pool({ ...connection, max: options.max ?? 8, idleTimeoutMillis: 30000, Client: topology?.clientClass() });
+    const pool = new pg.Pool({
+      ...connection,
+      max: options.max ?? 8,
+      idleTimeoutMillis: 30000,
+      Client: topology?.clientClass(),
+    });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     // Nor may a client that is not idle: pg-pool removes its own listener while a client is handed out, and a
@@ -187,7 +192,11 @@ export class PostgresDb extends PgSql implements Db {
    *  closes it. */
   openDirect(): PostgresDb {
     if (!this.directUrl) throw new Error('no DIRECT_DATABASE_URL');
-    return new PostgresDb(this.directUrl, { connectTimeoutMs: this.options.connectTimeoutMs, queryTimeoutMs: this.options.queryTimeoutMs, max: 1 });
+    return new PostgresDb(this.directUrl, {
+      connectTimeoutMs: this.options.connectTimeoutMs,
+      queryTimeoutMs: this.options.queryTimeoutMs,
+      max: 1,
+    });
   }
 
   onSchemaMissing(listener: () => void): () => void {
@@ -195,7 +204,12 @@ export class PostgresDb extends PgSql implements Db {
   }
 
   poolStats(): PoolStats {
-    return { max: this.pool.options.max ?? 0, total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+    return {
+      max: this.pool.options.max ?? 0,
+      total: this.pool.totalCount,
+      idle: this.pool.idleCount,
+      waiting: this.pool.waitingCount,
+    };
   }
 
   async exec(script: string): Promise<void> {
@@ -207,7 +221,8 @@ export class PostgresDb extends PgSql implements Db {
   async probe(): Promise<void> {
     // A standby, or a primary demoted by a failover, answers reads but refuses every write (SQLSTATE 25006).
     const row = await this.one<{ read_only: string }>("SELECT current_setting('transaction_read_only') AS read_only");
-    if (row?.read_only === 'on') throw new DatabaseUnavailable(new Error('the database accepts no writes (read-only node)'));
+    if (row?.read_only === 'on')
+      throw new DatabaseUnavailable(new Error('the database accepts no writes (read-only node)'));
   }
 
   private closing?: Promise<void>;

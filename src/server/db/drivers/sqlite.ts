@@ -41,7 +41,10 @@ export class SqliteDb implements Db {
   readonly stats: DbStats = { statements: 0, writes: 0, transactions: 0 };
   private readonly alarm = new SchemaAlarm();
   readonly raw: Database.Database;
-  private readonly cache = new Map<string, { stmt: Database.Statement; reader: boolean; sql: string; order: number[] }>();
+  private readonly cache = new Map<
+    string,
+    { stmt: Database.Statement; reader: boolean; sql: string; order: number[] }
+  >();
   /** Every statement of this process goes through it, Prisma's included (dialect/sqlite/prisma.ts). */
   readonly mutex = new Mutex();
 

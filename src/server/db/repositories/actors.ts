@@ -11,7 +11,10 @@ function systemActor(id: string): ConsoleActor | undefined {
   return undefined;
 }
 
-export async function labelActors(prisma: Prisma, actorIds: readonly (string | null)[]): Promise<Map<string, ConsoleActor>> {
+export async function labelActors(
+  prisma: Prisma,
+  actorIds: readonly (string | null)[],
+): Promise<Map<string, ConsoleActor>> {
   const ids = [...new Set(actorIds.filter((id): id is string => id !== null))];
   const found = new Map<string, ConsoleActor>();
   for (const id of ids) {
@@ -24,7 +27,9 @@ export async function labelActors(prisma: Prisma, actorIds: readonly (string | n
     prisma.user.findMany({ where: { id: { in: rest } }, select: { id: true, email: true, name: true } }),
     prisma.apiToken.findMany({ where: { id: { in: rest } }, select: { id: true, name: true, revokedAt: true } }),
   ]);
-  for (const u of users) found.set(u.id, { id: u.id, kind: 'user', label: u.name ? `${u.name} (${u.email})` : u.email });
-  for (const t of tokens) found.set(t.id, { id: t.id, kind: 'token', label: `token “${t.name}”${t.revokedAt ? ' (revoked)' : ''}` });
+  for (const u of users)
+    found.set(u.id, { id: u.id, kind: 'user', label: u.name ? `${u.name} (${u.email})` : u.email });
+  for (const t of tokens)
+    found.set(t.id, { id: t.id, kind: 'token', label: `token “${t.name}”${t.revokedAt ? ' (revoked)' : ''}` });
   return found;
 }

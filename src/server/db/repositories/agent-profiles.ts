@@ -15,7 +15,14 @@ export interface AgentProfile {
 
 const SELECT = { id: true, workspaceId: true, name: true, runner: true, config: true, createdAt: true } as const;
 
-function toProfile(r: { id: string; workspaceId: string; name: string; runner: string; config: string; createdAt: Date }): AgentProfile {
+function toProfile(r: {
+  id: string;
+  workspaceId: string;
+  name: string;
+  runner: string;
+  config: string;
+  createdAt: Date;
+}): AgentProfile {
   return { ...r, config: JSON.parse(r.config) as Record<string, unknown>, createdAt: r.createdAt.toISOString() };
 }
 
@@ -38,12 +45,19 @@ export class AgentProfileRepository {
   /** The workspace's profiles by name. */
   async list(workspaceId: string): Promise<AgentProfile[]> {
     const prisma = await this.prisma();
-    const rows = await prisma.agentProfile.findMany({ where: { workspaceId }, select: SELECT, orderBy: { name: 'asc' } });
+    const rows = await prisma.agentProfile.findMany({
+      where: { workspaceId },
+      select: SELECT,
+      orderBy: { name: 'asc' },
+    });
     return rows.map(toProfile);
   }
 
   /** Whether `id` is a profile of the workspace (plan validation, SPEC §4.1 step 6). */
   async existsInWorkspace(id: string, workspaceId: string): Promise<boolean> {
-    return (await this.sql.one('SELECT id FROM agent_profiles WHERE id = $1 AND workspace_id = $2', [id, workspaceId])) !== undefined;
+    return (
+      (await this.sql.one('SELECT id FROM agent_profiles WHERE id = $1 AND workspace_id = $2', [id, workspaceId])) !==
+      undefined
+    );
   }
 }

@@ -53,10 +53,10 @@ export class AttachmentRepository {
   /** How many of `ids` are attachments of the workspace (claimed or not). */
   async countInWorkspace(workspaceId: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const rows = await this.sql.query(`SELECT id FROM attachments WHERE workspace_id = $1 AND id IN (${placeholders(2, ids.length)})`, [
-      workspaceId,
-      ...ids,
-    ]);
+    const rows = await this.sql.query(
+      `SELECT id FROM attachments WHERE workspace_id = $1 AND id IN (${placeholders(2, ids.length)})`,
+      [workspaceId, ...ids],
+    );
     return rows.length;
   }
 

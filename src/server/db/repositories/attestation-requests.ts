@@ -17,17 +17,17 @@ export class AttestationRequestRepository {
   constructor(protected readonly sql: Sql) {}
 
   async insert(r: AttestationRequest): Promise<void> {
-    await this.sql.run('INSERT INTO attestation_requests (id, actor_id, source, requested_at) VALUES ($1, $2, $3, $4)', [
-      r.id,
-      r.actorId,
-      r.source,
-      r.requestedAt,
-    ]);
+    await this.sql.run(
+      'INSERT INTO attestation_requests (id, actor_id, source, requested_at) VALUES ($1, $2, $3, $4)',
+      [r.id, r.actorId, r.source, r.requestedAt],
+    );
   }
 
   /** The id of the newest request (undefined when there is none): what `watch` compares between polls. */
   async latestId(): Promise<string | undefined> {
-    const row = await this.sql.one<{ id: unknown }>('SELECT id FROM attestation_requests ORDER BY requested_at DESC, id DESC LIMIT 1');
+    const row = await this.sql.one<{ id: unknown }>(
+      'SELECT id FROM attestation_requests ORDER BY requested_at DESC, id DESC LIMIT 1',
+    );
     return strOrNull(row?.id) ?? undefined;
   }
 }

@@ -95,7 +95,13 @@ function filters(q: BrowseQuery, params: unknown[], after?: IdBound): string[] {
  * One segment's page statement. `backwards` reads towards the start (the page before `cursor`), in reverse order;
  * `cursor` is a row of this segment (or null: from the segment's start, or its end when reading backwards).
  */
-export function segmentStatement(q: BrowseQuery, segment: Segment, cursor: BrowseCursor | null, backwards: boolean, limit: number): Statement {
+export function segmentStatement(
+  q: BrowseQuery,
+  segment: Segment,
+  cursor: BrowseCursor | null,
+  backwards: boolean,
+  limit: number,
+): Statement {
   const params: unknown[] = [];
   const p = (v: unknown) => {
     params.push(v);
@@ -104,7 +110,8 @@ export function segmentStatement(q: BrowseQuery, segment: Segment, cursor: Brows
   // Reading backwards flips every comparison and the order; the caller reverses the rows.
   const asc = (q.dir === 'asc') !== backwards;
   const [gt, dir] = asc ? (['>', 'ASC'] as const) : (['<', 'DESC'] as const);
-  const idBound = segment === 'held' && cursor && typeof cursor.key === 'string' ? { op: gt, key: cursor.key } : undefined;
+  const idBound =
+    segment === 'held' && cursor && typeof cursor.key === 'string' ? { op: gt, key: cursor.key } : undefined;
   const where = filters(q, params, idBound);
   let order: string;
   if (segment === 'held') {
@@ -139,5 +146,8 @@ export function countStatement(q: BrowseQuery, cap: number): Statement {
   const params: unknown[] = [];
   const where = filters(q, params);
   params.push(cap);
-  return { text: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks t WHERE ${where.join(' AND ')} LIMIT $${params.length}) capped`, params };
+  return {
+    text: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks t WHERE ${where.join(' AND ')} LIMIT $${params.length}) capped`,
+    params,
+  };
 }

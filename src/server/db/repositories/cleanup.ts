@@ -146,7 +146,10 @@ export class CleanupRepository {
 
   /** How many compensations waiting for cleanup were tried at least `failingAfter` times. */
   async countFailing(failingAfter: number): Promise<number> {
-    const row = await this.sql.one<{ n: unknown }>(`SELECT COUNT(*) AS n FROM creation_steps WHERE ${HANDED} AND compensation_attempts >= $1`, [failingAfter]);
+    const row = await this.sql.one<{ n: unknown }>(
+      `SELECT COUNT(*) AS n FROM creation_steps WHERE ${HANDED} AND compensation_attempts >= $1`,
+      [failingAfter],
+    );
     return num(row?.n ?? 0);
   }
 

@@ -24,16 +24,25 @@ class Params {
 /** `column` starts with `prefix`, as a byte range under the column's binary collation (browse-sql.ts says why). */
 function startsWith(column: string, prefix: string, p: Params): string {
   const upper = prefixUpperBound(prefix);
-  return upper === undefined ? `${column} >= ${p.add(prefix)}` : `${column} >= ${p.add(prefix)} AND ${column} < ${p.add(upper)}`;
+  return upper === undefined
+    ? `${column} >= ${p.add(prefix)}`
+    : `${column} >= ${p.add(prefix)} AND ${column} < ${p.add(upper)}`;
 }
 
 /** The keyset bound and order of a newest-first page; `backwards` reads the newer rows before the cursor, oldest first. */
-function keyset(alias: string, cursor: ListCursor | null, backwards: boolean, p: Params): { where: string[]; order: string } {
+function keyset(
+  alias: string,
+  cursor: ListCursor | null,
+  backwards: boolean,
+  p: Params,
+): { where: string[]; order: string } {
   const [cmp, dir] = backwards ? ['>', 'ASC'] : ['<', 'DESC'];
   const where: string[] = [];
   if (cursor) {
     const at = p.add(cursor.at);
-    where.push(`${alias}.created_at ${cmp}= ${at} AND (${alias}.created_at ${cmp} ${at} OR ${alias}.id ${cmp} ${p.add(cursor.id)})`);
+    where.push(
+      `${alias}.created_at ${cmp}= ${at} AND (${alias}.created_at ${cmp} ${at} OR ${alias}.id ${cmp} ${p.add(cursor.id)})`,
+    );
   }
   return { where, order: `${alias}.created_at ${dir}, ${alias}.id ${dir}` };
 }
@@ -59,10 +68,18 @@ function operationFilters(q: OperationsQuery, p: Params): string[] {
   const found: string[] = [];
   // A whole id is a primary-key lookup; its first characters are compared as such (ids have the database's default
   // collation, under which a byte range is not "starts with"; a search's rows are few).
-  if (q.idPrefix !== null) found.push(q.idPrefix.length === 36 ? `o.id = ${p.add(q.idPrefix)}` : `substr(o.id, 1, ${q.idPrefix.length}) = ${p.add(q.idPrefix)}`);
+  if (q.idPrefix !== null)
+    found.push(
+      q.idPrefix.length === 36
+        ? `o.id = ${p.add(q.idPrefix)}`
+        : `substr(o.id, 1, ${q.idPrefix.length}) = ${p.add(q.idPrefix)}`,
+    );
   if (q.requestId !== null) {
     const id = p.add(q.requestId);
-    found.push(`o.request_id = ${id}`, `o.id IN (SELECT h.operation_id FROM creation_history h WHERE h.request_id = ${id})`);
+    found.push(
+      `o.request_id = ${id}`,
+      `o.id IN (SELECT h.operation_id FROM creation_history h WHERE h.request_id = ${id})`,
+    );
   }
   if (found.length > 0) where.push(`(${found.map((f) => `(${f})`).join(' OR ')})`);
   return where;
@@ -126,7 +143,12 @@ export function releasesPageStatement(q: ReleasesQuery, page: ListPage, dialect:
   };
 }
 
-export function releasesCountStatement(q: ReleasesQuery, dialect: SqlDialect, cap: number, newerThan?: ListCursor): Statement {
+export function releasesCountStatement(
+  q: ReleasesQuery,
+  dialect: SqlDialect,
+  cap: number,
+  newerThan?: ListCursor,
+): Statement {
   const p = new Params();
   const where = releaseFilters(q, dialect, p);
   if (newerThan) where.push(...keyset('r', newerThan, true, p).where);

@@ -220,7 +220,12 @@ interface StepProgress {
 
 const UNKNOWN_ACTOR = (id: string): ConsoleActor => ({ id, kind: 'unknown', label: id.slice(0, 8) });
 
-function toOperation(o: OperationFields, taskIdentifier: string | null, progress: StepProgress | undefined, actor: ConsoleActor | undefined): ConsoleOperation {
+function toOperation(
+  o: OperationFields,
+  taskIdentifier: string | null,
+  progress: StepProgress | undefined,
+  actor: ConsoleActor | undefined,
+): ConsoleOperation {
   return {
     id: o.id,
     workspace_id: o.workspaceId,
@@ -278,16 +283,35 @@ function toHistoryEntry(r: {
   const base = { at: r.at.toISOString(), generation: r.generation, lease_owner: r.leaseOwner, request_id: r.requestId };
   switch (r.kind) {
     case 'takeover':
-      return { ...base, kind: 'takeover', previous_owner: text(d.previousOwner), lease_expired_at: text(d.leaseExpiredAt), lease_until: text(d.leaseUntil) };
+      return {
+        ...base,
+        kind: 'takeover',
+        previous_owner: text(d.previousOwner),
+        lease_expired_at: text(d.leaseExpiredAt),
+        lease_until: text(d.leaseUntil),
+      };
     case 'step_reconciled': {
       const decision = d.decision === 'succeeded' || d.decision === 'failed' ? d.decision : 'rerun';
-      return { ...base, kind: 'step_reconciled', step_index: Number(d.stepIndex ?? 0), step_kind: text(d.stepKind) ?? '', decision, attempts: Number(d.attempts ?? 0) };
+      return {
+        ...base,
+        kind: 'step_reconciled',
+        step_index: Number(d.stepIndex ?? 0),
+        step_kind: text(d.stepKind) ?? '',
+        decision,
+        attempts: Number(d.attempts ?? 0),
+      };
     }
     case 'aborting':
       return { ...base, kind: 'aborting', error: text(d.error) ?? '', resumed: d.resumed === true };
     case 'attempt_failed': {
       const index = typeof d.stepIndex === 'number' ? d.stepIndex : null;
-      return { ...base, kind: 'attempt_failed', error: text(d.error) ?? '', step_index: index, step_kind: text(d.stepKind) };
+      return {
+        ...base,
+        kind: 'attempt_failed',
+        error: text(d.error) ?? '',
+        step_index: index,
+        step_kind: text(d.stepKind),
+      };
     }
     default:
       return undefined; // a kind this version does not know (written by a newer one)
@@ -296,9 +320,25 @@ function toHistoryEntry(r: {
 
 // ---- events ------------------------------------------------------------------------------------------------
 
-const EVENT_SELECT = { seq: true, id: true, taskId: true, type: true, revision: true, payload: true, createdAt: true } as const;
+const EVENT_SELECT = {
+  seq: true,
+  id: true,
+  taskId: true,
+  type: true,
+  revision: true,
+  payload: true,
+  createdAt: true,
+} as const;
 
-function toEvent(e: { seq: bigint; id: string; taskId: string; type: string; revision: number; payload: string; createdAt: Date }): ConsoleEvent {
+function toEvent(e: {
+  seq: bigint;
+  id: string;
+  taskId: string;
+  type: string;
+  revision: number;
+  payload: string;
+  createdAt: Date;
+}): ConsoleEvent {
   let identifier: string | null = null;
   let externalId: string | null = null;
   try {
@@ -361,7 +401,10 @@ export class ConsoleRepository {
       select: OPERATION_SELECT,
       orderBy: { createdAt: 'asc' },
     });
-    const [progress, actors] = await Promise.all([this.stepProgress(ops.map((o) => o.id)), this.actors(ops.map((o) => o.actorId))]);
+    const [progress, actors] = await Promise.all([
+      this.stepProgress(ops.map((o) => o.id)),
+      this.actors(ops.map((o) => o.actorId)),
+    ]);
     return new Map(ops.map((o) => [o.taskId, toOperation(o, null, progress.get(o.id), actors.get(o.actorId))]));
   }
 
@@ -373,8 +416,16 @@ export class ConsoleRepository {
     const shown = rows.slice(0, page.limit);
     if (page.backwards) shown.reverse();
     const fields = shown.map(operationFields);
-    const [progress, actors] = await Promise.all([this.stepProgress(fields.map((o) => o.id)), this.actors(fields.map((o) => o.actorId))]);
-    return { rows: fields.map((o, i) => toOperation(o, strOrNull(shown[i]!.task_identifier), progress.get(o.id), actors.get(o.actorId))), more };
+    const [progress, actors] = await Promise.all([
+      this.stepProgress(fields.map((o) => o.id)),
+      this.actors(fields.map((o) => o.actorId)),
+    ]);
+    return {
+      rows: fields.map((o, i) =>
+        toOperation(o, strOrNull(shown[i]!.task_identifier), progress.get(o.id), actors.get(o.actorId)),
+      ),
+      more,
+    };
   }
 
   /** Operations matching `q`, counted up to `cap`; with `newerThan`, only those listed before that row. */
@@ -417,16 +468,32 @@ export class ConsoleRepository {
     const prisma = await this.prisma();
     const rows = await prisma.releaseAttempt.findMany({
       where: { releaseId: { in: [...releaseIds] } },
-      select: { releaseId: true, kind: true, actorId: true, source: true, externalId: true, requestId: true, createdAt: true },
+      select: {
+        releaseId: true,
+        kind: true,
+        actorId: true,
+        source: true,
+        externalId: true,
+        requestId: true,
+        createdAt: true,
+      },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-    return rows.map((r) => ({ ...r, kind: r.kind === 'conflict' ? 'conflict' : 'replay', createdAt: r.createdAt.toISOString() }));
+    return rows.map((r) => ({
+      ...r,
+      kind: r.kind === 'conflict' ? 'conflict' : 'replay',
+      createdAt: r.createdAt.toISOString(),
+    }));
   }
 
   /** Everyone who has released in the workspace (the releases list's actor filter). */
   async releaseActorIds(workspaceId: string): Promise<string[]> {
     const prisma = await this.prisma();
-    const rows = await prisma.releaseOperation.findMany({ where: { workspaceId }, select: { actorId: true }, distinct: ['actorId'] });
+    const rows = await prisma.releaseOperation.findMany({
+      where: { workspaceId },
+      select: { actorId: true },
+      distinct: ['actorId'],
+    });
     return rows.map((r) => r.actorId);
   }
 
@@ -447,12 +514,17 @@ export class ConsoleRepository {
     const of = (ns: unknown) => {
       const key = strOrNull(ns);
       let c = byNs.get(key);
-      if (!c) byNs.set(key, (c = { namespace: key, held: 0, unsettled: 0, creates: 0, aborted: 0, releases: 0, released: 0 }));
+      if (!c)
+        byNs.set(
+          key,
+          (c = { namespace: key, held: 0, unsettled: 0, creates: 0, aborted: 0, releases: 0, released: 0 }),
+        );
       return c;
     };
     for (const r of held) Object.assign(of(r.ns), { held: num(r.held), unsettled: numOrNull(r.unsettled) ?? 0 });
     for (const r of creates) Object.assign(of(r.ns), { creates: num(r.creates), aborted: numOrNull(r.aborted) ?? 0 });
-    for (const r of releases) Object.assign(of(r.ns), { releases: num(r.releases), released: numOrNull(r.released) ?? 0 });
+    for (const r of releases)
+      Object.assign(of(r.ns), { releases: num(r.releases), released: numOrNull(r.released) ?? 0 });
     return [...byNs.values()];
   }
 
@@ -469,7 +541,11 @@ export class ConsoleRepository {
   /** The newest operation that created (or is creating) the task. */
   async latestOperationOfTask(taskId: string): Promise<ConsoleOperation | undefined> {
     const prisma = await this.prisma();
-    const op = await prisma.creationOperation.findFirst({ where: { taskId }, select: OPERATION_SELECT, orderBy: { createdAt: 'desc' } });
+    const op = await prisma.creationOperation.findFirst({
+      where: { taskId },
+      select: OPERATION_SELECT,
+      orderBy: { createdAt: 'desc' },
+    });
     return op ? (await this.withTaskIdentifiers([op]))[0] : undefined;
   }
 
@@ -549,14 +625,24 @@ export class ConsoleRepository {
   /** The task's events, newest first. */
   async eventsOfTask(taskId: string, limit: number): Promise<ConsoleEvent[]> {
     const prisma = await this.prisma();
-    const events = await prisma.outboxEvent.findMany({ where: { taskId }, select: EVENT_SELECT, orderBy: { seq: 'desc' }, take: limit });
+    const events = await prisma.outboxEvent.findMany({
+      where: { taskId },
+      select: EVENT_SELECT,
+      orderBy: { seq: 'desc' },
+      take: limit,
+    });
     return events.map(toEvent);
   }
 
   /** The workspace's newest events. */
   async recentEvents(workspaceId: string, limit: number): Promise<ConsoleEvent[]> {
     const prisma = await this.prisma();
-    const events = await prisma.outboxEvent.findMany({ where: { workspaceId }, select: EVENT_SELECT, orderBy: { seq: 'desc' }, take: limit });
+    const events = await prisma.outboxEvent.findMany({
+      where: { workspaceId },
+      select: EVENT_SELECT,
+      orderBy: { seq: 'desc' },
+      take: limit,
+    });
     return events.map(toEvent);
   }
 
@@ -572,11 +658,22 @@ export class ConsoleRepository {
       prisma.releaseOperation.count({ where: { workspaceId, createdAt: { gte: sinceDate } } }),
       prisma.releaseOperation.count({ where: { workspaceId, createdAt: { gte: sinceDate }, resultStatus: 204 } }),
     ]);
-    return { tasks, archived, unsettled, creations_in_flight: inFlight, releases_24h: releases, released_24h: released };
+    return {
+      tasks,
+      archived,
+      unsettled,
+      creations_in_flight: inFlight,
+      releases_24h: releases,
+      released_24h: released,
+    };
   }
 
   /** Creates begun since `since` (oldest first, at most `limit`): when, their state and their outcome's kind. */
-  async createsSince(workspaceId: string, since: string, limit: number): Promise<Array<{ createdAt: string; state: string; outcome: string | null }>> {
+  async createsSince(
+    workspaceId: string,
+    since: string,
+    limit: number,
+  ): Promise<Array<{ createdAt: string; state: string; outcome: string | null }>> {
     const prisma = await this.prisma();
     const ops = await prisma.creationOperation.findMany({
       where: { workspaceId, createdAt: { gte: new Date(since) } },
@@ -591,7 +688,10 @@ export class ConsoleRepository {
     if (ops.length === 0) return [];
     const prisma = await this.prisma();
     const [tasks, progress, actors] = await Promise.all([
-      prisma.task.findMany({ where: { id: { in: [...new Set(ops.map((o) => o.taskId))] } }, select: { id: true, identifier: true } }),
+      prisma.task.findMany({
+        where: { id: { in: [...new Set(ops.map((o) => o.taskId))] } },
+        select: { id: true, identifier: true },
+      }),
       this.stepProgress(ops.map((o) => o.id)),
       this.actors(ops.map((o) => o.actorId)),
     ]);
@@ -613,7 +713,14 @@ export class ConsoleRepository {
       const p = progress.get(s.operationId) ?? { total: 0, succeeded: 0, current: null };
       p.total++;
       if (s.state === 'succeeded') p.succeeded++;
-      else p.current ??= { index: s.stepIndex, kind: s.kind, state: s.state, attempts: s.attempts, started_at: s.startedAt?.toISOString() ?? null };
+      else
+        p.current ??= {
+          index: s.stepIndex,
+          kind: s.kind,
+          state: s.state,
+          attempts: s.attempts,
+          started_at: s.startedAt?.toISOString() ?? null,
+        };
       progress.set(s.operationId, p);
     }
     return progress;

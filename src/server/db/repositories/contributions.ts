@@ -31,12 +31,19 @@ export class ContributionRepository {
 
   /** The id of the association that holds `url` in the workspace now. */
   async holderOf(workspaceId: string, url: string): Promise<string | undefined> {
-    const row = await this.sql.one<{ id: unknown }>('SELECT id FROM remote_contributions WHERE workspace_id = $1 AND url = $2', [workspaceId, url]);
+    const row = await this.sql.one<{ id: unknown }>(
+      'SELECT id FROM remote_contributions WHERE workspace_id = $1 AND url = $2',
+      [workspaceId, url],
+    );
     return row ? str(row.id) : undefined;
   }
 
   /** The association this step made for the task, if it exists. */
-  async findByStep(operationId: string, stepIndex: number, taskId: string): Promise<{ id: string; url: string } | undefined> {
+  async findByStep(
+    operationId: string,
+    stepIndex: number,
+    taskId: string,
+  ): Promise<{ id: string; url: string } | undefined> {
     const row = await this.sql.one<{ id: unknown; url: unknown }>(
       'SELECT id, url FROM remote_contributions WHERE operation_id = $1 AND step_index = $2 AND task_id = $3',
       [operationId, stepIndex, taskId],
@@ -45,6 +52,9 @@ export class ContributionRepository {
   }
 
   async removeByStep(operationId: string, stepIndex: number): Promise<void> {
-    await this.sql.run('DELETE FROM remote_contributions WHERE operation_id = $1 AND step_index = $2', [operationId, stepIndex]);
+    await this.sql.run('DELETE FROM remote_contributions WHERE operation_id = $1 AND step_index = $2', [
+      operationId,
+      stepIndex,
+    ]);
   }
 }

@@ -14,7 +14,15 @@ import { toTaskBody, type Task } from '../../model/task';
 import type { SqlDialect } from '../drivers';
 import type { TxRepositories } from './index';
 import type { Sql } from '../types';
-import { CreationRepository, type ClaimedOperation, type Fence, type SettledDraw, type StepChange, type StepState, type StoredOutcome } from './creation';
+import {
+  CreationRepository,
+  type ClaimedOperation,
+  type Fence,
+  type SettledDraw,
+  type StepChange,
+  type StepState,
+  type StoredOutcome,
+} from './creation';
 import type { DeferredIntent } from './launches';
 
 export type Transactor = <T>(fn: (tx: TxRepositories) => Promise<T>) => Promise<T>;
@@ -43,10 +51,7 @@ export interface BeginRecord {
 }
 
 export type BeginResult =
-  | { kind: 'begun'; task: Task }
-  | { kind: 'workspace_missing' }
-  | { kind: 'step_missing' }
-  | { kind: 'wip_full' };
+  { kind: 'begun'; task: Task } | { kind: 'workspace_missing' } | { kind: 'step_missing' } | { kind: 'wip_full' };
 
 /** Phase A's subject: the operation (fenced) and its task. */
 export interface CompletingRecord extends Fence {
@@ -121,7 +126,10 @@ async function orRolledBack<T>(run: () => Promise<T>): Promise<T> {
 
 /** The task Begin inserts: `preparing`, revision 0, numbered by the workspace sequence. */
 export function begunTask(
-  b: Pick<BeginRecord, 'taskId' | 'workspaceId' | 'title' | 'description' | 'stepId' | 'parentId' | 'externalId' | 'at'>,
+  b: Pick<
+    BeginRecord,
+    'taskId' | 'workspaceId' | 'title' | 'description' | 'stepId' | 'parentId' | 'externalId' | 'at'
+  >,
   number: number,
   identifier: string,
 ): Task {
@@ -149,7 +157,11 @@ export function begunTask(
  * rolls back). A request validated here (`validate`) that needs the general path — a folder root to plan, an unknown
  * step or parent, a workspace gone — is `unplanned`, so validation reports it in its own words.
  */
-async function refusalOf(tx: TxRepositories, s: SettledRecord, drawn: SettledDraw | undefined): Promise<SettledResult | undefined> {
+async function refusalOf(
+  tx: TxRepositories,
+  s: SettledRecord,
+  drawn: SettledDraw | undefined,
+): Promise<SettledResult | undefined> {
   if (!drawn) return { kind: s.validate ? 'unplanned' : 'workspace_missing' };
   if (s.validate && (drawn.rootPath !== null || !drawn.parentHeld)) return { kind: 'unplanned' };
   if (!drawn.stepId) return { kind: s.validate ? 'unplanned' : 'step_missing' };
@@ -194,7 +206,8 @@ export class CreationStore extends CreationRepository {
         if (!drawn) throw new Rollback<BeginResult>({ kind: 'workspace_missing' });
         const step = await tx.creation.wipOccupancy(b.stepId);
         if (!step) throw new Rollback<BeginResult>({ kind: 'step_missing' });
-        if (step.wipLimit !== null && step.active >= step.wipLimit) throw new Rollback<BeginResult>({ kind: 'wip_full' });
+        if (step.wipLimit !== null && step.active >= step.wipLimit)
+          throw new Rollback<BeginResult>({ kind: 'wip_full' });
         const task = begunTask(b, drawn.number, `${drawn.prefix}-${drawn.number}`);
         await tx.tasks.insert(task);
         await tx.events.insertRevision(task, 'begin', b.actorId, toTaskBody(task), b.at);
@@ -224,7 +237,10 @@ export class CreationStore extends CreationRepository {
           { task: begun, change: 'begin', actorId: s.actorId, snapshot: toTaskBody(begun), at: s.at },
           { task, change: 'create', actorId: s.actorId, snapshot: toTaskBody(task), at: s.at },
         ]);
-        await tx.creation.insertCompletedOperation({ ...s, id: s.operationId }, { kind: 'created', event_id: s.eventId });
+        await tx.creation.insertCompletedOperation(
+          { ...s, id: s.operationId },
+          { kind: 'created', event_id: s.eventId },
+        );
         await tx.events.insertEvent(eventPayload({ id: s.eventId, type: 'task.created', task, at: s.at }));
         if (s.deferred) await tx.launches.insertDeferredIntent({ ...s.deferred, at: s.at });
         await s.beforeCommit?.();
@@ -247,7 +263,8 @@ export class CreationStore extends CreationRepository {
           await tx.creation.markAborting(c.operationId, TASK_GONE);
           return 'gone';
         }
-        if (task.creationState !== 'completing') throw new Error(`cannot complete a task in state ${task.creationState}`);
+        if (task.creationState !== 'completing')
+          throw new Error(`cannot complete a task in state ${task.creationState}`);
       }
       if (!(await tx.creation.markOperationCompleting(c, new Date().toISOString()))) {
         await tx.creation.assertOwner(c);
@@ -329,7 +346,12 @@ export class CreationStore extends CreationRepository {
           generation: op.generation,
           leaseOwner: owner,
           requestId,
-          event: { kind: 'takeover', previousOwner: seen.leaseOwner, leaseExpiredAt: seen.leaseExpiresAt, leaseUntil: until },
+          event: {
+            kind: 'takeover',
+            previousOwner: seen.leaseOwner,
+            leaseExpiredAt: seen.leaseExpiresAt,
+            leaseUntil: until,
+          },
         });
       }
       return claimed;

@@ -83,7 +83,13 @@ export type HistoryEvent =
   /** A recovery claim: `previousOwner`'s lease (generation `generation - 1`) had expired at `leaseExpiredAt`. */
   | { kind: 'takeover'; previousOwner: string | null; leaseExpiredAt: string | null; leaseUntil: string }
   /** Recovery checked a step a dead owner left `running`/`unknown`: its effect was found, re-run, or given up. */
-  | { kind: 'step_reconciled'; stepIndex: number; stepKind: string; decision: 'succeeded' | 'rerun' | 'failed'; attempts: number }
+  | {
+      kind: 'step_reconciled';
+      stepIndex: number;
+      stepKind: string;
+      decision: 'succeeded' | 'rerun' | 'failed';
+      attempts: number;
+    }
   /** Abort began (or a recovery resumed it): the error it ends with. */
   | { kind: 'aborting'; error: string; resumed: boolean }
   /**
@@ -180,7 +186,20 @@ export class CreationRepository {
       `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
          identity_released, generation, lease_owner, lease_expires_at, created_at, updated_at, request_id)
        VALUES ($1, $2, $3, $4, $5, 'preparing', $6, $7, $8, 0, $9, $10, $11, $11, $12)`,
-      [op.id, op.workspaceId, op.taskId, op.actorId, op.externalId, JSON.stringify(op.plan), op.tokenHash, false, op.leaseOwner, op.leaseExpiresAt, op.at, op.requestId],
+      [
+        op.id,
+        op.workspaceId,
+        op.taskId,
+        op.actorId,
+        op.externalId,
+        JSON.stringify(op.plan),
+        op.tokenHash,
+        false,
+        op.leaseOwner,
+        op.leaseExpiresAt,
+        op.at,
+        op.requestId,
+      ],
     );
   }
 
@@ -210,14 +229,25 @@ export class CreationRepository {
    * The WIP count is NOT read here: on PostgreSQL this statement's snapshot may predate the create that held the
    * workspace lock before it, so admission counts in a later statement (wipOccupancy).
    */
-  async drawSettledNumber(workspaceId: string, stepId: string | null, parentId: string | null): Promise<SettledDraw | undefined> {
+  async drawSettledNumber(
+    workspaceId: string,
+    stepId: string | null,
+    parentId: string | null,
+  ): Promise<SettledDraw | undefined> {
     // The subqueries name the workspace through the updated row, and their parameters only in primary-key
     // equalities: SQLite (built with STAT4) re-prepares a statement on every execution once a parameter meets a
     // column whose statistics could change its plan — measured at ~300 µs per create after ANALYZE.
     const step = (column: string) => `CASE WHEN CAST($2 AS text) IS NULL
          THEN (SELECT f.${column} FROM workflow_steps f WHERE f.workspace_id = workspaces.id ORDER BY f.position LIMIT 1)
          ELSE (SELECT n.${column} FROM workflow_steps n WHERE n.id = $2 AND n.workspace_id = workspaces.id) END`;
-    const row = await this.sql.one<{ task_sequence: unknown; prefix: unknown; root_path: unknown; step_id: unknown; wip_limit: unknown; parent_held: unknown }>(
+    const row = await this.sql.one<{
+      task_sequence: unknown;
+      prefix: unknown;
+      root_path: unknown;
+      step_id: unknown;
+      wip_limit: unknown;
+      parent_held: unknown;
+    }>(
       `UPDATE workspaces SET task_sequence = task_sequence + 1 WHERE id = $1
        RETURNING task_sequence, prefix, root_path, ${step('id')} AS step_id, ${step('wip_limit')} AS wip_limit,
          CASE WHEN CAST($3 AS text) IS NULL THEN 1
@@ -244,28 +274,50 @@ export class CreationRepository {
       [stepId],
     );
     if (!row) return undefined;
-    return { wipLimit: row.wip_limit === null || row.wip_limit === undefined ? null : num(row.wip_limit), active: num(row.n) };
+    return {
+      wipLimit: row.wip_limit === null || row.wip_limit === undefined ? null : num(row.wip_limit),
+      active: num(row.n),
+    };
   }
 
   /** SPEC §4.3 zero-step: the operation as the two-phase path leaves it — `completed`, its outcome and event id, no
    *  lease — inserted in the same transaction as its task. */
-  async insertCompletedOperation(op: Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'>, outcome: StoredOutcome): Promise<void> {
+  async insertCompletedOperation(
+    op: Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'>,
+    outcome: StoredOutcome,
+  ): Promise<void> {
     await this.sql.run(
       `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
          identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at,
          request_id)
        VALUES ($1, $2, $3, $4, $5, 'completed', $6, $7, $8, 0, NULL, NULL, $9, $10, NULL, $11, $11, $11, $12)`,
-      [op.id, op.workspaceId, op.taskId, op.actorId, op.externalId, JSON.stringify(op.plan), op.tokenHash, false, JSON.stringify(outcome), outcome.event_id ?? null, op.at, op.requestId],
+      [
+        op.id,
+        op.workspaceId,
+        op.taskId,
+        op.actorId,
+        op.externalId,
+        JSON.stringify(op.plan),
+        op.tokenHash,
+        false,
+        JSON.stringify(outcome),
+        outcome.event_id ?? null,
+        op.at,
+        op.requestId,
+      ],
     );
   }
 
   // ---- the operation ------------------------------------------------------------------------------------------
 
   async findOperation(operationId: string): Promise<OperationRecord | undefined> {
-    const row = await this.sql.one<{ id: unknown; state: unknown; outcome: unknown; token_hash: unknown; error: unknown }>(
-      'SELECT id, state, outcome, token_hash, error FROM creation_operations WHERE id = $1',
-      [operationId],
-    );
+    const row = await this.sql.one<{
+      id: unknown;
+      state: unknown;
+      outcome: unknown;
+      token_hash: unknown;
+      error: unknown;
+    }>('SELECT id, state, outcome, token_hash, error FROM creation_operations WHERE id = $1', [operationId]);
     if (!row) return undefined;
     return {
       id: str(row.id),
@@ -301,7 +353,10 @@ export class CreationRepository {
   }
 
   async extendRunningStepLeases(operationId: string, until: string): Promise<void> {
-    await this.sql.run("UPDATE creation_steps SET lease_expires_at = $2 WHERE operation_id = $1 AND state = 'running'", [operationId, until]);
+    await this.sql.run(
+      "UPDATE creation_steps SET lease_expires_at = $2 WHERE operation_id = $1 AND state = 'running'",
+      [operationId, until],
+    );
   }
 
   /** SPEC §7, holder `preparing`: its operation's Complete will yield CreatedIdentityLost. False if not preparing. */
@@ -315,7 +370,10 @@ export class CreationRepository {
 
   /** The state of the operation creating `taskId` (release tells `aborting` from `completing`, SPEC §7). */
   async findOperationStateOfTask(taskId: string): Promise<OperationState | undefined> {
-    const row = await this.sql.one<{ state: unknown }>('SELECT state FROM creation_operations WHERE task_id = $1 ORDER BY created_at DESC LIMIT 1', [taskId]);
+    const row = await this.sql.one<{ state: unknown }>(
+      'SELECT state FROM creation_operations WHERE task_id = $1 ORDER BY created_at DESC LIMIT 1',
+      [taskId],
+    );
     return row ? (str(row.state) as OperationState) : undefined;
   }
 
@@ -323,7 +381,12 @@ export class CreationRepository {
 
   /** Phase A, the task row (taken first: the lock order of release and delete). False unless it was preparing. */
   async markTaskCompleting(taskId: string): Promise<boolean> {
-    return (await this.sql.run("UPDATE tasks SET creation_state = 'completing' WHERE id = $1 AND creation_state = 'preparing'", [taskId])) > 0;
+    return (
+      (await this.sql.run(
+        "UPDATE tasks SET creation_state = 'completing' WHERE id = $1 AND creation_state = 'preparing'",
+        [taskId],
+      )) > 0
+    );
   }
 
   /** Phase A, the operation, fenced by the generation in the same statement: a stale owner's changes nothing. */
@@ -369,7 +432,10 @@ export class CreationRepository {
 
   /** → `aborting`, keeping the first error recorded. */
   async markAborting(operationId: string, error: string): Promise<void> {
-    await this.sql.run("UPDATE creation_operations SET state = 'aborting', error = COALESCE(error, $2) WHERE id = $1", [operationId, error]);
+    await this.sql.run("UPDATE creation_operations SET state = 'aborting', error = COALESCE(error, $2) WHERE id = $1", [
+      operationId,
+      error,
+    ]);
   }
 
   /** Steps whose outcome is unknown or still running (they block Abort and Complete). */
@@ -429,17 +495,22 @@ export class CreationRepository {
    * failure is never a step failure, so it must not bring the step closer to its bound). Never below zero.
    */
   async refundAttempt(operationId: string, index: number): Promise<number> {
-    return this.sql.run(`UPDATE creation_steps SET attempts = attempts - 1 WHERE operation_id = $1 AND step_index = $2 AND attempts > 0`, [
-      operationId,
-      index,
-    ]);
+    return this.sql.run(
+      `UPDATE creation_steps SET attempts = attempts - 1 WHERE operation_id = $1 AND step_index = $2 AND attempts > 0`,
+      [operationId, index],
+    );
   }
 
   // ---- recovery claims (SPEC §6) ------------------------------------------------------------------------------
 
   /** Open operations whose lease ran out, oldest first; rows another claimer holds are skipped (PostgreSQL). */
   async listExpired(now: string, limit: number): Promise<ExpiredOperation[]> {
-    const rows = await this.sql.query<{ id: unknown; generation: unknown; lease_owner: unknown; lease_expires_at: unknown }>(
+    const rows = await this.sql.query<{
+      id: unknown;
+      generation: unknown;
+      lease_owner: unknown;
+      lease_expires_at: unknown;
+    }>(
       `SELECT id, generation, lease_owner, lease_expires_at FROM creation_operations
        WHERE state IN ('preparing', 'completing', 'aborting') AND lease_expires_at < $1
        ORDER BY lease_expires_at LIMIT ${Math.max(1, Math.floor(limit))}${this.dialect.skipLocked}`,
@@ -454,7 +525,12 @@ export class CreationRepository {
   }
 
   /** Compare-and-set on the generation seen: of two claimers exactly one moves it, fencing out every older owner. */
-  async takeOver(seen: Fence, owner: string, until: string, now: string): Promise<Omit<ClaimedOperation, 'requestId'> | undefined> {
+  async takeOver(
+    seen: Fence,
+    owner: string,
+    until: string,
+    now: string,
+  ): Promise<Omit<ClaimedOperation, 'requestId'> | undefined> {
     const op = await this.sql.one<Record<string, unknown>>(
       `UPDATE creation_operations SET generation = generation + 1, lease_owner = $3, lease_expires_at = $4, updated_at = $5
        WHERE id = $1 AND generation = $2 AND lease_expires_at < $5

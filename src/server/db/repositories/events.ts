@@ -63,7 +63,13 @@ export class EventRepository {
   ) {}
 
   /** Appends `task`'s revision (its number is `task.revision`) with the snapshot the surfaces show. */
-  async insertRevision(task: Task, change: string, actorId: string | null, snapshot: unknown, at: string): Promise<void> {
+  async insertRevision(
+    task: Task,
+    change: string,
+    actorId: string | null,
+    snapshot: unknown,
+    at: string,
+  ): Promise<void> {
     await this.sql.run(
       'INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
       [task.id, task.revision, task.workspaceId, change, actorId, JSON.stringify(snapshot), at],
@@ -74,10 +80,21 @@ export class EventRepository {
   async insertRevisions(revisions: readonly NewRevision[]): Promise<void> {
     const params: unknown[] = [];
     const rows = revisions.map((r) => {
-      params.push(r.task.id, r.task.revision, r.task.workspaceId, r.change, r.actorId, JSON.stringify(r.snapshot), r.at);
+      params.push(
+        r.task.id,
+        r.task.revision,
+        r.task.workspaceId,
+        r.change,
+        r.actorId,
+        JSON.stringify(r.snapshot),
+        r.at,
+      );
       return `(${placeholders(params.length - 6, 7)})`;
     });
-    await this.sql.run(`INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ${rows.join(', ')}`, params);
+    await this.sql.run(
+      `INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ${rows.join(', ')}`,
+      params,
+    );
   }
 
   /**
@@ -88,15 +105,24 @@ export class EventRepository {
   async insertEvent(payload: EventPayload): Promise<void> {
     await this.sql.run(
       'INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [payload.id, payload.workspace_id, payload.task_id, payload.revision, payload.type, JSON.stringify(payload), payload.occurred_at],
+      [
+        payload.id,
+        payload.workspace_id,
+        payload.task_id,
+        payload.revision,
+        payload.type,
+        JSON.stringify(payload),
+        payload.occurred_at,
+      ],
     );
   }
 
   /** SPEC §4.1 step 2: a task's workspace from retained history (revision 0 outlives the task). */
   async workspaceOfTask(taskId: string): Promise<string | undefined> {
-    const row = await this.sql.one<{ workspace_id: unknown }>('SELECT workspace_id FROM task_revisions WHERE task_id = $1 AND revision = 0', [
-      taskId,
-    ]);
+    const row = await this.sql.one<{ workspace_id: unknown }>(
+      'SELECT workspace_id FROM task_revisions WHERE task_id = $1 AND revision = 0',
+      [taskId],
+    );
     return row ? str(row.workspace_id) : undefined;
   }
 

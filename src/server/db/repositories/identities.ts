@@ -60,7 +60,13 @@ function toBrowsed(r: BrowseRow, q: BrowseQuery): BrowsedTask {
     step_name: strOrNull(r.step_name),
   };
   const number = num(r.number);
-  const key = { external_id: externalId, identifier: number, created_at: task.created_at, title: task.title, step: num(r.step_position) }[q.sort];
+  const key = {
+    external_id: externalId,
+    identifier: number,
+    created_at: task.created_at,
+    title: task.title,
+    step: num(r.step_position),
+  }[q.sort];
   const segment: Segment = q.sort !== 'external_id' ? 'all' : externalId === null ? 'none' : 'held';
   return { task, cursor: { segment, key, number } };
 }
@@ -95,7 +101,10 @@ export class IdentityRepository {
    * One page of the browser: `limit` rows after `cursor` (or before it, `backwards`), across the sort's segments.
    * Each segment reads at most the rows still missing, plus one to learn whether more follow.
    */
-  async browse(q: BrowseQuery, page: { cursor: BrowseCursor | null; backwards: boolean; limit: number }): Promise<BrowsePage> {
+  async browse(
+    q: BrowseQuery,
+    page: { cursor: BrowseCursor | null; backwards: boolean; limit: number },
+  ): Promise<BrowsePage> {
     const segments = segmentsOf(q);
     const order = page.backwards ? [...segments].reverse() : segments;
     const start = page.cursor ? Math.max(0, order.indexOf(page.cursor.segment)) : 0;
@@ -119,7 +128,10 @@ export class IdentityRepository {
   }
 
   /** The tasks holding any of `externalIds` (the NFC/NFD look-alike hint, SPEC §13). */
-  async holdersOf(workspaceId: string, externalIds: readonly string[]): Promise<Array<{ id: string; identifier: string; externalId: string }>> {
+  async holdersOf(
+    workspaceId: string,
+    externalIds: readonly string[],
+  ): Promise<Array<{ id: string; identifier: string; externalId: string }>> {
     if (externalIds.length === 0) return [];
     const prisma = await this.prisma();
     const tasks = await prisma.task.findMany({
@@ -130,10 +142,16 @@ export class IdentityRepository {
   }
 
   /** The tasks holding `externalId` in any of `workspaceIds` (one range of uniq_tasks_external_id per workspace). */
-  async holdersIn(workspaceIds: readonly string[], externalId: string): Promise<Array<{ id: string; workspaceId: string; identifier: string }>> {
+  async holdersIn(
+    workspaceIds: readonly string[],
+    externalId: string,
+  ): Promise<Array<{ id: string; workspaceId: string; identifier: string }>> {
     if (workspaceIds.length === 0) return [];
     const prisma = await this.prisma();
-    return prisma.task.findMany({ where: { workspaceId: { in: [...workspaceIds] }, externalId }, select: { id: true, workspaceId: true, identifier: true } });
+    return prisma.task.findMany({
+      where: { workspaceId: { in: [...workspaceIds] }, externalId },
+      select: { id: true, workspaceId: true, identifier: true },
+    });
   }
 
   /** Every creation operation made with the identity, oldest first (idx_creation_operations_external_id). */
@@ -141,7 +159,15 @@ export class IdentityRepository {
     const prisma = await this.prisma();
     const ops = await prisma.creationOperation.findMany({
       where: { workspaceId, externalId },
-      select: { id: true, taskId: true, actorId: true, state: true, identityReleased: true, createdAt: true, finishedAt: true },
+      select: {
+        id: true,
+        taskId: true,
+        actorId: true,
+        state: true,
+        identityReleased: true,
+        createdAt: true,
+        finishedAt: true,
+      },
       orderBy: { createdAt: 'asc' },
       take: limit,
     });
@@ -157,7 +183,9 @@ export class IdentityRepository {
   }
 
   /** The tasks that still exist among `taskIds`: identifier, title, what they hold now, when they were created. */
-  async tasksByIds(taskIds: readonly string[]): Promise<Array<{ id: string; identifier: string; title: string; externalId: string | null; createdAt: string }>> {
+  async tasksByIds(
+    taskIds: readonly string[],
+  ): Promise<Array<{ id: string; identifier: string; title: string; externalId: string | null; createdAt: string }>> {
     if (taskIds.length === 0) return [];
     const prisma = await this.prisma();
     const tasks = await prisma.task.findMany({

@@ -60,7 +60,11 @@ const NO_PRISMA = (): never => {
   throw new Error('Prisma Client is not part of a driver transaction; call this outside store.transaction()');
 };
 
-export function txRepositories(sql: Sql, dialect: SqlDialect, prisma: () => Promise<Prisma> = NO_PRISMA): TxRepositories {
+export function txRepositories(
+  sql: Sql,
+  dialect: SqlDialect,
+  prisma: () => Promise<Prisma> = NO_PRISMA,
+): TxRepositories {
   return {
     tasks: new TaskRepository(sql, dialect),
     // The horizon sample has only a dialect form (not a faster one), so transactions get PostgreSQL's too.

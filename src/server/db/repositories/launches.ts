@@ -151,11 +151,10 @@ export class LaunchRepository {
 
   /** waiting → pending with its session; false if another pass promoted it first. */
   async markPending(intentId: string, sessionId: string, at: string): Promise<boolean> {
-    const n = await this.sql.run("UPDATE launch_intents SET state = 'pending', session_id = $2, updated_at = $3 WHERE id = $1 AND state = 'waiting'", [
-      intentId,
-      sessionId,
-      at,
-    ]);
+    const n = await this.sql.run(
+      "UPDATE launch_intents SET state = 'pending', session_id = $2, updated_at = $3 WHERE id = $1 AND state = 'waiting'",
+      [intentId, sessionId, at],
+    );
     return n > 0;
   }
 
@@ -198,7 +197,12 @@ export class LaunchRepository {
       identifier: str(row.identifier),
       title: str(row.title),
       profile: row.p_id
-        ? { id: str(row.p_id), name: str(row.p_name), runner: str(row.p_runner), config: json<Record<string, unknown>>(row.p_config) }
+        ? {
+            id: str(row.p_id),
+            name: str(row.p_name),
+            runner: str(row.p_runner),
+            config: json<Record<string, unknown>>(row.p_config),
+          }
         : null,
     };
   }
@@ -213,10 +217,10 @@ export class LaunchRepository {
   }
 
   async markSessionRunning(sessionId: string, at: string): Promise<void> {
-    await this.sql.run("UPDATE agent_sessions SET state = 'running', started_at = COALESCE(started_at, $2), updated_at = $2 WHERE id = $1", [
-      sessionId,
-      at,
-    ]);
+    await this.sql.run(
+      "UPDATE agent_sessions SET state = 'running', started_at = COALESCE(started_at, $2), updated_at = $2 WHERE id = $1",
+      [sessionId, at],
+    );
   }
 
   async markLaunched(intentId: string, at: string): Promise<void> {
@@ -227,8 +231,17 @@ export class LaunchRepository {
   }
 
   /** A built-in run ended: the launch's detail gains how (exit status, output tail), the session its end state. */
-  async recordExit(intentId: string, sessionId: string, detail: Record<string, unknown>, state: 'finished' | 'failed', at: string): Promise<void> {
-    await this.sql.run('UPDATE agent_launches SET detail = $2 WHERE intent_id = $1', [intentId, JSON.stringify(detail)]);
+  async recordExit(
+    intentId: string,
+    sessionId: string,
+    detail: Record<string, unknown>,
+    state: 'finished' | 'failed',
+    at: string,
+  ): Promise<void> {
+    await this.sql.run('UPDATE agent_launches SET detail = $2 WHERE intent_id = $1', [
+      intentId,
+      JSON.stringify(detail),
+    ]);
     await this.sql.run('UPDATE agent_sessions SET state = $2, updated_at = $3 WHERE id = $1', [sessionId, state, at]);
   }
 

@@ -26,7 +26,13 @@ export class PulseRepository {
   async openOperations(): Promise<OpenOperationsRow[]> {
     // No GROUP BY in SQL: SQLite would then walk idx_creation_operations_workspace (every operation ever) to avoid a
     // sort. The open rows are few; they are summed here.
-    const rows = await this.sql.query<{ workspace_id: unknown; state: unknown; updated_at: unknown; lease_expires_at: unknown; generation: unknown }>(
+    const rows = await this.sql.query<{
+      workspace_id: unknown;
+      state: unknown;
+      updated_at: unknown;
+      lease_expires_at: unknown;
+      generation: unknown;
+    }>(
       `SELECT workspace_id, state, updated_at, lease_expires_at, generation
        FROM creation_operations WHERE state IN ('preparing', 'completing', 'aborting')`,
     );

@@ -99,10 +99,10 @@ export class ReleaseRepository {
   ) {}
 
   async findByKey(workspaceId: string, idempotencyKey: string): Promise<ReleaseRecord | undefined> {
-    const row = await this.sql.one<ReleaseRow>(`SELECT ${COLUMNS} FROM release_operations WHERE workspace_id = $1 AND idempotency_key = $2`, [
-      workspaceId,
-      idempotencyKey,
-    ]);
+    const row = await this.sql.one<ReleaseRow>(
+      `SELECT ${COLUMNS} FROM release_operations WHERE workspace_id = $1 AND idempotency_key = $2`,
+      [workspaceId, idempotencyKey],
+    );
     return row ? toRelease(row) : undefined;
   }
 
@@ -157,7 +157,9 @@ export class ReleaseRepository {
       take: limit,
     });
     const holderIds = [...new Set(releases.flatMap((r) => (r.holderTaskId ? [r.holderTaskId] : [])))];
-    const holders = holderIds.length ? await prisma.task.findMany({ where: { id: { in: holderIds } }, select: { id: true, identifier: true } }) : [];
+    const holders = holderIds.length
+      ? await prisma.task.findMany({ where: { id: { in: holderIds } }, select: { id: true, identifier: true } })
+      : [];
     const identifiers = new Map(holders.map((t) => [t.id, t.identifier]));
     return releases.map((r) => ({
       id: r.id,

@@ -43,7 +43,13 @@ export class SessionRepository {
   async insert(s: StoredSession): Promise<void> {
     const prisma = await this.prisma();
     await prisma.session.create({
-      data: { idHash: s.idHash, userId: s.userId, csrfToken: s.csrfToken, expiresAt: new Date(s.expiresAt), createdAt: new Date(s.createdAt) },
+      data: {
+        idHash: s.idHash,
+        userId: s.userId,
+        csrfToken: s.csrfToken,
+        expiresAt: new Date(s.expiresAt),
+        createdAt: new Date(s.createdAt),
+      },
       select: { idHash: true },
     });
   }
@@ -77,7 +83,9 @@ export class SessionRepository {
       isAdmin: bool(first.is_admin),
       csrfToken: str(first.csrf_token),
       expiresAt: str(first.expires_at),
-      memberships: rows.filter((r) => r.workspace_id !== null).map((r) => ({ workspaceId: str(r.workspace_id), role: str(r.role) })),
+      memberships: rows
+        .filter((r) => r.workspace_id !== null)
+        .map((r) => ({ workspaceId: str(r.workspace_id), role: str(r.role) })),
     };
   }
 }

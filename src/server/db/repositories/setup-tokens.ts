@@ -21,7 +21,9 @@ export class SetupTokenRepository {
 
   async isUnspent(tokenHash: string): Promise<boolean> {
     const prisma = await this.prisma();
-    return (await prisma.setupToken.findFirst({ where: { tokenHash, usedAt: null }, select: { tokenHash: true } })) !== null;
+    return (
+      (await prisma.setupToken.findFirst({ where: { tokenHash, usedAt: null }, select: { tokenHash: true } })) !== null
+    );
   }
 
   /** Spends the token, but only while no user exists (one transaction); true when this call spent it. */
@@ -29,7 +31,10 @@ export class SetupTokenRepository {
     const prisma = await this.prisma();
     return prisma.$transaction(async (tx) => {
       if (await tx.user.findFirst({ select: { id: true } })) return false;
-      const { count } = await tx.setupToken.updateMany({ where: { tokenHash, usedAt: null }, data: { usedAt: new Date(at) } });
+      const { count } = await tx.setupToken.updateMany({
+        where: { tokenHash, usedAt: null },
+        data: { usedAt: new Date(at) },
+      });
       return count > 0;
     });
   }

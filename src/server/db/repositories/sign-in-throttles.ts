@@ -19,7 +19,9 @@ export class SignInThrottleRepository {
       'SELECT failures, last_failure_at, version FROM sign_in_throttles WHERE key = $1',
       [key],
     );
-    return row ? { failures: num(row.failures), lastFailureAt: str(row.last_failure_at), version: num(row.version) } : undefined;
+    return row
+      ? { failures: num(row.failures), lastFailureAt: str(row.last_failure_at), version: num(row.version) }
+      : undefined;
   }
 
   /**
@@ -29,31 +31,34 @@ export class SignInThrottleRepository {
   async write(key: string, expected: ThrottleCount | undefined, failures: number, at: string): Promise<boolean> {
     if (!expected) {
       return (
-        (await this.sql.run('INSERT INTO sign_in_throttles (key, failures, last_failure_at, version) VALUES ($1, $2, $3, 1) ON CONFLICT (key) DO NOTHING', [
-          key,
-          failures,
-          at,
-        ])) === 1
+        (await this.sql.run(
+          'INSERT INTO sign_in_throttles (key, failures, last_failure_at, version) VALUES ($1, $2, $3, 1) ON CONFLICT (key) DO NOTHING',
+          [key, failures, at],
+        )) === 1
       );
     }
     return (
-      (await this.sql.run('UPDATE sign_in_throttles SET failures = $2, last_failure_at = $3, version = version + 1 WHERE key = $1 AND version = $4', [
-        key,
-        failures,
-        at,
-        expected.version,
-      ])) === 1
+      (await this.sql.run(
+        'UPDATE sign_in_throttles SET failures = $2, last_failure_at = $3, version = version + 1 WHERE key = $1 AND version = $4',
+        [key, failures, at, expected.version],
+      )) === 1
     );
   }
 
   /** Moves the latest failure's time forward to `at` (when the attempt was known to have failed). */
   async stamp(key: string, at: string): Promise<void> {
-    await this.sql.run('UPDATE sign_in_throttles SET last_failure_at = $2, version = version + 1 WHERE key = $1 AND last_failure_at < $2', [key, at]);
+    await this.sql.run(
+      'UPDATE sign_in_throttles SET last_failure_at = $2, version = version + 1 WHERE key = $1 AND last_failure_at < $2',
+      [key, at],
+    );
   }
 
   /** Takes back one counted attempt (it turned out to be a success). */
   async refund(key: string): Promise<void> {
-    await this.sql.run('UPDATE sign_in_throttles SET failures = failures - 1, version = version + 1 WHERE key = $1 AND failures > 0', [key]);
+    await this.sql.run(
+      'UPDATE sign_in_throttles SET failures = failures - 1, version = version + 1 WHERE key = $1 AND failures > 0',
+      [key],
+    );
   }
 
   async forget(key: string): Promise<void> {

@@ -23,7 +23,10 @@ export class StatsRepository {
 
   /** When the first event after `seq` was written (undefined when there is none). */
   async firstEventAfter(seq: number): Promise<string | undefined> {
-    const row = await this.sql.one<{ created_at: unknown }>('SELECT created_at FROM outbox_events WHERE seq > $1 ORDER BY seq LIMIT 1', [seq]);
+    const row = await this.sql.one<{ created_at: unknown }>(
+      'SELECT created_at FROM outbox_events WHERE seq > $1 ORDER BY seq LIMIT 1',
+      [seq],
+    );
     return strOrNull(row?.created_at) ?? undefined;
   }
 }

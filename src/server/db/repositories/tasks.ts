@@ -98,25 +98,37 @@ export class TaskRepository {
 
   /** The task, locked until commit (changes and deletes take the task row first: the lock order of release). */
   async findByIdForUpdate(id: string): Promise<Task | undefined> {
-    const row = await this.sql.one<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1${this.dialect.forUpdate}`, [id]);
+    const row = await this.sql.one<TaskRow>(
+      `SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1${this.dialect.forUpdate}`,
+      [id],
+    );
     return row ? toTask(row) : undefined;
   }
 
   /** Whether `taskId` is a task of `workspaceId` (parent validation, SPEC §4.1 step 6). */
   async existsInWorkspace(taskId: string, workspaceId: string): Promise<boolean> {
-    return (await this.sql.one('SELECT id FROM tasks WHERE id = $1 AND workspace_id = $2', [taskId, workspaceId])) !== undefined;
+    return (
+      (await this.sql.one('SELECT id FROM tasks WHERE id = $1 AND workspace_id = $2', [taskId, workspaceId])) !==
+      undefined
+    );
   }
 
   /** How many of `ids` are tasks of `workspaceId` (blocker validation, SPEC §4.1 step 6). */
   async countInWorkspace(workspaceId: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const rows = await this.sql.query(`SELECT id FROM tasks WHERE workspace_id = $1 AND id IN (${placeholders(2, ids.length)})`, [workspaceId, ...ids]);
+    const rows = await this.sql.query(
+      `SELECT id FROM tasks WHERE workspace_id = $1 AND id IN (${placeholders(2, ids.length)})`,
+      [workspaceId, ...ids],
+    );
     return rows.length;
   }
 
   /** Unarchived tasks in a step (WIP admission counts them). */
   async countActiveInStep(stepId: string): Promise<number> {
-    const row = await this.sql.one<{ n: unknown }>('SELECT COUNT(*) AS n FROM tasks WHERE step_id = $1 AND archived_at IS NULL', [stepId]);
+    const row = await this.sql.one<{ n: unknown }>(
+      'SELECT COUNT(*) AS n FROM tasks WHERE step_id = $1 AND archived_at IS NULL',
+      [stepId],
+    );
     return num(row?.n ?? 0);
   }
 

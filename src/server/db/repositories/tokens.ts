@@ -87,7 +87,13 @@ export class TokenRepository {
     if (!first) return undefined;
     const workspaceIds = rows.filter((r) => r.workspace_id !== null).map((r) => str(r.workspace_id));
     return {
-      verified: { id: str(first.id), name: str(first.name), scopes: toScopes(first.scopes), workspaceIds, expiresAt: strOrNull(first.expires_at) },
+      verified: {
+        id: str(first.id),
+        name: str(first.name),
+        scopes: toScopes(first.scopes),
+        workspaceIds,
+        expiresAt: strOrNull(first.expires_at),
+      },
       secretHash: str(first.secret_hash),
       revoked: bool(first.revoked),
     };
@@ -115,7 +121,9 @@ export class TokenRepository {
         },
         select: { id: true },
       });
-      await tx.apiTokenGrant.createMany({ data: workspaceIds.map((workspaceId) => ({ tokenId: token.id, workspaceId })) });
+      await tx.apiTokenGrant.createMany({
+        data: workspaceIds.map((workspaceId) => ({ tokenId: token.id, workspaceId })),
+      });
       return {};
     });
   }
@@ -126,14 +134,20 @@ export class TokenRepository {
    */
   async recordUse(uses: ReadonlyArray<{ id: string; at: string }>): Promise<void> {
     for (const use of uses) {
-      await this.sql.run('UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)', [use.id, use.at]);
+      await this.sql.run(
+        'UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)',
+        [use.id, use.at],
+      );
     }
   }
 
   /** Marks the token revoked; false when it does not exist or was already revoked. */
   async revoke(id: string, at: string): Promise<boolean> {
     const prisma = await this.prisma();
-    const { count } = await prisma.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date(at) } });
+    const { count } = await prisma.apiToken.updateMany({
+      where: { id, revokedAt: null },
+      data: { revokedAt: new Date(at) },
+    });
     return count > 0;
   }
 
@@ -152,7 +166,10 @@ export class TokenRepository {
   /** Every token with its grants, newest first. */
   async list(): Promise<ApiTokenInfo[]> {
     const prisma = await this.prisma();
-    const tokens = await prisma.apiToken.findMany({ select: INFO_SELECT, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }] });
+    const tokens = await prisma.apiToken.findMany({
+      select: INFO_SELECT,
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    });
     return tokens.map(toInfo);
   }
 }

@@ -52,7 +52,12 @@ export class UserRepository {
    * The user and a membership with `role` in each workspace, in one transaction. When a workspace does not exist
    * nothing is written and its id is returned instead.
    */
-  async insert(user: User, passwordHash: string | null, role: Role, workspaceIds: readonly string[]): Promise<{ missingWorkspaceId?: string }> {
+  async insert(
+    user: User,
+    passwordHash: string | null,
+    role: Role,
+    workspaceIds: readonly string[],
+  ): Promise<{ missingWorkspaceId?: string }> {
     const prisma = await this.prisma();
     const createdAt = new Date(user.createdAt);
     return prisma.$transaction(async (tx) => {
@@ -64,7 +69,9 @@ export class UserRepository {
         select: { id: true },
       });
       if (workspaceIds.length > 0) {
-        await tx.membership.createMany({ data: workspaceIds.map((workspaceId) => ({ userId: user.id, workspaceId, role, createdAt })) });
+        await tx.membership.createMany({
+          data: workspaceIds.map((workspaceId) => ({ userId: user.id, workspaceId, role, createdAt })),
+        });
       }
       return {};
     });

@@ -34,9 +34,23 @@ export interface AttemptResult {
   durationMs: number;
 }
 
-const WEBHOOK_SELECT = { id: true, workspaceId: true, url: true, description: true, createdAt: true, disabledAt: true } as const;
+const WEBHOOK_SELECT = {
+  id: true,
+  workspaceId: true,
+  url: true,
+  description: true,
+  createdAt: true,
+  disabledAt: true,
+} as const;
 
-function toWebhookBody(w: { id: string; workspaceId: string; url: string; description: string | null; createdAt: Date; disabledAt: Date | null }): WebhookBody {
+function toWebhookBody(w: {
+  id: string;
+  workspaceId: string;
+  url: string;
+  description: string | null;
+  createdAt: Date;
+  disabledAt: Date | null;
+}): WebhookBody {
   return {
     id: w.id,
     workspace_id: w.workspaceId,
@@ -60,7 +74,14 @@ export class WebhookRepository {
   // (which accepts a number too); they come back as either, so reads go through Number().
 
   /** A new webhook's cursor starts at the outbox's current end: it gets the events that happen after it exists. */
-  async create(w: { id: string; workspaceId: string; url: string; secret: string; description: string | null; createdAt: string }): Promise<WebhookBody> {
+  async create(w: {
+    id: string;
+    workspaceId: string;
+    url: string;
+    secret: string;
+    description: string | null;
+    createdAt: string;
+  }): Promise<WebhookBody> {
     const prisma = await this.prisma();
     const end = await prisma.outboxEvent.aggregate({ _max: { seq: true } });
     const created = await prisma.webhook.create({
@@ -72,7 +93,11 @@ export class WebhookRepository {
 
   async list(workspaceId: string): Promise<WebhookBody[]> {
     const prisma = await this.prisma();
-    const rows = await prisma.webhook.findMany({ where: { workspaceId }, select: WEBHOOK_SELECT, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const rows = await prisma.webhook.findMany({
+      where: { workspaceId },
+      select: WEBHOOK_SELECT,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
     return rows.map(toWebhookBody);
   }
 
@@ -84,7 +109,10 @@ export class WebhookRepository {
   /** Sets `disabled_at` once (a second disable keeps the first time); undefined when the webhook is not there. */
   async disable(workspaceId: string, webhookId: string, at: string): Promise<WebhookBody | undefined> {
     const prisma = await this.prisma();
-    await prisma.webhook.updateMany({ where: { id: webhookId, workspaceId, disabledAt: null }, data: { disabledAt: new Date(at) } });
+    await prisma.webhook.updateMany({
+      where: { id: webhookId, workspaceId, disabledAt: null },
+      data: { disabledAt: new Date(at) },
+    });
     const row = await prisma.webhook.findFirst({ where: { id: webhookId, workspaceId }, select: WEBHOOK_SELECT });
     return row ? toWebhookBody(row) : undefined;
   }
@@ -114,7 +142,17 @@ export class WebhookRepository {
     const attempts = await prisma.webhookAttempt.findMany({
       where: { webhookId, deliveryId: { in: deliveries.map((d) => d.id) } },
       orderBy: { attempt: 'asc' },
-      select: { deliveryId: true, attempt: true, instanceId: true, outcome: true, status: true, error: true, durationMs: true, startedAt: true, finishedAt: true },
+      select: {
+        deliveryId: true,
+        attempt: true,
+        instanceId: true,
+        outcome: true,
+        status: true,
+        error: true,
+        durationMs: true,
+        startedAt: true,
+        finishedAt: true,
+      },
     });
     return deliveries.map((d) => ({
       id: d.id,
@@ -130,18 +168,16 @@ export class WebhookRepository {
       delivered_at: d.deliveredAt?.toISOString() ?? null,
       attempt_log: attempts
         .filter((a) => a.deliveryId === d.id)
-        .map(
-          (a): AttemptBody => ({
-            attempt: a.attempt,
-            instance_id: a.instanceId,
-            outcome: a.outcome,
-            status: a.status,
-            error: a.error,
-            duration_ms: a.durationMs,
-            started_at: a.startedAt.toISOString(),
-            finished_at: a.finishedAt?.toISOString() ?? null,
-          }),
-        ),
+        .map((a): AttemptBody => ({
+          attempt: a.attempt,
+          instance_id: a.instanceId,
+          outcome: a.outcome,
+          status: a.status,
+          error: a.error,
+          duration_ms: a.durationMs,
+          started_at: a.startedAt.toISOString(),
+          finished_at: a.finishedAt?.toISOString() ?? null,
+        })),
     }));
   }
 
@@ -154,8 +190,21 @@ export class WebhookRepository {
    * it claims something, and would spin until the backoff ends. A conditional UPDATE: a webhook whose lease is live is not taken;
    * claimers polling together skip each other's rows (`skipLocked`).
    */
-  async claim(q: { owner: string; now: string; leaseUntil: string; safe: number; limit: number }): Promise<ClaimedWebhook[]> {
-    const rows = await this.sql.query<{ id: unknown; workspace_id: unknown; url: unknown; secret: unknown; cursor_seq: unknown; final_seq: unknown }>(
+  async claim(q: {
+    owner: string;
+    now: string;
+    leaseUntil: string;
+    safe: number;
+    limit: number;
+  }): Promise<ClaimedWebhook[]> {
+    const rows = await this.sql.query<{
+      id: unknown;
+      workspace_id: unknown;
+      url: unknown;
+      secret: unknown;
+      cursor_seq: unknown;
+      final_seq: unknown;
+    }>(
       `UPDATE webhooks SET lease_owner = $1, lease_expires_at = $2
         WHERE id IN (SELECT w.id FROM webhooks w
                       WHERE w.disabled_at IS NULL AND (w.lease_expires_at IS NULL OR w.lease_expires_at < $3)
@@ -180,7 +229,11 @@ export class WebhookRepository {
   }
 
   /** Pending deliveries for the given events; one already planned (same webhook and event) is left as it is. */
-  async insertDeliveries(webhookId: string, deliveries: Array<{ id: string; eventSeq: number; eventId: string }>, at: string): Promise<void> {
+  async insertDeliveries(
+    webhookId: string,
+    deliveries: Array<{ id: string; eventSeq: number; eventId: string }>,
+    at: string,
+  ): Promise<void> {
     if (deliveries.length === 0) return;
     const params: unknown[] = [webhookId, at];
     const values = deliveries.map((d) => {
@@ -197,28 +250,27 @@ export class WebhookRepository {
 
   /** Fenced compare-and-set of the planning cursor: only the lease holder, only from the cursor it read. */
   async moveCursor(webhookId: string, owner: string, from: number, to: number): Promise<boolean> {
-    const moved = await this.sql.run('UPDATE webhooks SET cursor_seq = $2 WHERE id = $1 AND lease_owner = $3 AND cursor_seq = $4', [
-      webhookId,
-      to,
-      owner,
-      from,
-    ]);
+    const moved = await this.sql.run(
+      'UPDATE webhooks SET cursor_seq = $2 WHERE id = $1 AND lease_owner = $3 AND cursor_seq = $4',
+      [webhookId, to, owner, from],
+    );
     return moved > 0;
   }
 
   /** Extends a lease `owner` still holds at `now`; false when it has expired or been taken. */
   async renewLease(webhookId: string, owner: string, now: string, until: string): Promise<boolean> {
-    const renewed = await this.sql.run('UPDATE webhooks SET lease_expires_at = $3 WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $4', [
-      webhookId,
-      owner,
-      until,
-      now,
-    ]);
+    const renewed = await this.sql.run(
+      'UPDATE webhooks SET lease_expires_at = $3 WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $4',
+      [webhookId, owner, until, now],
+    );
     return renewed > 0;
   }
 
   async releaseLease(webhookId: string, owner: string): Promise<void> {
-    await this.sql.run('UPDATE webhooks SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2', [webhookId, owner]);
+    await this.sql.run(
+      'UPDATE webhooks SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2',
+      [webhookId, owner],
+    );
   }
 
   async nextPendingDelivery(webhookId: string): Promise<PendingDelivery | undefined> {
@@ -240,7 +292,13 @@ export class WebhookRepository {
   }
 
   /** Records an attempt as `sending`, before its request leaves: a process that dies mid-request leaves this row. */
-  async insertAttempt(a: { deliveryId: string; attempt: number; webhookId: string; instanceId: string; startedAt: string }): Promise<void> {
+  async insertAttempt(a: {
+    deliveryId: string;
+    attempt: number;
+    webhookId: string;
+    instanceId: string;
+    startedAt: string;
+  }): Promise<void> {
     await this.sql.run(
       `INSERT INTO webhook_attempts (delivery_id, attempt, webhook_id, instance_id, outcome, started_at) VALUES ($1, $2, $3, $4, 'sending', $5)`,
       [a.deliveryId, a.attempt, a.webhookId, a.instanceId, a.startedAt],
@@ -255,20 +313,22 @@ export class WebhookRepository {
   }
 
   async markDelivered(deliveryId: string, status: number | null, at: string): Promise<void> {
-    await this.sql.run("UPDATE webhook_deliveries SET state = 'delivered', delivered_at = $2, last_status = $3, last_error = NULL WHERE id = $1", [
-      deliveryId,
-      at,
-      status,
-    ]);
+    await this.sql.run(
+      "UPDATE webhook_deliveries SET state = 'delivered', delivered_at = $2, last_status = $3, last_error = NULL WHERE id = $1",
+      [deliveryId, at, status],
+    );
   }
 
-  async scheduleRetry(deliveryId: string, nextAttemptAt: string, status: number | null, error: string | null): Promise<void> {
-    await this.sql.run('UPDATE webhook_deliveries SET next_attempt_at = $2, last_status = $3, last_error = $4 WHERE id = $1', [
-      deliveryId,
-      nextAttemptAt,
-      status,
-      error,
-    ]);
+  async scheduleRetry(
+    deliveryId: string,
+    nextAttemptAt: string,
+    status: number | null,
+    error: string | null,
+  ): Promise<void> {
+    await this.sql.run(
+      'UPDATE webhook_deliveries SET next_attempt_at = $2, last_status = $3, last_error = $4 WHERE id = $1',
+      [deliveryId, nextAttemptAt, status, error],
+    );
   }
 
   /** SPEC §8: the workspace's webhooks still deliver its events up to its last one (in this transaction), then stop. */

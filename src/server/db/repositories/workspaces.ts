@@ -27,14 +27,46 @@ export function toTarget(r: TargetRow): CreateTarget {
   return { stepId: strOrNull(r.step_id), wipLimit: numOrNull(r.wip_limit), rootPath: strOrNull(r.root_path) };
 }
 
-const WORKSPACE_SELECT = { id: true, name: true, prefix: true, taskSequence: true, rootPath: true, createdAt: true, updatedAt: true } as const;
-const STEP_SELECT = { id: true, workspaceId: true, name: true, position: true, wipLimit: true, isDone: true, createdAt: true } as const;
+const WORKSPACE_SELECT = {
+  id: true,
+  name: true,
+  prefix: true,
+  taskSequence: true,
+  rootPath: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
+const STEP_SELECT = {
+  id: true,
+  workspaceId: true,
+  name: true,
+  position: true,
+  wipLimit: true,
+  isDone: true,
+  createdAt: true,
+} as const;
 
-function toWorkspace(w: { id: string; name: string; prefix: string; taskSequence: number; rootPath: string | null; createdAt: Date; updatedAt: Date }): Workspace {
+function toWorkspace(w: {
+  id: string;
+  name: string;
+  prefix: string;
+  taskSequence: number;
+  rootPath: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}): Workspace {
   return { ...w, createdAt: w.createdAt.toISOString(), updatedAt: w.updatedAt.toISOString() };
 }
 
-function toStep(s: { id: string; workspaceId: string; name: string; position: number; wipLimit: number | null; isDone: boolean; createdAt: Date }): WorkflowStep {
+function toStep(s: {
+  id: string;
+  workspaceId: string;
+  name: string;
+  position: number;
+  wipLimit: number | null;
+  isDone: boolean;
+  createdAt: Date;
+}): WorkflowStep {
   return { ...s, createdAt: s.createdAt.toISOString() };
 }
 
@@ -67,10 +99,10 @@ export class WorkspaceRepository {
 
   /** A step of the workspace with its WIP limit (moving a task between steps), or undefined. */
   async findStep(workspaceId: string, stepId: string): Promise<{ id: string; wipLimit: number | null } | undefined> {
-    const row = await this.sql.one<{ id: unknown; wip_limit: unknown }>('SELECT id, wip_limit FROM workflow_steps WHERE id = $1 AND workspace_id = $2', [
-      stepId,
-      workspaceId,
-    ]);
+    const row = await this.sql.one<{ id: unknown; wip_limit: unknown }>(
+      'SELECT id, wip_limit FROM workflow_steps WHERE id = $1 AND workspace_id = $2',
+      [stepId, workspaceId],
+    );
     return row ? { id: str(row.id), wipLimit: numOrNull(row.wip_limit) } : undefined;
   }
 
@@ -123,7 +155,9 @@ export class WorkspaceRepository {
   /** In position order. */
   async listSteps(workspaceId: string): Promise<WorkflowStep[]> {
     const prisma = await this.prisma();
-    return (await prisma.workflowStep.findMany({ where: { workspaceId }, select: STEP_SELECT, orderBy: { position: 'asc' } })).map(toStep);
+    return (
+      await prisma.workflowStep.findMany({ where: { workspaceId }, select: STEP_SELECT, orderBy: { position: 'asc' } })
+    ).map(toStep);
   }
 
   /**
@@ -135,7 +169,10 @@ export class WorkspaceRepository {
     const prisma = await this.prisma();
     return prisma.$transaction(async (tx) => {
       if (!(await tx.workspace.findUnique({ where: { id: step.workspaceId }, select: { id: true } }))) return undefined;
-      const last = await tx.workflowStep.aggregate({ where: { workspaceId: step.workspaceId }, _max: { position: true } });
+      const last = await tx.workflowStep.aggregate({
+        where: { workspaceId: step.workspaceId },
+        _max: { position: true },
+      });
       const position = last._max.position === null ? 0 : last._max.position + 1;
       return toStep(await tx.workflowStep.create({ data: stepData({ ...step, position }), select: STEP_SELECT }));
     });
@@ -146,12 +183,17 @@ export class WorkspaceRepository {
   /** Locks the workspace row until commit (a concurrent Begin, which bumps task_sequence, waits and then finds no
    *  workspace); false when there is none. */
   async lockForDeletion(workspaceId: string): Promise<boolean> {
-    return (await this.sql.one(`SELECT id FROM workspaces WHERE id = $1${this.dialect.forUpdate}`, [workspaceId])) !== undefined;
+    return (
+      (await this.sql.one(`SELECT id FROM workspaces WHERE id = $1${this.dialect.forUpdate}`, [workspaceId])) !==
+      undefined
+    );
   }
 
   /** The workspace's task ids in number order (the order deletion writes their final events in). */
   async listTaskIds(workspaceId: string): Promise<string[]> {
-    const rows = await this.sql.query<{ id: unknown }>('SELECT id FROM tasks WHERE workspace_id = $1 ORDER BY number', [workspaceId]);
+    const rows = await this.sql.query<{ id: unknown }>('SELECT id FROM tasks WHERE workspace_id = $1 ORDER BY number', [
+      workspaceId,
+    ]);
     return rows.map((r) => str(r.id));
   }
 

@@ -21,12 +21,14 @@ export async function createAgentProfile(
   if (!input.name.trim()) throw new DomainError('validation_failed', 'name is required');
   if (runner === 'webhook') {
     const url = config.url;
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) throw new DomainError('validation_failed', 'a webhook profile needs an http(s) url');
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+      throw new DomainError('validation_failed', 'a webhook profile needs an http(s) url');
     // The runner posts there on the workspace's behalf: the same rule as a webhook (checked again at every launch).
     const refusal = destinations.urlRefusal(url);
     if (refusal) throw new DomainError('validation_failed', `url: ${refusal}`);
   }
-  if (!(await store.workspaces.find(input.workspaceId))) throw new DomainError('validation_failed', 'workspace not found');
+  if (!(await store.workspaces.find(input.workspaceId)))
+    throw new DomainError('validation_failed', 'workspace not found');
   const profile: AgentProfile = {
     id: randomUUID(),
     workspaceId: input.workspaceId,
@@ -38,7 +40,8 @@ export async function createAgentProfile(
   try {
     await store.agentProfiles.insert(profile);
   } catch (err) {
-    if (dbErrorInfo(err)?.uniqueViolation) throw new DomainError('conflict', `agent profile ${profile.name} already exists`);
+    if (dbErrorInfo(err)?.uniqueViolation)
+      throw new DomainError('conflict', `agent profile ${profile.name} already exists`);
     throw err;
   }
   return profile;

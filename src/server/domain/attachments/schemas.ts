@@ -8,12 +8,15 @@ import { z } from 'zod';
  * (`invalid request: workspace_id is required`), so the document and the check are one schema.
  */
 export const ZAttachmentForm = z.object({
-  workspace_id: z.string({ error: 'workspace_id is required' }).min(1, 'workspace_id is required').describe('The workspace the file is for.'),
+  workspace_id: z
+    .string({ error: 'workspace_id is required' })
+    .min(1, 'workspace_id is required')
+    .describe('The workspace the file is for.'),
   file: z.file({ error: 'file is required' }).describe('The file: one part; its name and type are kept.'),
 });
 
 export const ZAttachmentBody = z.object({
-  id: z.string().describe('Name it in a create\'s `attachments` to claim it.'),
+  id: z.string().describe("Name it in a create's `attachments` to claim it."),
   workspace_id: z.string(),
   filename: z.string(),
   content_type: z.string(),

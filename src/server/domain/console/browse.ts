@@ -45,7 +45,13 @@ export function browseInput(input: TTasksInput): BrowseInput {
   };
 }
 
-const ZCursor = z.tuple([z.enum(['held', 'none', 'all']), z.union([z.string(), z.number(), z.null()]), z.number().int(), z.string(), z.enum(['asc', 'desc'])]);
+const ZCursor = z.tuple([
+  z.enum(['held', 'none', 'all']),
+  z.union([z.string(), z.number(), z.null()]),
+  z.number().int(),
+  z.string(),
+  z.enum(['asc', 'desc']),
+]);
 
 function encodeCursor(c: BrowseCursor, q: BrowseQuery): string {
   return Buffer.from(JSON.stringify([c.segment, c.key, c.number, q.sort, q.dir]), 'utf8').toString('base64url');
@@ -60,17 +66,21 @@ function decodeCursor(text: string, q: BrowseQuery): BrowseCursor {
     throw new DomainError('validation_failed', 'cursor: not a cursor of this list; start from the first page');
   }
   const [segment, key, number, sort, dir] = parsed;
-  if (segment === 'held' && typeof key !== 'string') throw new DomainError('validation_failed', 'cursor: not a cursor of this list; start from the first page');
-  if (sort !== q.sort || dir !== q.dir) throw new DomainError('validation_failed', 'cursor: it belongs to another sort; start from the first page');
+  if (segment === 'held' && typeof key !== 'string')
+    throw new DomainError('validation_failed', 'cursor: not a cursor of this list; start from the first page');
+  if (sort !== q.sort || dir !== q.dir)
+    throw new DomainError('validation_failed', 'cursor: it belongs to another sort; start from the first page');
   return { segment, key, number };
 }
 
 export function normalizePrefix(raw: string | null): string | null {
   if (raw === null) return null;
-  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new DomainError('validation_failed', 'prefix: control characters are not allowed');
+  if (/[\u0000-\u001f\u007f]/.test(raw))
+    throw new DomainError('validation_failed', 'prefix: control characters are not allowed');
   if (!raw.isWellFormed()) throw new DomainError('validation_failed', 'prefix: must be well-formed Unicode');
   const prefix = raw.replace(/^\p{White_Space}+/u, '');
-  if (Buffer.byteLength(prefix, 'utf8') > MAX_EXTERNAL_ID_BYTES) throw new DomainError('validation_failed', `prefix: must be ${MAX_EXTERNAL_ID_BYTES} UTF-8 bytes or fewer`);
+  if (Buffer.byteLength(prefix, 'utf8') > MAX_EXTERNAL_ID_BYTES)
+    throw new DomainError('validation_failed', `prefix: must be ${MAX_EXTERNAL_ID_BYTES} UTF-8 bytes or fewer`);
   if (prefix === '') return null;
   // SPEC §13: what the console shows is accepted — a prefix typed as shown (`rtl:⟦U+202E⟧`, or `<U+202E>`, `\u202E`)
   // means the real characters.
@@ -80,7 +90,8 @@ export function normalizePrefix(raw: string | null): string | null {
 function dayStart(day: string | null, field: string, plusDays = 0): string | null {
   if (day === null) return null;
   const t = Date.parse(`${day}T00:00:00.000Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(t)) throw new DomainError('validation_failed', `${field}: must be a date (YYYY-MM-DD)`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(t))
+    throw new DomainError('validation_failed', `${field}: must be a date (YYYY-MM-DD)`);
   return new Date(t + plusDays * DAY).toISOString();
 }
 

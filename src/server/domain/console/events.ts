@@ -4,7 +4,12 @@ import type { Repositories } from '../../db/store';
 import { requireRead } from './rows';
 
 /** The workspace's newest events. */
-export async function readEvents(store: Pick<Repositories, 'console'>, actor: Actor, workspaceId: string, limit: number) {
+export async function readEvents(
+  store: Pick<Repositories, 'console'>,
+  actor: Actor,
+  workspaceId: string,
+  limit: number,
+) {
   requireRead(actor, workspaceId);
   return store.console.recentEvents(workspaceId, limit);
 }

@@ -25,7 +25,8 @@ export interface ExportTable {
 /** Rows read per page while exporting (each page is one indexed read). */
 const EXPORT_PAGE = 500;
 
-const step = (s: { index: number; kind: string; state: string } | null) => (s ? `${s.index + 1}. ${s.kind} (${s.state})` : null);
+const step = (s: { index: number; kind: string; state: string } | null) =>
+  s ? `${s.index + 1}. ${s.kind} (${s.state})` : null;
 
 const OPERATION_COLUMNS = [
   'id',
@@ -66,7 +67,9 @@ function operationRecord(o: ConsoleOperation): Record<(typeof OPERATION_COLUMNS)
 }
 
 /** Every page of a keyset list, from the first, until one says nothing follows. */
-async function* allPages<T extends { id: string; created_at: string }>(read: (cursor: ListCursor | null) => Promise<{ rows: T[]; more: boolean }>) {
+async function* allPages<T extends { id: string; created_at: string }>(
+  read: (cursor: ListCursor | null) => Promise<{ rows: T[]; more: boolean }>,
+) {
   let cursor: ListCursor | null = null;
   for (;;) {
     const page = await read(cursor);
@@ -81,13 +84,37 @@ const LISTS = {
   /** The task browser with its filters and sort. */
   tasks: {
     input: ZTasksInput,
-    columns: ['identifier', 'id', 'title', 'external_id', 'settlement', 'creation_state', 'step', 'archived_at', 'created_at'],
+    columns: [
+      'identifier',
+      'id',
+      'title',
+      'external_id',
+      'settlement',
+      'creation_state',
+      'step',
+      'archived_at',
+      'created_at',
+    ],
     async *rows(services: Services, actor: Actor, input: z.infer<typeof ZTasksInput>) {
       let cursor: string | null = null;
       do {
-        const page: Awaited<ReturnType<typeof browseTasks>> = await browseTasks(services.store, actor, browseInput({ ...input, cursor, direction: 'after', limit: 100 }));
+        const page: Awaited<ReturnType<typeof browseTasks>> = await browseTasks(
+          services.store,
+          actor,
+          browseInput({ ...input, cursor, direction: 'after', limit: 100 }),
+        );
         for (const t of page.rows) {
-          yield { identifier: t.identifier, id: t.id, title: t.title, external_id: t.external_id, settlement: t.settlement, creation_state: t.creation_state, step: t.step_name, archived_at: t.archived_at, created_at: t.created_at };
+          yield {
+            identifier: t.identifier,
+            id: t.id,
+            title: t.title,
+            external_id: t.external_id,
+            settlement: t.settlement,
+            creation_state: t.creation_state,
+            step: t.step_name,
+            archived_at: t.archived_at,
+            created_at: t.created_at,
+          };
         }
         cursor = page.next_cursor;
       } while (cursor !== null);
@@ -99,14 +126,31 @@ const LISTS = {
     async *rows(services: Services, actor: Actor, input: z.infer<typeof ZOperationsInput>) {
       requireRead(actor, input.workspace_id);
       const q = operationsQuery(input);
-      for await (const rows of allPages((cursor) => services.store.console.operationsPage(q, { cursor, backwards: false, limit: EXPORT_PAGE }))) {
+      for await (const rows of allPages((cursor) =>
+        services.store.console.operationsPage(q, { cursor, backwards: false, limit: EXPORT_PAGE }),
+      )) {
         for (const o of rows) yield operationRecord(o);
       }
     },
   },
   releases: {
     input: ZReleasesInput,
-    columns: ['id', 'created_at', 'released_by', 'released_by_kind', 'source', 'external_id', 'holder_identifier', 'holder_task_id', 'result', 'reason', 'idempotency_key', 'request_id', 'replays', 'key_conflicts'],
+    columns: [
+      'id',
+      'created_at',
+      'released_by',
+      'released_by_kind',
+      'source',
+      'external_id',
+      'holder_identifier',
+      'holder_task_id',
+      'result',
+      'reason',
+      'idempotency_key',
+      'request_id',
+      'replays',
+      'key_conflicts',
+    ],
     async *rows(services: Services, actor: Actor, input: z.infer<typeof ZReleasesInput>) {
       requireRead(actor, input.workspace_id);
       const q = releasesQuery(input);
@@ -137,7 +181,18 @@ const LISTS = {
   },
   unsettled: {
     input: ZWorkspace,
-    columns: ['identifier', 'task_id', 'external_id', 'title', 'created_at', 'operation_id', 'operation_state', 'current_step', 'lease_owner', 'lease_expires_at'],
+    columns: [
+      'identifier',
+      'task_id',
+      'external_id',
+      'title',
+      'created_at',
+      'operation_id',
+      'operation_state',
+      'current_step',
+      'lease_owner',
+      'lease_expires_at',
+    ],
     async *rows(services: Services, actor: Actor, input: z.infer<typeof ZWorkspace>) {
       for (const { task, operation: o } of await readUnsettled(services.store, actor, input.workspace_id)) {
         yield {
@@ -158,14 +213,56 @@ const LISTS = {
   /** An identity's history: each task that held it (`held`), then each release (`release`), as on its page. */
   identity: {
     input: ZIdentityInput,
-    columns: ['record', 'external_id', 'at', 'until', 'task_identifier', 'task_id', 'ended', 'actor', 'source', 'reason', 'result', 'operation_id', 'request_id'],
+    columns: [
+      'record',
+      'external_id',
+      'at',
+      'until',
+      'task_identifier',
+      'task_id',
+      'ended',
+      'actor',
+      'source',
+      'reason',
+      'result',
+      'operation_id',
+      'request_id',
+    ],
     async *rows(services: Services, actor: Actor, input: z.infer<typeof ZIdentityInput>) {
       const h = await readIdentityHistory(services, actor, input.workspace_id, input.external_id);
       for (const t of h.holders) {
-        yield { record: 'held', external_id: h.external_id, at: t.since, until: t.until, task_identifier: t.identifier, task_id: t.task_id, ended: t.ended, actor: t.created_by?.label ?? null, source: null, reason: null, result: null, operation_id: t.operation_id, request_id: null };
+        yield {
+          record: 'held',
+          external_id: h.external_id,
+          at: t.since,
+          until: t.until,
+          task_identifier: t.identifier,
+          task_id: t.task_id,
+          ended: t.ended,
+          actor: t.created_by?.label ?? null,
+          source: null,
+          reason: null,
+          result: null,
+          operation_id: t.operation_id,
+          request_id: null,
+        };
       }
       for (const r of h.releases) {
-        yield { record: 'release', external_id: h.external_id, at: r.at, until: null, task_identifier: r.holder_identifier, task_id: r.holder_task_id, ended: null, actor: r.actor.label, source: r.source, reason: r.reason, result: r.result, operation_id: null, request_id: r.request_id };
+        yield {
+          record: 'release',
+          external_id: h.external_id,
+          at: r.at,
+          until: null,
+          task_identifier: r.holder_identifier,
+          task_id: r.holder_task_id,
+          ended: null,
+          actor: r.actor.label,
+          source: r.source,
+          reason: r.reason,
+          result: r.result,
+          operation_id: null,
+          request_id: r.request_id,
+        };
       }
     },
   },
@@ -178,12 +275,25 @@ export const EXPORT_LISTS = Object.keys(LISTS) as ExportList[];
  * The export of `list` for `rawInput` (the list's input as the page sent it). Throws the list's own errors: a bad
  * input is a 400, a workspace the actor cannot see a 404 — before anything is written.
  */
-export async function exportList(services: Services, actor: Actor, list: ExportList, rawInput: unknown): Promise<ExportTable & { workspaceId: string }> {
+export async function exportList(
+  services: Services,
+  actor: Actor,
+  list: ExportList,
+  rawInput: unknown,
+): Promise<ExportTable & { workspaceId: string }> {
   const spec = LISTS[list];
   const parsed = spec.input.safeParse(rawInput);
-  if (!parsed.success) throw new DomainError('validation_failed', parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new DomainError(
+      'validation_failed',
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '),
+    );
   const input = parsed.data as never;
-  const rows = (spec.rows as (s: Services, a: Actor, i: unknown) => AsyncGenerator<ExportRecord>)(services, actor, input);
+  const rows = (spec.rows as (s: Services, a: Actor, i: unknown) => AsyncGenerator<ExportRecord>)(
+    services,
+    actor,
+    input,
+  );
   const workspaceId = (input as { workspace_id: string }).workspace_id;
   requireRead(actor, workspaceId);
   // Read the first page now, so that its errors (a bad cursor, identity reads while not ready) become the answer.

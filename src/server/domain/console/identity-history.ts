@@ -55,7 +55,10 @@ export async function historyOf(store: HistoryStore, workspaceId: string, extern
     store.identities.operationsOf(workspaceId, externalId, HISTORY_LIMIT),
     store.releases.listHistory(workspaceId, HISTORY_LIMIT, externalId),
   ]);
-  const actors = await store.console.actors([...operations.map((o) => o.actorId), ...releaseRows.map((r) => r.actorId)]);
+  const actors = await store.console.actors([
+    ...operations.map((o) => o.actorId),
+    ...releaseRows.map((r) => r.actorId),
+  ]);
   const releases: IdentityRelease[] = releaseRows.map((r) => ({
     id: r.id,
     at: r.createdAt,
@@ -69,7 +72,13 @@ export async function historyOf(store: HistoryStore, workspaceId: string, extern
     request_id: r.requestId,
   }));
   const released = releases.filter((r) => r.result === 'released');
-  const taskIds = [...new Set([...operations.map((o) => o.taskId), ...released.flatMap((r) => (r.holder_task_id ? [r.holder_task_id] : [])), ...(current ? [current.id] : [])])];
+  const taskIds = [
+    ...new Set([
+      ...operations.map((o) => o.taskId),
+      ...released.flatMap((r) => (r.holder_task_id ? [r.holder_task_id] : [])),
+      ...(current ? [current.id] : []),
+    ]),
+  ];
   const tasks = new Map((await store.identities.tasksByIds(taskIds)).map((t) => [t.id, t]));
   const revisions = await store.identities.lastRevisions(taskIds.filter((id) => !tasks.has(id)));
   const lastRevision = new Map(revisions.map((r) => [r.taskId, r]));
@@ -125,10 +134,17 @@ const ELSEWHERE_WORKSPACES = 200;
  * SPEC §13: a link without its workspace, or an id looked up in the wrong one, should not end at "nothing holds it":
  * the tasks holding the same id in the actor's other workspaces (each one indexed read of uniq_tasks_external_id).
  */
-export async function heldElsewhere(store: Pick<Repositories, 'workspaces' | 'identities'>, actor: Actor, workspaceId: string, externalId: string) {
+export async function heldElsewhere(
+  store: Pick<Repositories, 'workspaces' | 'identities'>,
+  actor: Actor,
+  workspaceId: string,
+  externalId: string,
+) {
   const visible = visibleWorkspaces(actor);
   const summaries = await store.workspaces.listSummaries();
-  const others = summaries.filter((w) => w.id !== workspaceId && (visible === 'all' || visible.includes(w.id))).slice(0, ELSEWHERE_WORKSPACES);
+  const others = summaries
+    .filter((w) => w.id !== workspaceId && (visible === 'all' || visible.includes(w.id)))
+    .slice(0, ELSEWHERE_WORKSPACES);
   const holders = await store.identities.holdersIn(
     others.map((w) => w.id),
     externalId,
@@ -140,7 +156,12 @@ export async function heldElsewhere(store: Pick<Repositories, 'workspaces' | 'id
 }
 
 /** The identity history page: SPEC §2.1 normalization, then the history, with the holder's operation state. */
-export async function readIdentityHistory(services: Pick<Services, 'store' | 'readiness'>, actor: Actor, workspaceId: string, raw: string) {
+export async function readIdentityHistory(
+  services: Pick<Services, 'store' | 'readiness'>,
+  actor: Actor,
+  workspaceId: string,
+  raw: string,
+) {
   requireRead(actor, workspaceId);
   let externalId = requireExternalId(raw);
   services.readiness.requireIdentity();
@@ -157,5 +178,11 @@ export async function readIdentityHistory(services: Pick<Services, 'store' | 're
     heldElsewhere(services.store, actor, workspaceId, externalId),
   ]);
   const [holder] = history.holder ? await withLookalikes(services.store, workspaceId, [history.holder]) : [];
-  return { external_id: externalId, workspace, elsewhere, ...history, holder: holder ? { ...holder, operation_state: operation?.state ?? null } : null };
+  return {
+    external_id: externalId,
+    workspace,
+    elsewhere,
+    ...history,
+    holder: holder ? { ...holder, operation_state: operation?.state ?? null } : null,
+  };
 }

@@ -9,7 +9,14 @@ import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { normalizePrefix } from './browse';
 import type { TOperationsInput, TReleasesInput } from './list-inputs';
-import { requireRead, type ConsoleActor, type ListCursor, type ListPage, type OperationsQuery, type ReleasesQuery } from './rows';
+import {
+  requireRead,
+  type ConsoleActor,
+  type ListCursor,
+  type ListPage,
+  type OperationsQuery,
+  type ReleasesQuery,
+} from './rows';
 
 /** Totals are counted this far; beyond it the page says "more than 100,000" (the count reads an index range). */
 export const LIST_COUNT_CAP = 100_000;
@@ -31,11 +38,16 @@ function decodeListCursor(text: string): ListCursor {
 }
 
 function pageOf(input: { cursor?: string | null; direction: 'after' | 'before'; limit: number }): ListPage {
-  return { cursor: input.cursor ? decodeListCursor(input.cursor) : null, backwards: input.direction === 'before' && !!input.cursor, limit: input.limit };
+  return {
+    cursor: input.cursor ? decodeListCursor(input.cursor) : null,
+    backwards: input.direction === 'before' && !!input.cursor,
+    limit: input.limit,
+  };
 }
 
 const instant = (v: string | null | undefined) => (v ? new Date(v).toISOString() : null);
-const blankToNull = (v: string | null | undefined) => (v === null || v === undefined || v.trim() === '' ? null : v.trim());
+const blankToNull = (v: string | null | undefined) =>
+  v === null || v === undefined || v.trim() === '' ? null : v.trim();
 
 /** An operation id, whole or its first characters: what the console shows (8) is enough. */
 const OPERATION_ID = /^[0-9a-f-]{4,36}$/;
@@ -76,7 +88,10 @@ async function paged<Row extends { id: string; created_at: string }>(
   const { rows, more } = read;
   const first = rows[0];
   const last = rows.at(-1);
-  const [total, before] = await Promise.all([count(LIST_COUNT_CAP + 1), first ? count(LIST_COUNT_CAP + 1, { at: first.created_at, id: first.id }) : 0]);
+  const [total, before] = await Promise.all([
+    count(LIST_COUNT_CAP + 1),
+    first ? count(LIST_COUNT_CAP + 1, { at: first.created_at, id: first.id }) : 0,
+  ]);
   const olderFollow = page.backwards ? page.cursor !== null : more;
   const newerFollow = page.backwards ? more : page.cursor !== null;
   return {
@@ -96,15 +111,26 @@ export async function listOperations(store: Pick<Repositories, 'console'>, actor
   const q = operationsQuery(input);
   const page = pageOf(input);
   const read = await store.console.operationsPage(q, page);
-  return { ...(await paged(page, read, (cap, newer) => store.console.countOperations(q, cap, newer))), prefix: q.prefix };
+  return {
+    ...(await paged(page, read, (cap, newer) => store.console.countOperations(q, cap, newer))),
+    prefix: q.prefix,
+  };
 }
 
 const unknownActor = (id: string): ConsoleActor => ({ id, kind: 'unknown', label: id.slice(0, 8) });
 
 /** Releases as the console shows them: who (named), the result, and the replays and key conflicts each met. */
-export async function describeReleases(store: Pick<Repositories, 'console'>, releases: ReleaseListRow[], alsoName: readonly string[] = []) {
+export async function describeReleases(
+  store: Pick<Repositories, 'console'>,
+  releases: ReleaseListRow[],
+  alsoName: readonly string[] = [],
+) {
   const attempts = await store.console.releaseAttempts(releases.map((r) => r.id));
-  const actors = await store.console.actors([...releases.map((r) => r.actorId), ...attempts.map((a) => a.actorId), ...alsoName]);
+  const actors = await store.console.actors([
+    ...releases.map((r) => r.actorId),
+    ...attempts.map((a) => a.actorId),
+    ...alsoName,
+  ]);
   const who = (id: string) => actors.get(id) ?? unknownActor(id);
   const rows = releases.map((r) => ({
     id: r.id,
@@ -120,7 +146,14 @@ export async function describeReleases(store: Pick<Repositories, 'console'>, rel
     created_at: r.createdAt,
     attempts: attempts
       .filter((a) => a.releaseId === r.id)
-      .map((a) => ({ kind: a.kind, at: a.createdAt, actor: who(a.actorId), source: a.source, external_id: a.externalId, request_id: a.requestId })),
+      .map((a) => ({
+        kind: a.kind,
+        at: a.createdAt,
+        actor: who(a.actorId),
+        source: a.source,
+        external_id: a.externalId,
+        request_id: a.requestId,
+      })),
   }));
   return { rows, who };
 }

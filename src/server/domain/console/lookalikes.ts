@@ -29,6 +29,11 @@ export async function withLookalikes<T extends Pick<ConsoleTask, 'id' | 'externa
     ...t,
     lookalikes: holders
       .filter((h) => h.id !== t.id && spellings.get(t.id)!.includes(h.externalId))
-      .map((h) => ({ task_id: h.id, identifier: h.identifier, external_id: h.externalId, form: h.externalId === h.externalId.normalize('NFC') ? 'NFC' : 'NFD' })),
+      .map((h) => ({
+        task_id: h.id,
+        identifier: h.identifier,
+        external_id: h.externalId,
+        form: h.externalId === h.externalId.normalize('NFC') ? 'NFC' : 'NFD',
+      })),
   }));
 }

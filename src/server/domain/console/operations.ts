@@ -12,7 +12,11 @@ export { OPERATION_STATES, type OperationStateFilter } from './rows';
 type ConsoleStore = Pick<Repositories, 'console'>;
 
 /** Tasks holding an identity that is not settled, each with the operation that is (or was) creating it. */
-export async function readUnsettled(store: Pick<Repositories, 'console' | 'identities'>, actor: Actor, workspaceId: string) {
+export async function readUnsettled(
+  store: Pick<Repositories, 'console' | 'identities'>,
+  actor: Actor,
+  workspaceId: string,
+) {
   requireRead(actor, workspaceId);
   // Each id says when another task holds an NFC/NFD spelling of it (SPEC §13).
   const tasks = await withLookalikes(store, workspaceId, await store.console.unsettledTasks(workspaceId, 500));

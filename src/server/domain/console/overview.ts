@@ -12,7 +12,12 @@ function bucketOf(state: string, outcome: string | null): CreateOutcomeBucket {
   return outcome === 'created_identity_lost' ? 'identity_lost' : 'created';
 }
 
-export async function readOverview(store: Pick<Repositories, 'console'>, actor: Actor, workspaceId: string, now = new Date()) {
+export async function readOverview(
+  store: Pick<Repositories, 'console'>,
+  actor: Actor,
+  workspaceId: string,
+  now = new Date(),
+) {
   requireRead(actor, workspaceId);
   const dayAgo = new Date(now.getTime() - 24 * HOUR).toISOString();
   const counts = await store.console.overviewCounts(workspaceId, dayAgo);
@@ -43,18 +48,36 @@ export const NAMESPACES_LISTED = 12;
  * sees which integration creates unsettled or released work: tasks holding an id in it, how many are unsettled, and
  * the creates (aborted among them) and releases of the last 24 hours. Busiest first; ids without a `:` form one row.
  */
-export async function readNamespaces(store: Pick<Repositories, 'console'>, actor: Actor, workspaceId: string, now = new Date()) {
+export async function readNamespaces(
+  store: Pick<Repositories, 'console'>,
+  actor: Actor,
+  workspaceId: string,
+  now = new Date(),
+) {
   requireRead(actor, workspaceId);
   const dayAgo = new Date(now.getTime() - 24 * HOUR).toISOString();
   const rows = (await store.console.namespaces(workspaceId, dayAgo)).sort(
-    (a, b) => b.unsettled - a.unsettled || b.held + b.creates + b.releases - (a.held + a.creates + a.releases) || String(a.namespace).localeCompare(String(b.namespace)),
+    (a, b) =>
+      b.unsettled - a.unsettled ||
+      b.held + b.creates + b.releases - (a.held + a.creates + a.releases) ||
+      String(a.namespace).localeCompare(String(b.namespace)),
   );
   const listed = rows.slice(0, NAMESPACES_LISTED).map((r) => ({ ...r, other: false }));
   const rest = rows.slice(NAMESPACES_LISTED);
   if (rest.length === 0) return listed;
-  const sum = (k: 'held' | 'unsettled' | 'creates' | 'aborted' | 'releases' | 'released') => rest.reduce((n, r) => n + r[k], 0);
+  const sum = (k: 'held' | 'unsettled' | 'creates' | 'aborted' | 'releases' | 'released') =>
+    rest.reduce((n, r) => n + r[k], 0);
   return [
     ...listed,
-    { namespace: null, other: true, held: sum('held'), unsettled: sum('unsettled'), creates: sum('creates'), aborted: sum('aborted'), releases: sum('releases'), released: sum('released') },
+    {
+      namespace: null,
+      other: true,
+      held: sum('held'),
+      unsettled: sum('unsettled'),
+      creates: sum('creates'),
+      aborted: sum('aborted'),
+      releases: sum('releases'),
+      released: sum('released'),
+    },
   ];
 }

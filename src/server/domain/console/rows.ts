@@ -10,7 +10,6 @@ export function requireRead(actor: Actor, workspaceId: string): void {
   if (!can(actor, workspaceId, 'read')) throw new DomainError('not_found');
 }
 
-
 // ---- the task browser ----
 
 export const BROWSE_SORTS = ['external_id', 'identifier', 'created_at', 'title', 'step'] as const;
@@ -177,9 +176,20 @@ export interface ConsoleStep {
  * reconciled, or the start of an Abort. `generation` and `lease_owner` are the operation's when it happened (for a
  * takeover: the new holder's).
  */
-export type ConsoleHistoryEntry = { at: string; generation: number; lease_owner: string | null; request_id: string | null } & (
+export type ConsoleHistoryEntry = {
+  at: string;
+  generation: number;
+  lease_owner: string | null;
+  request_id: string | null;
+} & (
   | { kind: 'takeover'; previous_owner: string | null; lease_expired_at: string | null; lease_until: string | null }
-  | { kind: 'step_reconciled'; step_index: number; step_kind: string; decision: 'succeeded' | 'rerun' | 'failed'; attempts: number }
+  | {
+      kind: 'step_reconciled';
+      step_index: number;
+      step_kind: string;
+      decision: 'succeeded' | 'rerun' | 'failed';
+      attempts: number;
+    }
   | { kind: 'aborting'; error: string; resumed: boolean }
   | { kind: 'attempt_failed'; error: string; step_index: number | null; step_kind: string | null }
 );

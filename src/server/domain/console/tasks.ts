@@ -18,7 +18,12 @@ import { requireRead } from './rows';
  * finds the real one when nothing holds the typed text itself; the answer says when the id was last released and by
  * whom, or since when it is free.
  */
-export async function findByExternalId(services: Pick<Services, 'store' | 'readiness'>, actor: Actor, workspaceId: string, raw: string) {
+export async function findByExternalId(
+  services: Pick<Services, 'store' | 'readiness'>,
+  actor: Actor,
+  workspaceId: string,
+  raw: string,
+) {
   const { store } = services;
   requireRead(actor, workspaceId);
   // The workspace looked in (SPEC §13: a page about an identity says which).
@@ -60,10 +65,22 @@ export async function findByExternalId(services: Pick<Services, 'store' | 'readi
   };
 }
 
-const NOTHING = { elsewhere: [], normalized: null, visible_form: false, task: null, last_release: null, free_since: null, held_before: false } as const;
+const NOTHING = {
+  elsewhere: [],
+  normalized: null,
+  visible_form: false,
+  task: null,
+  last_release: null,
+  free_since: null,
+  held_before: false,
+} as const;
 
 /** A task with its identity panel, creation operation, revisions and events (SPEC §13 task detail). */
-export async function readTaskDetail(store: Pick<Repositories, 'tasks' | 'console' | 'identities'>, actor: Actor, taskId: string) {
+export async function readTaskDetail(
+  store: Pick<Repositories, 'tasks' | 'console' | 'identities'>,
+  actor: Actor,
+  taskId: string,
+) {
   const task = await getTaskOrThrow(store, actor, taskId);
   const [row, operation, revisions, events] = await Promise.all([
     store.console.findTask(task.id),

@@ -10,7 +10,11 @@ import { LeaseLostError } from '../../model/creation';
 import type { CreationHandle } from './operation';
 import { compensateStep, handOverToCleanup } from './cleanup';
 
-export async function abortOperation(services: Services, handle: CreationHandle, error: DomainError | string): Promise<void> {
+export async function abortOperation(
+  services: Services,
+  handle: CreationHandle,
+  error: DomainError | string,
+): Promise<void> {
   const { store } = services;
   const message = typeof error === 'string' ? error : error.message;
 
@@ -38,7 +42,12 @@ export async function abortOperation(services: Services, handle: CreationHandle,
   // step can fail halfway), and compensation is idempotent, so each is compensated once to a recorded end.
   const steps = await store.creation.loadSteps(handle.operationId);
   for (const step of steps.reverse()) {
-    if (step.attempts === 0 || step.compensationState === 'compensated' || step.compensationState === 'handed_to_cleanup') continue;
+    if (
+      step.attempts === 0 ||
+      step.compensationState === 'compensated' ||
+      step.compensationState === 'handed_to_cleanup'
+    )
+      continue;
     await store.creation.recordStep(handle, step.index, { compensationState: 'compensating' });
     try {
       await compensateStep(services, handle, step);

@@ -16,7 +16,8 @@ const MAX_ERROR_CHARS = 500;
 export function describeAttemptError(err: unknown): string {
   const answered = toDomainError(err);
   const cause = err instanceof Error ? err.message : String(err);
-  const text = cause === answered.message ? `${answered.code}: ${cause}` : `${answered.code} (${answered.message}): ${cause}`;
+  const text =
+    cause === answered.message ? `${answered.code}: ${cause}` : `${answered.code} (${answered.message}): ${cause}`;
   return text.slice(0, MAX_ERROR_CHARS);
 }
 
@@ -32,17 +33,27 @@ export async function recordFailedAttempt(services: Services, handle: CreationHa
     const op = await store.creation.findOperation(handle.operationId);
     // An operation that ended (completed, or aborted with its error in the Abort's entry) has nothing left to explain.
     if (!op || op.state === 'completed' || op.state === 'aborted') return;
-    const step = (await store.creation.loadSteps(handle.operationId)).find((s) => s.state === 'running' || s.state === 'unknown');
+    const step = (await store.creation.loadSteps(handle.operationId)).find(
+      (s) => s.state === 'running' || s.state === 'unknown',
+    );
     await store.creation.recordHistory({
       operationId: handle.operationId,
       at: new Date().toISOString(),
       generation: handle.generation,
       leaseOwner: services.instanceId,
       requestId: handle.requestId ?? null,
-      event: { kind: 'attempt_failed', error: describeAttemptError(err), stepIndex: step?.index ?? null, stepKind: step?.kind ?? null },
+      event: {
+        kind: 'attempt_failed',
+        error: describeAttemptError(err),
+        stepIndex: step?.index ?? null,
+        stepKind: step?.kind ?? null,
+      },
     });
   } catch (recordErr) {
-    services.log.warn({ operation_id: handle.operationId, err: (recordErr as Error).message }, 'could not record a failed creation attempt');
+    services.log.warn(
+      { operation_id: handle.operationId, err: (recordErr as Error).message },
+      'could not record a failed creation attempt',
+    );
   }
 }
 
@@ -67,10 +78,16 @@ export function refundAttemptWhenBack(services: Services, handle: CreationHandle
     } catch (err) {
       tries += 1;
       if (isDatabaseUnavailable(err) && tries < REFUND_TRIES) {
-        setTimeout(() => void attempt(), Math.min(REFUND_MAX_DELAY_MS, REFUND_FIRST_DELAY_MS * 2 ** (tries - 1))).unref();
+        setTimeout(
+          () => void attempt(),
+          Math.min(REFUND_MAX_DELAY_MS, REFUND_FIRST_DELAY_MS * 2 ** (tries - 1)),
+        ).unref();
         return;
       }
-      services.log.warn({ operation_id: handle.operationId, step_index: stepIndex, err: (err as Error).message }, 'could not take back an attempt the database cut short');
+      services.log.warn(
+        { operation_id: handle.operationId, step_index: stepIndex, err: (err as Error).message },
+        'could not take back an attempt the database cut short',
+      );
     }
   };
   void attempt();

@@ -35,7 +35,11 @@ export function refusal(kind: 'workspace_missing' | 'step_missing' | 'wip_full')
   return new DomainError('wip_limit_exceeded');
 }
 
-export async function begin(services: Services, actor: Actor, input: BeginInput): Promise<{ handle: CreationHandle; task: Task }> {
+export async function begin(
+  services: Services,
+  actor: Actor,
+  input: BeginInput,
+): Promise<{ handle: CreationHandle; task: Task }> {
   // SPEC §4.2: the handle's token is random and stored hashed; the creating request holds the lease from here.
   const token = randomBytes(32).toString('base64url');
   const now = new Date();

@@ -21,7 +21,8 @@ export async function buildPlan(
 
   // One claim step per non-empty set. "Already claimed" is the step's to decide: it may change before Begin.
   const attachmentIds = [...new Set(fields.attachments ?? [])];
-  if ((await store.attachments.countInWorkspace(workspaceId, attachmentIds)) !== attachmentIds.length) throw new DomainError('attachment_unavailable');
+  if ((await store.attachments.countInWorkspace(workspaceId, attachmentIds)) !== attachmentIds.length)
+    throw new DomainError('attachment_unavailable');
   if (attachmentIds.length > 0) steps.push({ kind: 'attachment_claim', params: { attachment_ids: attachmentIds } });
 
   // One fresh_branch per repository entry asking for one (the same repository twice is one branch).
@@ -43,7 +44,8 @@ export async function buildPlan(
 
   const profileId = fields.agent_profile_id ?? null;
   if (profileId) {
-    if (!(await store.agentProfiles.existsInWorkspace(profileId, workspaceId))) throw new DomainError('validation_failed', 'agent_profile_id: agent profile not found in this workspace');
+    if (!(await store.agentProfiles.existsInWorkspace(profileId, workspaceId)))
+      throw new DomainError('validation_failed', 'agent_profile_id: agent profile not found in this workspace');
   }
   const blockedBy = [...new Set(fields.blocked_by ?? [])];
   if ((await store.tasks.countInWorkspace(workspaceId, blockedBy)) !== blockedBy.length) {

@@ -26,13 +26,26 @@ export async function compensateStep(services: Services, handle: CreationHandle,
 }
 
 /** Abort hands a failed compensation over: recorded, first retry after one backoff (inside the operation's fence). */
-export async function handOverToCleanup(services: Services, handle: CreationHandle, index: number, error: string): Promise<void> {
+export async function handOverToCleanup(
+  services: Services,
+  handle: CreationHandle,
+  index: number,
+  error: string,
+): Promise<void> {
   const nextAt = new Date(Date.now() + cleanupDelay(services.config.cleanup, 1)).toISOString();
   await services.store.creation.fenced(handle, (tx) => tx.cleanup.handOver(handle.operationId, index, error, nextAt));
 }
 
 function cleanupActor(actorId: string): Actor {
-  return { kind: 'system', id: actorId, label: 'cleanup', global: true, roles: new Map(), grants: new Set(), scopes: new Set() };
+  return {
+    kind: 'system',
+    id: actorId,
+    label: 'cleanup',
+    global: true,
+    roles: new Map(),
+    grants: new Set(),
+    scopes: new Set(),
+  };
 }
 
 /** Retries one claimed compensation: compensated on success, rescheduled (attempts + 1, doubled delay) on failure. */

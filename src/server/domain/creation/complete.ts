@@ -112,12 +112,18 @@ export function deferredIntent(
 async function readOperation(services: Services, handle: CreationHandle): Promise<OperationRecord | undefined> {
   const op = await services.store.creation.findOperation(handle.operationId);
   // A recovery handle has no token: its authority is the generation it claimed (checked by every fenced write).
-  if (op && !handle.recovered && op.tokenHash !== hashToken(handle.token)) throw new Error('creation handle does not match its operation');
+  if (op && !handle.recovered && op.tokenHash !== hashToken(handle.token))
+    throw new Error('creation handle does not match its operation');
   return op;
 }
 
 async function replayOf(services: Services, handle: CreationHandle, op: OperationRecord): Promise<CompleteResult> {
-  if (op.state !== 'completed' || !op.outcome || (op.outcome.kind !== 'created' && op.outcome.kind !== 'created_identity_lost')) return { kind: 'gone' };
+  if (
+    op.state !== 'completed' ||
+    !op.outcome ||
+    (op.outcome.kind !== 'created' && op.outcome.kind !== 'created_identity_lost')
+  )
+    return { kind: 'gone' };
   const task = await services.store.tasks.findById(handle.taskId);
   return task ? { kind: op.outcome.kind, task, eventId: op.outcome.event_id ?? '' } : { kind: 'gone' };
 }

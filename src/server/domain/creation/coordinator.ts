@@ -38,7 +38,11 @@ async function failWith(services: Services, handle: CreationHandle, error: Domai
   try {
     await abortOperation(services, handle, error);
   } catch (err) {
-    if (!(err instanceof LeaseLostError)) services.log.warn({ operation_id: handle.operationId, err: (err as Error).message }, 'creation abort deferred to recovery');
+    if (!(err instanceof LeaseLostError))
+      services.log.warn(
+        { operation_id: handle.operationId, err: (err as Error).message },
+        'creation abort deferred to recovery',
+      );
   }
   throw error;
 }
@@ -50,7 +54,14 @@ async function runStep(services: Services, handle: CreationHandle, step: StepRec
   const started = await store.creation.recordStep(
     handle,
     step.index,
-    { state: 'running', attempt: true, startedAt: now.toISOString(), finishedAt: null, leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString(), error: null },
+    {
+      state: 'running',
+      attempt: true,
+      startedAt: now.toISOString(),
+      finishedAt: null,
+      leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString(),
+      error: null,
+    },
     'planned',
   );
   if (started === 0) throw new UnknownStepError(handle.operationId);
@@ -63,7 +74,12 @@ async function runStep(services: Services, handle: CreationHandle, step: StepRec
   }
 }
 
-async function attemptStep(services: Services, handle: CreationHandle, step: StepRecord, key: string): Promise<DomainError | undefined> {
+async function attemptStep(
+  services: Services,
+  handle: CreationHandle,
+  step: StepRecord,
+  key: string,
+): Promise<DomainError | undefined> {
   const { failpoints, store } = services;
   // Test hooks before/after the effect and before/after its record (crash and database-failure tests).
   await failpoints.hit('step_before_effect', key);
@@ -73,15 +89,29 @@ async function attemptStep(services: Services, handle: CreationHandle, step: Ste
   } catch (err) {
     if (err instanceof LeaseLostError || isDatabaseUnavailable(err)) throw err;
     const error = toStepError(err, step.kind);
-    if (error.code === 'creation_step_failed') services.log.warn({ operation_id: handle.operationId, step: step.kind, err: (err as Error).message }, 'creation step failed');
+    if (error.code === 'creation_step_failed')
+      services.log.warn(
+        { operation_id: handle.operationId, step: step.kind, err: (err as Error).message },
+        'creation step failed',
+      );
     const at = new Date().toISOString();
-    await store.creation.recordStep(handle, step.index, { state: 'failed', error: storeError(error), finishedAt: at, leaseExpiresAt: null });
+    await store.creation.recordStep(handle, step.index, {
+      state: 'failed',
+      error: storeError(error),
+      finishedAt: at,
+      leaseExpiresAt: null,
+    });
     return error;
   }
   await failpoints.hit('step_after_effect', key);
   await failpoints.hit('step_before_record', key);
   const at = new Date().toISOString();
-  const recorded = await store.creation.recordStep(handle, step.index, { state: 'succeeded', evidence, finishedAt: at, leaseExpiresAt: null }, 'running');
+  const recorded = await store.creation.recordStep(
+    handle,
+    step.index,
+    { state: 'succeeded', evidence, finishedAt: at, leaseExpiresAt: null },
+    'running',
+  );
   if (recorded === 0) throw new UnknownStepError(handle.operationId);
   await failpoints.hit('step_after_record', key);
   return undefined;

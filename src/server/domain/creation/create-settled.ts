@@ -41,15 +41,27 @@ export async function createSettled(services: Services, actor: Actor, input: Set
  */
 export async function createPlain(services: Services, actor: Actor, request: CreateRequest): Promise<Task | undefined> {
   const { fields, ...ids } = request;
-  if (fields.attachments?.length || fields.repositories?.length || fields.agent_profile_id || fields.blocked_by?.length) return undefined;
+  if (fields.attachments?.length || fields.repositories?.length || fields.agent_profile_id || fields.blocked_by?.length)
+    return undefined;
   // With nothing to look up, this is the plan validation would build for a workspace without a root.
   const plan = await buildPlan(services, request.workspaceId, fields, null);
   if (plan.steps.length > 0) return undefined;
-  const input = { ...ids, stepId: fields.step_id ?? null, title: fields.title, description: fields.description ?? null, plan };
+  const input = {
+    ...ids,
+    stepId: fields.step_id ?? null,
+    title: fields.title,
+    description: fields.description ?? null,
+    plan,
+  };
   return commit(services, actor, input, true);
 }
 
-async function commit(services: Services, actor: Actor, input: SettledInput, validate: boolean): Promise<Task | undefined> {
+async function commit(
+  services: Services,
+  actor: Actor,
+  input: SettledInput,
+  validate: boolean,
+): Promise<Task | undefined> {
   const { failpoints } = services;
   const key = input.externalId ?? input.title;
   const operationId = randomUUID();

@@ -9,11 +9,14 @@ import type { Services } from '../../services';
 /** While `fn` runs, renews the lease every third of its length (SPEC §4.2: "renewed while it works"). */
 export async function withLease<T>(services: Services, fence: Fence, fn: () => Promise<T>): Promise<T> {
   const { leaseMs } = services;
-  const timer = setInterval(() => {
-    services.store.creation.renewLease(fence, new Date(Date.now() + leaseMs).toISOString()).catch(() => {
-      // A failed renewal is not fatal here: every write is fenced, so losing the lease only makes them no-ops.
-    });
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      services.store.creation.renewLease(fence, new Date(Date.now() + leaseMs).toISOString()).catch(() => {
+        // A failed renewal is not fatal here: every write is fenced, so losing the lease only makes them no-ops.
+      });
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   timer.unref?.();
   try {
     return await fn();

@@ -6,8 +6,16 @@ import { dbErrorInfo } from '../../db/errors';
 export const ERRORS = {
   invalid_payload: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid payload' },
   validation_failed: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid request' },
-  invalid_external_id_control: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid external_id: control characters are not allowed' },
-  invalid_external_id_length: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid external_id: must be 255 UTF-8 bytes or fewer' },
+  invalid_external_id_control: {
+    http: 400,
+    trpc: 'BAD_REQUEST',
+    message: 'invalid external_id: control characters are not allowed',
+  },
+  invalid_external_id_length: {
+    http: 400,
+    trpc: 'BAD_REQUEST',
+    message: 'invalid external_id: must be 255 UTF-8 bytes or fewer',
+  },
   external_id_required: { http: 400, trpc: 'BAD_REQUEST', message: 'invalid external_id: external_id is required' },
   workspace_required: { http: 400, trpc: 'BAD_REQUEST', message: 'workspace_id is required' },
   title_required: { http: 400, trpc: 'BAD_REQUEST', message: 'title is required' },
@@ -26,26 +34,47 @@ export const ERRORS = {
   conflict: { http: 409, trpc: 'CONFLICT', message: 'conflict' },
   // Creation steps (SPEC §4.4, §5): the error a caller gets when a step fails and the create is aborted.
   attachment_unavailable: { http: 400, trpc: 'BAD_REQUEST', message: 'attachment not found or already claimed' },
-  contribution_already_associated: { http: 409, trpc: 'CONFLICT', message: 'remote contribution is already associated with another task' },
+  contribution_already_associated: {
+    http: 409,
+    trpc: 'CONFLICT',
+    message: 'remote contribution is already associated with another task',
+  },
   branch_exists: { http: 409, trpc: 'CONFLICT', message: 'branch already exists at a different commit' },
-  creation_step_failed: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'a creation step failed; the create was aborted' },
+  creation_step_failed: {
+    http: 500,
+    trpc: 'INTERNAL_SERVER_ERROR',
+    message: 'a creation step failed; the create was aborted',
+  },
   payload_too_large: { http: 413, trpc: 'PAYLOAD_TOO_LARGE', message: 'request body too large' },
   // The limiter says how long to wait; 1 s is only the fallback.
   rate_limited: { http: 429, trpc: 'TOO_MANY_REQUESTS', message: 'too many requests', retryAfter: 1 },
   // SPEC §11: console sign-in, throttled per account and client address; the detail says how long to wait.
   sign_in_throttled: { http: 429, trpc: 'TOO_MANY_REQUESTS', message: 'too many sign-in attempts' },
   internal: { http: 500, trpc: 'INTERNAL_SERVER_ERROR', message: 'internal error' },
-  identity_not_ready: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is unavailable: schema attestation has not passed' },
+  identity_not_ready: {
+    http: 503,
+    trpc: 'SERVICE_UNAVAILABLE',
+    message: 'external identity is unavailable: schema attestation has not passed',
+  },
   // SPEC §4.4: the database cannot be reached or refuses writes; what was in flight is left to recovery.
   database_unavailable: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'database unavailable', retryAfter: 1 },
   // SPEC §4.1 step 8: a create kept losing the identity race to creates that vanished before its re-read.
-  identity_contended: { http: 503, trpc: 'SERVICE_UNAVAILABLE', message: 'external identity is contended; retry shortly', retryAfter: 1 },
+  identity_contended: {
+    http: 503,
+    trpc: 'SERVICE_UNAVAILABLE',
+    message: 'external identity is contended; retry shortly',
+    retryAfter: 1,
+  },
 } as const satisfies Record<string, { http: number; trpc: string; message: string; retryAfter?: number }>;
 
 export type ErrorCode = keyof typeof ERRORS;
 
 /** Codes whose body carries `code` as well as `error` (SPEC §7). */
-const CODE_IN_BODY: ReadonlySet<ErrorCode> = new Set(['creation_completing', 'creation_aborting', 'idempotency_key_conflict']);
+const CODE_IN_BODY: ReadonlySet<ErrorCode> = new Set([
+  'creation_completing',
+  'creation_aborting',
+  'idempotency_key_conflict',
+]);
 
 export class DomainError extends Error {
   readonly code: ErrorCode;

@@ -59,6 +59,7 @@ export async function listEvents(
 /** `task.revisions` (via `event.revisions`) and `GET /tasks/:id/revisions`: retained also after delete. */
 export async function listRevisions(services: Services, actor: Actor, taskId: string): Promise<RevisionBody[]> {
   const revisions = await services.store.events.listRevisions(taskId);
-  if (revisions.length === 0 || !can(actor, revisions[0]!.workspace_id, 'read')) throw new DomainError('task_not_found');
+  if (revisions.length === 0 || !can(actor, revisions[0]!.workspace_id, 'read'))
+    throw new DomainError('task_not_found');
   return revisions;
 }

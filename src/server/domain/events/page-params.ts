@@ -9,8 +9,12 @@ export const MAX_EVENT_PAGE = 500;
 
 export const ZEventPageParams = z.object({
   /** Continue after this outbox `seq` (`next_after` of the previous page). */
-  after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional().describe('Continue after this event `seq` (`next_after` of the previous page); 0 or absent: from the start.'),
-  limit: wholeNumber(1, MAX_EVENT_PAGE).optional().describe(`At most this many (default 100, at most ${MAX_EVENT_PAGE}).`),
+  after: wholeNumber(0, Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe('Continue after this event `seq` (`next_after` of the previous page); 0 or absent: from the start.'),
+  limit: wholeNumber(1, MAX_EVENT_PAGE)
+    .optional()
+    .describe(`At most this many (default 100, at most ${MAX_EVENT_PAGE}).`),
 });
 export type TEventPageParams = z.infer<typeof ZEventPageParams>;
 
@@ -35,5 +39,7 @@ export function parseLastEventId(raw: string | null | undefined): number | undef
 }
 
 export const ZStreamResume = z.object({
-  last_event_id: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional().describe('Resume after this event `seq` (when the header cannot be sent).'),
+  last_event_id: wholeNumber(0, Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe('Resume after this event `seq` (when the header cannot be sent).'),
 });

@@ -15,15 +15,24 @@ export const ZEventRecord = z.object({
   type: ZEventType,
   workspace_id: z.string(),
   task_id: z.string(),
-  revision: z.number().int().describe('The task revision this event records; per task, events arrive in revision order.'),
+  revision: z
+    .number()
+    .int()
+    .describe('The task revision this event records; per task, events arrive in revision order.'),
   occurred_at: ZTimestamp,
   task: ZTaskBody.describe('The task as committed by this change (`external_id` only when it held one).'),
-  seq: z.number().int().describe('Position in the outbox: pass as `after` (history) or `Last-Event-ID` (stream) to continue.'),
+  seq: z
+    .number()
+    .int()
+    .describe('Position in the outbox: pass as `after` (history) or `Last-Event-ID` (stream) to continue.'),
 });
 
 export const ZEventPage = z.object({
   events: z.array(ZEventRecord),
-  next_after: z.number().int().describe('Pass as `after` to continue. No event that commits later can appear at or below it.'),
+  next_after: z
+    .number()
+    .int()
+    .describe('Pass as `after` to continue. No event that commits later can appear at or below it.'),
 });
 
 export const ZRevisionBody = z.object({

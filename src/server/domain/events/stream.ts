@@ -23,7 +23,12 @@ export function openEventStream(
   return streamEvents(services, workspaceId, after, signal);
 }
 
-async function* streamEvents(services: Services, workspaceId: string, after: number | undefined, signal: AbortSignal): AsyncGenerator<EventRecord> {
+async function* streamEvents(
+  services: Services,
+  workspaceId: string,
+  after: number | undefined,
+  signal: AbortSignal,
+): AsyncGenerator<EventRecord> {
   const hub = services.hub;
   while (hub.safe === undefined && !signal.aborted && !hub.stopped) await hub.next(signal);
   // `pos`: every event with seq <= pos has been yielded or is not this workspace's. It only grows, so no event

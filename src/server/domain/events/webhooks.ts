@@ -13,7 +13,6 @@ import { ZCreateWebhookInput } from './schemas';
 
 export { ZCreateWebhookInput, type TCreateWebhookInput } from './schemas';
 
-
 async function requireAdmin(services: Services, actor: Actor, workspaceId: string): Promise<void> {
   if (!can(actor, workspaceId, 'admin')) throw new DomainError('not_found');
   if (!(await services.store.workspaces.find(workspaceId))) throw new DomainError('not_found');
@@ -50,14 +49,17 @@ export async function listWebhooks(services: Services, actor: Actor, workspaceId
 }
 
 /** Stops planning and sending; its delivery history stays visible. */
-export async function disableWebhook(services: Services, actor: Actor, workspaceId: string, webhookId: string): Promise<WebhookBody> {
+export async function disableWebhook(
+  services: Services,
+  actor: Actor,
+  workspaceId: string,
+  webhookId: string,
+): Promise<WebhookBody> {
   await requireAdmin(services, actor, workspaceId);
   const webhook = await services.store.webhooks.disable(workspaceId, webhookId, new Date().toISOString());
   if (!webhook) throw new DomainError('not_found');
   return webhook;
 }
-
-
 
 /** Deliveries of one webhook in seq order, each with its attempts; `after` pages by event seq. */
 export async function listDeliveries(

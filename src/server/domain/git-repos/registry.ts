@@ -15,11 +15,15 @@ export async function addRepository(
   input: { workspaceId: string; path: string; name?: string; defaultBranch?: string },
 ): Promise<GitRepo> {
   const path = resolve(input.path);
-  if (!(await store.workspaces.find(input.workspaceId))) throw new DomainError('validation_failed', 'workspace not found');
+  if (!(await store.workspaces.find(input.workspaceId)))
+    throw new DomainError('validation_failed', 'workspace not found');
   // A real repository, with the default branch resolved now (its HEAD, unless one is named) and holding a commit.
-  const inside = await git(path, ['rev-parse', '--is-inside-work-tree']).catch(() => git(path, ['rev-parse', '--is-bare-repository']).catch(() => ''));
+  const inside = await git(path, ['rev-parse', '--is-inside-work-tree']).catch(() =>
+    git(path, ['rev-parse', '--is-bare-repository']).catch(() => ''),
+  );
   if (inside !== 'true') throw new DomainError('validation_failed', `${path} is not a git repository`);
-  const defaultBranch = input.defaultBranch ?? (await git(path, ['symbolic-ref', '--short', 'HEAD']).catch(() => 'main'));
+  const defaultBranch =
+    input.defaultBranch ?? (await git(path, ['symbolic-ref', '--short', 'HEAD']).catch(() => 'main'));
   if (!(await resolveRef(path, `refs/heads/${defaultBranch}`))) {
     throw new DomainError('validation_failed', `default branch ${defaultBranch} has no commit in ${path}`);
   }
@@ -34,7 +38,8 @@ export async function addRepository(
   try {
     await store.gitRepos.insert(repo);
   } catch (err) {
-    if (dbErrorInfo(err)?.uniqueViolation) throw new DomainError('conflict', `${path} is already registered in this workspace`);
+    if (dbErrorInfo(err)?.uniqueViolation)
+      throw new DomainError('conflict', `${path} is already registered in this workspace`);
     throw err;
   }
   return repo;

@@ -22,7 +22,11 @@ const LIST_LIMIT = 500;
 
 /** The legacy rows of one workspace (its admins only; anyone else gets the 404 of a workspace that is not there),
  *  or of every workspace for an instance-wide actor (the CLI). */
-export async function listLegacyIdentities(services: Pick<Services, 'store'>, actor: Actor, workspaceId?: string): Promise<LegacyIdentity[]> {
+export async function listLegacyIdentities(
+  services: Pick<Services, 'store'>,
+  actor: Actor,
+  workspaceId?: string,
+): Promise<LegacyIdentity[]> {
   if (workspaceId === undefined) {
     if (!actor.global) throw new DomainError('not_found');
     return services.store.legacy.list(LIST_LIMIT);
@@ -50,9 +54,15 @@ export interface LegacyResolution {
 export async function resolveLegacyIdentity(
   services: Pick<Services, 'store' | 'readiness'>,
   actor: Actor,
-  input: { taskId: string; action: LegacyAction; source: string; /** The row must be in this workspace (the console). */ workspaceId?: string },
+  input: {
+    taskId: string;
+    action: LegacyAction;
+    source: string;
+    /** The row must be in this workspace (the console). */ workspaceId?: string;
+  },
 ): Promise<LegacyResolution> {
-  if (!LEGACY_ACTIONS.includes(input.action)) throw new DomainError('validation_failed', 'action: must be settle or release');
+  if (!LEGACY_ACTIONS.includes(input.action))
+    throw new DomainError('validation_failed', 'action: must be settle or release');
   const resolved = await services.store.transaction(async (tx) => {
     const task = await tx.tasks.findByIdForUpdate(input.taskId);
     if (!task || !can(actor, task.workspaceId, 'admin')) throw new DomainError('not_found');
@@ -61,8 +71,12 @@ export async function resolveLegacyIdentity(
       throw new DomainError('conflict', `task ${task.identifier} is not a legacy identity row (nothing to resolve)`);
     }
     const at = new Date().toISOString();
-    const after = input.action === 'settle' ? await tx.legacy.settle(task.id, at) : await releaseLegacy(tx, actor, task, input.source, at);
-    if (!after) throw new DomainError('conflict', `task ${task.identifier} changed while it was being resolved; try again`);
+    const after =
+      input.action === 'settle'
+        ? await tx.legacy.settle(task.id, at)
+        : await releaseLegacy(tx, actor, task, input.source, at);
+    if (!after)
+      throw new DomainError('conflict', `task ${task.identifier} changed while it was being resolved; try again`);
     const resolutionId = randomUUID();
     await tx.legacy.insertResolution({
       id: resolutionId,
@@ -82,7 +96,13 @@ export async function resolveLegacyIdentity(
 }
 
 /** SPEC §7's release of a completed holder, recorded in the release history under a fresh key. */
-async function releaseLegacy(tx: TxRepositories, actor: Actor, task: Task, source: string, at: string): Promise<Task | undefined> {
+async function releaseLegacy(
+  tx: TxRepositories,
+  actor: Actor,
+  task: Task,
+  source: string,
+  at: string,
+): Promise<Task | undefined> {
   const externalId = task.externalId!;
   const released = await tx.tasks.releaseSettledIdentity(task.id, externalId, at);
   if (!released) return undefined;
@@ -110,8 +130,17 @@ async function releaseLegacy(tx: TxRepositories, actor: Actor, task: Task, sourc
  * SPEC §12 on demand: records a request every server process sees within about a second (readiness.ts `watch`),
  * and attests this process at once. Returns this process's answer.
  */
-export async function requestAttestation(services: Pick<Services, 'store' | 'readiness'>, actor: Actor, source: string): Promise<AttestationResult> {
-  await services.store.attestationRequests.insert({ id: randomUUID(), actorId: actor.id, source, requestedAt: new Date().toISOString() });
+export async function requestAttestation(
+  services: Pick<Services, 'store' | 'readiness'>,
+  actor: Actor,
+  source: string,
+): Promise<AttestationResult> {
+  await services.store.attestationRequests.insert({
+    id: randomUUID(),
+    actorId: actor.id,
+    source,
+    requestedAt: new Date().toISOString(),
+  });
   return services.readiness.refresh(services.store.driver);
 }
 

@@ -58,9 +58,14 @@ export class DestinationRefusedError extends Error {
 }
 
 /** `dns.lookup`'s shape (with `all: true`), so a test can give a host name answers that change. */
-export type ResolveAll = (hostname: string, options: { family?: number; hints?: number }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type ResolveAll = (
+  hostname: string,
+  options: { family?: number; hints?: number },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
-const systemResolveAll: ResolveAll = (hostname, options, callback) => dnsLookup(hostname, { ...options, all: true }, callback);
+const systemResolveAll: ResolveAll = (hostname, options, callback) =>
+  dnsLookup(hostname, { ...options, all: true }, callback);
 
 /** `[::1]` → `::1`; a zone (`fe80::1%eth0`) is not part of the address the lists match. */
 function bareAddress(host: string): string {
@@ -103,7 +108,8 @@ export class DestinationPolicy {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an http(s) URL';
     const host = bareAddress(parsed.hostname).toLowerCase().replace(/\.$/, '');
     if (isIP(host) !== 0) return this.allows(host) ? null : NOT_PUBLIC_REFUSAL;
-    if (host === 'localhost' || host.endsWith('.localhost')) return this.allows('127.0.0.1') ? null : NOT_PUBLIC_REFUSAL;
+    if (host === 'localhost' || host.endsWith('.localhost'))
+      return this.allows('127.0.0.1') ? null : NOT_PUBLIC_REFUSAL;
     return null;
   }
 
@@ -114,11 +120,20 @@ export class DestinationPolicy {
    * host that is already an IP address: callers check those with `allows` first (runtime/outbound-http.ts).
    */
   readonly lookup: LookupFunction = (hostname, options, callback) => {
-    const done = callback as (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-    this.resolveAll(hostname, { family: typeof options.family === 'number' ? options.family : undefined, hints: options.hints }, (err, addresses) => {
-      if (err || addresses.length === 0 || !addresses.every((a) => this.allows(a.address))) return done(new DestinationRefusedError(), '');
-      if (options.all) return done(null, addresses);
-      return done(null, addresses[0]!.address, addresses[0]!.family);
-    });
+    const done = callback as (
+      err: NodeJS.ErrnoException | null,
+      address: string | LookupAddress[],
+      family?: number,
+    ) => void;
+    this.resolveAll(
+      hostname,
+      { family: typeof options.family === 'number' ? options.family : undefined, hints: options.hints },
+      (err, addresses) => {
+        if (err || addresses.length === 0 || !addresses.every((a) => this.allows(a.address)))
+          return done(new DestinationRefusedError(), '');
+        if (options.all) return done(null, addresses);
+        return done(null, addresses[0]!.address, addresses[0]!.family);
+      },
+    );
   };
 }

@@ -42,11 +42,13 @@ const EDGE_WHITE_SPACE = /^\p{White_Space}+|\p{White_Space}+$/gu;
 export function normalizeReason(raw: unknown): string | null {
   if (raw === undefined || raw === null) return null;
   if (typeof raw !== 'string') throw new DomainError('invalid_payload', 'reason must be a string');
-  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new DomainError('validation_failed', 'reason: control characters are not allowed');
+  if (/[\u0000-\u001f\u007f]/.test(raw))
+    throw new DomainError('validation_failed', 'reason: control characters are not allowed');
   // SPEC §10: text the store cannot keep is refused as text, in the words of every other field (domain/text.ts).
   if (!raw.isWellFormed()) throw new DomainError('invalid_payload', 'reason must be well-formed Unicode');
   const reason = raw.replace(EDGE_WHITE_SPACE, '');
-  if (characterCount(reason) > MAX_REASON_CHARS) throw new DomainError('validation_failed', `reason: ${tooLongMessage(MAX_REASON_CHARS)}`);
+  if (characterCount(reason) > MAX_REASON_CHARS)
+    throw new DomainError('validation_failed', `reason: ${tooLongMessage(MAX_REASON_CHARS)}`);
   return reason === '' ? null : reason;
 }
 
@@ -56,7 +58,9 @@ export function normalizeReason(raw: unknown): string | null {
  * it — that retry must replay, not fail with idempotency_key_conflict. The stored reason is the first stored one.
  */
 export function requestHash(method: string, workspaceId: string, externalId: string, actorId: string): string {
-  return createHash('sha256').update(JSON.stringify([method, workspaceId, externalId, actorId])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([method, workspaceId, externalId, actorId]))
+    .digest('hex');
 }
 
 export async function releaseExternalId(services: Services, actor: Actor, input: ReleaseInput): Promise<ReleaseResult> {
@@ -64,7 +68,10 @@ export async function releaseExternalId(services: Services, actor: Actor, input:
   // code.
   try {
     const result = await decideRelease(services, actor, input);
-    services.metrics.releases.inc({ result: result.status === 204 ? 'released' : 'not_found', replayed: String(result.replayed) });
+    services.metrics.releases.inc({
+      result: result.status === 204 ? 'released' : 'not_found',
+      replayed: String(result.replayed),
+    });
     return result;
   } catch (err) {
     services.metrics.releases.inc({ result: err instanceof DomainError ? err.code : 'error', replayed: 'false' });
@@ -77,7 +84,8 @@ async function decideRelease(services: Services, actor: Actor, input: ReleaseInp
   if (!can(actor, input.workspaceId, 'release')) throw new DomainError('task_not_found');
   const key = input.idempotencyKey;
   if (key === undefined || key === null || key === '') throw new DomainError('idempotency_key_required');
-  if (typeof key !== 'string' || !ZIdempotencyKey.safeParse(key).success) throw new DomainError('idempotency_key_invalid');
+  if (typeof key !== 'string' || !ZIdempotencyKey.safeParse(key).success)
+    throw new DomainError('idempotency_key_invalid');
   const externalId = requireExternalId(input.rawExternalId);
   const reason = normalizeReason(input.rawReason);
   services.readiness.requireIdentity();
@@ -85,7 +93,9 @@ async function decideRelease(services: Services, actor: Actor, input: ReleaseInp
 
   for (let attempt = 0; ; attempt++) {
     try {
-      const result = await services.store.transaction((tx) => releaseOnce(tx, actor, input, key.toLowerCase(), externalId, hash, reason));
+      const result = await services.store.transaction((tx) =>
+        releaseOnce(tx, actor, input, key.toLowerCase(), externalId, hash, reason),
+      );
       if (result.replayed) await noteAttempt(services, actor, input, externalId, 'replay', result.releaseId);
       return result;
     } catch (err) {
@@ -105,7 +115,14 @@ async function decideRelease(services: Services, actor: Actor, input: ReleaseInp
  * when, which channel and request id; for a conflict, the external id the other request named). Written after the
  * answer is decided, best effort: a note that cannot be written never changes the answer.
  */
-async function noteAttempt(services: Services, actor: Actor, input: ReleaseInput, externalId: string, kind: 'replay' | 'conflict', releaseId: string) {
+async function noteAttempt(
+  services: Services,
+  actor: Actor,
+  input: ReleaseInput,
+  externalId: string,
+  kind: 'replay' | 'conflict',
+  releaseId: string,
+) {
   try {
     await services.store.releases.insertAttempt({
       id: randomUUID(),
@@ -166,7 +183,11 @@ async function releaseOnce(
     // Its operation moved on: completing, or aborting (SPEC §7: the abort removes the task; a retry finds no holder).
     // Throwing rolls the clear back: nothing changes, nothing is stored as final.
     if (!cleared || !marked) {
-      throw new DomainError((await tx.creation.findOperationStateOfTask(holder.id)) === 'aborting' ? 'creation_aborting' : 'creation_completing');
+      throw new DomainError(
+        (await tx.creation.findOperationStateOfTask(holder.id)) === 'aborting'
+          ? 'creation_aborting'
+          : 'creation_completing',
+      );
     }
   }
 

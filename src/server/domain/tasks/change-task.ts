@@ -22,7 +22,13 @@ async function lockedForChange(tx: TxRepositories, actor: Actor, taskId: string)
 }
 
 /** The change as the next revision, its snapshot and one `task.updated` event. */
-async function writeChange(tx: TxRepositories, actor: Actor, taskId: string, changes: TaskChanges, change: string): Promise<Task> {
+async function writeChange(
+  tx: TxRepositories,
+  actor: Actor,
+  taskId: string,
+  changes: TaskChanges,
+  change: string,
+): Promise<Task> {
   const at = new Date().toISOString();
   const task = await tx.tasks.applyChanges(taskId, changes, at);
   if (!task) throw new DomainError('task_not_found');
@@ -40,7 +46,8 @@ export async function updateTask(services: Services, actor: Actor, taskId: strin
     const task = await lockedForChange(tx, actor, taskId);
     const changes: TaskChanges = {};
     if (input.title !== undefined && input.title !== task.title) changes.title = input.title;
-    if (input.description !== undefined && input.description !== task.description) changes.description = input.description;
+    if (input.description !== undefined && input.description !== task.description)
+      changes.description = input.description;
     if (input.step_id !== undefined && input.step_id !== task.stepId) {
       await admitMove(tx, task.workspaceId, input.step_id);
       changes.stepId = input.step_id;
@@ -63,7 +70,13 @@ export async function setArchived(services: Services, actor: Actor, taskId: stri
   return services.store.transaction(async (tx) => {
     const task = await lockedForChange(tx, actor, taskId);
     if ((task.archivedAt !== null) === archived) return task;
-    return writeChange(tx, actor, taskId, { archivedAt: archived ? new Date().toISOString() : null }, archived ? 'archive' : 'unarchive');
+    return writeChange(
+      tx,
+      actor,
+      taskId,
+      { archivedAt: archived ? new Date().toISOString() : null },
+      archived ? 'archive' : 'unarchive',
+    );
   });
 }
 

@@ -4,7 +4,13 @@
 import type { z } from 'zod';
 import { DomainError } from '../errors/domain-error';
 import { tooLongMessage, UNSTORABLE_TEXT } from '../text';
-import { ZCreateEnvelope, ZCreateTaskFields, ZIdentityEnvelope, type TCreateTaskFields, type TIdentityEnvelope } from './schemas';
+import {
+  ZCreateEnvelope,
+  ZCreateTaskFields,
+  ZIdentityEnvelope,
+  type TCreateTaskFields,
+  type TIdentityEnvelope,
+} from './schemas';
 
 export { ZCreateTaskFields, type TCreateTaskFields } from './schemas';
 
@@ -63,13 +69,16 @@ export function validationError(error: z.ZodError): DomainError {
   const first = error.issues[0];
   const where = first?.path.length ? first.path.join('.') : 'body';
   // SPEC §10: text the store cannot keep is refused as text, like bytes that are not UTF-8 (domain/text.ts).
-  if (first?.code === 'custom' && first.params?.refusal === UNSTORABLE_TEXT) return new DomainError('invalid_payload', `${where} ${first.message}`);
+  if (first?.code === 'custom' && first.params?.refusal === UNSTORABLE_TEXT)
+    return new DomainError('invalid_payload', `${where} ${first.message}`);
   if (first?.path[0] === 'title' && (first.code === 'invalid_type' || first.code === 'too_small')) {
     return new DomainError('title_required');
   }
   // SPEC §10: a value too long is named as too long, with its limit, in one wording for every field.
-  if (first?.code === 'too_big' && first.origin === 'string') return new DomainError('validation_failed', `${where}: ${tooLongMessage(Number(first.maximum))}`);
-  if (first?.code === 'too_big' && first.origin === 'array') return new DomainError('validation_failed', `${where}: must have ${Number(first.maximum)} items or fewer`);
+  if (first?.code === 'too_big' && first.origin === 'string')
+    return new DomainError('validation_failed', `${where}: ${tooLongMessage(Number(first.maximum))}`);
+  if (first?.code === 'too_big' && first.origin === 'array')
+    return new DomainError('validation_failed', `${where}: must have ${Number(first.maximum)} items or fewer`);
   return new DomainError('validation_failed', `${where}: ${first?.message ?? 'invalid'}`);
 }
 

@@ -47,7 +47,12 @@ export async function createTask(
   return outcome;
 }
 
-async function decideCreate(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
+async function decideCreate(
+  services: Services,
+  actor: Actor,
+  body: unknown,
+  options: CreateTaskOptions,
+): Promise<CreateOutcome> {
   const { store, readiness } = services;
 
   // Step 1: the transport envelope.
@@ -75,12 +80,25 @@ async function decideCreate(services: Services, actor: Actor, body: unknown, opt
     await services.failpoints.hit('before_begin', externalId ?? fields.title);
     // SPEC §4.3: a zero-step plan is Begin and Complete in one transaction. A request that needs no read to plan
     // tries that first, validated inside the transaction; undefined sends it through validation and planning here.
-    const request = { workspaceId, parentId: envelope.parentId ?? null, externalId: externalId ?? null, taskId: options.taskId, requestId: options.requestId ?? null };
+    const request = {
+      workspaceId,
+      parentId: envelope.parentId ?? null,
+      externalId: externalId ?? null,
+      taskId: options.taskId,
+      requestId: options.requestId ?? null,
+    };
     const plain = await createPlain(services, actor, { ...request, fields });
     if (plain) return { kind: 'created', task: plain };
     const target = await validateCreate(store, workspaceId, envelope.parentId ?? null, fields);
     const plan = await buildPlan(services, workspaceId, fields, target.rootPath);
-    const input = { ...request, stepId: target.stepId, wipLimited: target.wipLimited, title: fields.title, description: fields.description ?? null, plan };
+    const input = {
+      ...request,
+      stepId: target.stepId,
+      wipLimited: target.wipLimited,
+      title: fields.title,
+      description: fields.description ?? null,
+      plan,
+    };
     if (plan.steps.length === 0) return { kind: 'created', task: await createSettled(services, actor, input) };
     // Step 7: Begin.
     created = await begin(services, actor, input);
@@ -125,7 +143,12 @@ async function decideCreate(services: Services, actor: Actor, body: unknown, opt
   return { kind: result.kind, task: result.task };
 }
 
-async function retryLostRace(services: Services, actor: Actor, body: unknown, options: CreateTaskOptions): Promise<CreateOutcome> {
+async function retryLostRace(
+  services: Services,
+  actor: Actor,
+  body: unknown,
+  options: CreateTaskOptions,
+): Promise<CreateOutcome> {
   const lost = (options.lostRaces ?? 0) + 1;
   if (lost > LOST_RACE_RETRIES) throw new DomainError('identity_contended');
   return decideCreate(services, actor, body, { ...options, lostRaces: lost });

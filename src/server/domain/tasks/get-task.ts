@@ -44,13 +44,21 @@ export async function listTasks(services: Services, actor: Actor, input: ListTas
   const limit = parsed.data.limit ?? 50;
   // The cursor is the last task number seen: a next_cursor value (list-params.ts).
   const beforeNumber = cursor ? Number(cursor) : undefined;
-  const rows = await services.store.tasks.listPage({ workspaceId: input.workspaceId, archived, beforeNumber, limit: limit + 1 });
+  const rows = await services.store.tasks.listPage({
+    workspaceId: input.workspaceId,
+    archived,
+    beforeNumber,
+    limit: limit + 1,
+  });
   const tasks = rows.slice(0, limit);
   return { tasks, nextCursor: rows.length > limit ? String(tasks[tasks.length - 1]!.number) : null };
 }
 
 /** Workspaces visible to the actor (for the console and MCP). */
-export async function listVisibleWorkspaces(services: Services, actor: Actor): Promise<Array<{ id: string; name: string; prefix: string }>> {
+export async function listVisibleWorkspaces(
+  services: Services,
+  actor: Actor,
+): Promise<Array<{ id: string; name: string; prefix: string }>> {
   const visible = visibleWorkspaces(actor);
   const rows = await services.store.workspaces.listSummaries();
   return visible === 'all' ? rows : rows.filter((r) => visible.includes(r.id));

@@ -15,8 +15,13 @@ export const ZTaskCursor = z
   .refine((v) => Number(v) <= MAX_TASK_NUMBER, { error: CURSOR_RULE });
 
 export const ZTaskListParams = z.object({
-  archived: z.enum(['include', 'exclude', 'only']).optional().describe('Archived tasks: `include` (default), `exclude` or `only`.'),
+  archived: z
+    .enum(['include', 'exclude', 'only'])
+    .optional()
+    .describe('Archived tasks: `include` (default), `exclude` or `only`.'),
   limit: wholeNumber(1, 200).optional().describe('Tasks per page (default 50).'),
-  cursor: ZTaskCursor.nullish().describe(`\`next_cursor\` of the previous page (digits, 1 to ${MAX_TASK_NUMBER}); absent for the first page.`),
+  cursor: ZTaskCursor.nullish().describe(
+    `\`next_cursor\` of the previous page (digits, 1 to ${MAX_TASK_NUMBER}); absent for the first page.`,
+  ),
 });
 export type TTaskListParams = z.infer<typeof ZTaskListParams>;

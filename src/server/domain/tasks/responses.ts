@@ -13,7 +13,10 @@ export type LookupResponse = z.output<typeof ZLookupResult>;
 
 // Each extends the fresh body toTaskBody made rather than copying it (the Found path's answer; same keys, same order).
 export function toCreateResponse(outcome: CreateOutcome): CreateResponse {
-  return Object.assign(toTaskBody(outcome.task), { deduplicated: isDeduplicated(outcome), creation_complete: isCreationComplete(outcome) });
+  return Object.assign(toTaskBody(outcome.task), {
+    deduplicated: isDeduplicated(outcome),
+    creation_complete: isCreationComplete(outcome),
+  });
 }
 
 export function toLookupResponse(result: LookupResult): LookupResponse {
@@ -26,5 +29,10 @@ export function toLookupResponse(result: LookupResult): LookupResponse {
  */
 export function toReleaseResponse(result: ReleaseResult): TReleaseResult {
   if (result.status === 404 || result.holderTaskId === null) throw new DomainError('task_not_found');
-  return { released: true, replayed: result.replayed, release_id: result.releaseId, holder_task_id: result.holderTaskId };
+  return {
+    released: true,
+    replayed: result.replayed,
+    release_id: result.releaseId,
+    holder_task_id: result.holderTaskId,
+  };
 }

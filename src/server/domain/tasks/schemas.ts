@@ -23,7 +23,9 @@ export const ZId = z.string().min(1).max(200);
 /** The external identity as sent: a string. Its byte rules (SPEC §2.1) run after authorization, in the domain. */
 export const ZRawExternalId = z
   .string()
-  .describe('Your identity for the external thing: at most 255 UTF-8 bytes, no control characters, compared exactly (SPEC §2).');
+  .describe(
+    'Your identity for the external thing: at most 255 UTF-8 bytes, no control characters, compared exactly (SPEC §2).',
+  );
 
 /** SPEC §7: a caller-generated UUID, reused when retrying the same release. Checked after authorization. */
 export const ZIdempotencyKey = z.guid().describe('A UUID you generate once per release and reuse when you retry it.');
@@ -91,9 +93,14 @@ export type TLookupRequest = z.input<typeof ZLookupRequest>;
 /** SPEC §7, §13: why the operator released it, kept with the release record. Checked after authorization. */
 export const ZReleaseReason = z
   .string()
-  .describe('Optional: why you release it (at most 500 characters), shown in the identity history. Not part of the request: a retry with the same key and another reason replays the first.');
+  .describe(
+    'Optional: why you release it (at most 500 characters), shown in the identity history. Not part of the request: a retry with the same key and another reason replays the first.',
+  );
 
-export const ZReleaseRequest = ZLookupRequest.extend({ idempotency_key: ZIdempotencyKey, reason: ZReleaseReason.nullish() });
+export const ZReleaseRequest = ZLookupRequest.extend({
+  idempotency_key: ZIdempotencyKey,
+  reason: ZReleaseReason.nullish(),
+});
 export type TReleaseRequest = z.input<typeof ZReleaseRequest>;
 
 // ---- update (SPEC §2.3) ----
@@ -135,7 +142,9 @@ const CREATION_COMPLETE =
 
 /** SPEC §3: every create answers with both booleans. */
 export const ZCreateTaskResult = ZTaskBody.extend({
-  deduplicated: z.boolean().describe('true: nothing new was created; the task holding this external_id is returned unchanged.'),
+  deduplicated: z
+    .boolean()
+    .describe('true: nothing new was created; the task holding this external_id is returned unchanged.'),
   creation_complete: z.boolean().describe(CREATION_COMPLETE),
 });
 

@@ -31,14 +31,24 @@ const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_
 /** `--expires-in`: `90m`, `12h`, `30d`, `2w` → the time that long after `now`, as ISO 8601. */
 export function expiresIn(duration: string, now = new Date()): string {
   const m = /^(\d{1,6})([mhdw])$/.exec(duration.trim());
-  if (!m || Number(m[1]) === 0) throw new DomainError('validation_failed', `expires in: a positive whole number of m, h, d or w, e.g. 30d (got ${JSON.stringify(duration)})`);
+  if (!m || Number(m[1]) === 0)
+    throw new DomainError(
+      'validation_failed',
+      `expires in: a positive whole number of m, h, d or w, e.g. 30d (got ${JSON.stringify(duration)})`,
+    );
   return checkedExpiry(new Date(now.getTime() + Number(m[1]) * DURATION_UNITS[m[2]!]!).toISOString(), now);
 }
 
 /** An expiry as given (`--expires-at`, the console): a date and time that is still to come, as ISO 8601 UTC. */
 export function checkedExpiry(raw: string, now = new Date()): string {
-  const at = /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(raw.trim()) ? new Date(raw.trim()) : new Date(NaN);
-  if (Number.isNaN(at.getTime())) throw new DomainError('validation_failed', `expires at: an ISO 8601 date or time, e.g. 2027-01-31 or 2027-01-31T12:00:00Z (got ${JSON.stringify(raw)})`);
+  const at = /^\d{4}-\d\d-\d\d(T\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d))?$/.test(raw.trim())
+    ? new Date(raw.trim())
+    : new Date(NaN);
+  if (Number.isNaN(at.getTime()))
+    throw new DomainError(
+      'validation_failed',
+      `expires at: an ISO 8601 date or time, e.g. 2027-01-31 or 2027-01-31T12:00:00Z (got ${JSON.stringify(raw)})`,
+    );
   if (at.getTime() <= now.getTime()) throw new DomainError('validation_failed', 'expires at: must be in the future');
   return at.toISOString();
 }
@@ -56,12 +66,16 @@ export function parseApiToken(token: string): { id: string; secret: string } | n
 
 export function parseScopes(scopes: readonly string[]): Scope[] {
   const unknown = scopes.filter((s) => !SCOPES.includes(s as Scope));
-  if (unknown.length > 0) throw new DomainError('validation_failed', `unknown scope ${unknown.join(', ')} (allowed: ${SCOPES.join(', ')})`);
+  if (unknown.length > 0)
+    throw new DomainError('validation_failed', `unknown scope ${unknown.join(', ')} (allowed: ${SCOPES.join(', ')})`);
   if (scopes.length === 0) throw new DomainError('validation_failed', 'a token needs at least one scope');
   return [...new Set(scopes as Scope[])];
 }
 
-export async function createApiToken(store: TokenStore, input: CreateApiTokenInput): Promise<{ id: string; token: string }> {
+export async function createApiToken(
+  store: TokenStore,
+  input: CreateApiTokenInput,
+): Promise<{ id: string; token: string }> {
   const name = input.name.trim();
   if (!name || name.length > 200) throw new DomainError('validation_failed', 'token name must be 1-200 characters');
   const scopes = parseScopes(input.scopes);
@@ -71,7 +85,15 @@ export async function createApiToken(store: TokenStore, input: CreateApiTokenInp
   const id = randomUUID();
   const secret = randomSecret();
   const { missingWorkspaceId } = await store.tokens.insert(
-    { id, name, secretHash: digest(secret), scopes, createdBy: input.createdBy ?? null, createdAt: new Date().toISOString(), expiresAt },
+    {
+      id,
+      name,
+      secretHash: digest(secret),
+      scopes,
+      createdBy: input.createdBy ?? null,
+      createdAt: new Date().toISOString(),
+      expiresAt,
+    },
     workspaceIds,
   );
   if (missingWorkspaceId !== undefined) throw new DomainError('not_found', `workspace ${missingWorkspaceId}`);
@@ -84,7 +106,12 @@ export async function createApiToken(store: TokenStore, input: CreateApiTokenInp
  * is kept no longer than its expiry, so an expired token is refused on its first request after it expires. Each
  * success is noted in `usage` (last used, written at most once a minute: token-usage.ts), never written here.
  */
-export async function verifyApiToken(store: TokenStore, presented: string, tokenCache: TokenCache, usage?: TokenUsage): Promise<VerifiedToken | null> {
+export async function verifyApiToken(
+  store: TokenStore,
+  presented: string,
+  tokenCache: TokenCache,
+  usage?: TokenUsage,
+): Promise<VerifiedToken | null> {
   const parsed = parseApiToken(presented);
   if (!parsed) return null;
   const presentedHash = digest(parsed.secret);
@@ -96,7 +123,13 @@ export async function verifyApiToken(store: TokenStore, presented: string, token
   } else {
     const epoch = tokenCache.epoch();
     const token = await store.tokens.findForVerification(parsed.id);
-    if (!token || token.revoked || isExpired(token.verified.expiresAt, now) || !sameDigest(presentedHash, token.secretHash)) return null;
+    if (
+      !token ||
+      token.revoked ||
+      isExpired(token.verified.expiresAt, now) ||
+      !sameDigest(presentedHash, token.secretHash)
+    )
+      return null;
     tokenCache.set(token.verified.id, token.secretHash, token.verified, epoch, now);
     verified = token.verified;
   }

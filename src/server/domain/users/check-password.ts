@@ -8,7 +8,11 @@ import type { User } from './user';
 const DECOY_HASH = 'scrypt$32768$8$1$FT4YunAZJkK_zcAhx9v7ew$GVKzbeqdLigKtX61I07FLpOMXH9OQoAtRiEhfhe0qpU';
 
 /** The user when the email and password match, otherwise null (unknown email, no password set, wrong password). */
-export async function checkUserPassword(store: Pick<Repositories, 'users'>, email: string, password: string): Promise<User | null> {
+export async function checkUserPassword(
+  store: Pick<Repositories, 'users'>,
+  email: string,
+  password: string,
+): Promise<User | null> {
   const found = await store.users.findCredentials(email.trim().toLowerCase());
   if (!found || found.passwordHash === null) {
     await verifyPassword(password, DECOY_HASH);

@@ -24,7 +24,8 @@ export async function createUser(
   input: CreateUserInput,
 ): Promise<User & { memberships: Array<{ workspaceId: string; role: Role }> }> {
   const email = normalizeEmail(input.email);
-  if (!ROLES.includes(input.role)) throw new DomainError('validation_failed', `role must be one of ${ROLES.join(', ')}`);
+  if (!ROLES.includes(input.role))
+    throw new DomainError('validation_failed', `role must be one of ${ROLES.join(', ')}`);
   const workspaceIds = [...new Set(input.workspaceIds ?? [])];
   if (input.role !== 'admin' && workspaceIds.length === 0) {
     throw new DomainError('validation_failed', `a ${input.role} needs at least one workspace`);
@@ -46,7 +47,8 @@ export async function createUser(
     ({ missingWorkspaceId } = await store.users.insert(user, passwordHash, input.role, workspaceIds));
   } catch (err) {
     // STYLE habit 8: uniq_users_email decides; the violation is named here (PostgreSQL: the index, SQLite: the column).
-    if (isUniqueViolationOf(err, 'uniq_users_email', 'users.email')) throw new DomainError('conflict', `a user with email ${email} already exists`);
+    if (isUniqueViolationOf(err, 'uniq_users_email', 'users.email'))
+      throw new DomainError('conflict', `a user with email ${email} already exists`);
     throw err;
   }
   if (missingWorkspaceId !== undefined) throw new DomainError('not_found', `workspace ${missingWorkspaceId}`);

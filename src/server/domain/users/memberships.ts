@@ -11,12 +11,16 @@ export type { Member } from './user';
 type UserStore = Pick<Repositories, 'users'>;
 
 /** Gives `userId` the role in the workspace, replacing any previous one; `role: null` removes the membership. */
-export async function setMembership(store: UserStore, input: { userId: string; workspaceId: string; role: Role | null }): Promise<void> {
+export async function setMembership(
+  store: UserStore,
+  input: { userId: string; workspaceId: string; role: Role | null },
+): Promise<void> {
   if (input.role === null) {
     await store.users.removeMembership(input.userId, input.workspaceId);
     return;
   }
-  if (!ROLES.includes(input.role)) throw new DomainError('validation_failed', `role must be one of ${ROLES.join(', ')}`);
+  if (!ROLES.includes(input.role))
+    throw new DomainError('validation_failed', `role must be one of ${ROLES.join(', ')}`);
   const result = await store.users.setMembership(input.userId, input.workspaceId, input.role, new Date().toISOString());
   if (result === 'no_user') throw new DomainError('not_found', `user ${input.userId}`);
   if (result === 'no_workspace') throw new DomainError('not_found', `workspace ${input.workspaceId}`);
@@ -33,5 +37,11 @@ export async function addMember(
 ): Promise<void> {
   const existing = await store.users.findByEmail(normalizeEmail(input.email));
   if (existing) await setMembership(store, { userId: existing.id, workspaceId: input.workspaceId, role: input.role });
-  else await createUser(store, { email: input.email, role: input.role, workspaceIds: [input.workspaceId], password: input.password || null });
+  else
+    await createUser(store, {
+      email: input.email,
+      role: input.role,
+      workspaceIds: [input.workspaceId],
+      password: input.password || null,
+    });
 }

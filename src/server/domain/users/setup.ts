@@ -29,7 +29,10 @@ export async function setupTokenUsable(store: SetupStore, token: string): Promis
  * Spends the token and creates the first (instance-wide) admin. The conditional spend is the guard: of two
  * racing submissions exactly one spends the token. A refused token and "users already exist" answer the same.
  */
-export async function completeSetup(store: SetupStore, input: { token: string; email: string; password: string }): Promise<User> {
+export async function completeSetup(
+  store: SetupStore,
+  input: { token: string; email: string; password: string },
+): Promise<User> {
   // Validate first, so a typo does not burn the token.
   normalizeEmail(input.email);
   if ([...input.password].length < MIN_PASSWORD_LENGTH) {

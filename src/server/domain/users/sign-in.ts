@@ -1,7 +1,14 @@
 // Console sign-in with email and password (SPEC §11), throttled per client address and per account
 // (auth/sign-in-throttle.ts). Every answer is the same for an email nobody has: the same counts, the same 429s, the
 // same password work (check-password.ts verifies against a decoy hash).
-import { ACCOUNT_POLICY, accountKey, addressKey, addressPolicy, takeAttempt, type ThrottleDecision } from '../../auth/sign-in-throttle';
+import {
+  ACCOUNT_POLICY,
+  accountKey,
+  addressKey,
+  addressPolicy,
+  takeAttempt,
+  type ThrottleDecision,
+} from '../../auth/sign-in-throttle';
 import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import { checkUserPassword } from './check-password';
@@ -21,7 +28,9 @@ export interface SignInSettings {
 
 function throttled(decision: Extract<ThrottleDecision, { ok: false }>): DomainError {
   const seconds = decision.retryAfterSeconds;
-  return new DomainError('sign_in_throttled', `try again in ${seconds} second${seconds === 1 ? '' : 's'}`, { 'retry-after': String(seconds) });
+  return new DomainError('sign_in_throttled', `try again in ${seconds} second${seconds === 1 ? '' : 's'}`, {
+    'retry-after': String(seconds),
+  });
 }
 
 /** The user whose email and password these are; else 401 `email or password is wrong`, or 429 while throttled. */

@@ -25,6 +25,7 @@ export function toUserBody(u: User) {
 /** Emails are compared case-insensitively by storing them lower-cased (uniq_users_email then does the rest). */
 export function normalizeEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
-  if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new DomainError('validation_failed', `not an email address: ${raw.trim().slice(0, 80)}`);
+  if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email))
+    throw new DomainError('validation_failed', `not an email address: ${raw.trim().slice(0, 80)}`);
   return email;
 }

@@ -23,15 +23,28 @@ const DEFAULT_STEPS = [
   { name: 'Done', isDone: true },
 ] as const;
 
-export async function createWorkspace(store: Store, input: CreateWorkspaceInput): Promise<Workspace & { steps: WorkflowStep[] }> {
+export async function createWorkspace(
+  store: Store,
+  input: CreateWorkspaceInput,
+): Promise<Workspace & { steps: WorkflowStep[] }> {
   const name = input.name.trim();
   if (!name || name.length > 200) throw new DomainError('validation_failed', 'workspace name must be 1-200 characters');
-  if (!PREFIX.test(input.prefix)) throw new DomainError('validation_failed', 'prefix must be 1-10 characters, uppercase A-Z or 0-9');
+  if (!PREFIX.test(input.prefix))
+    throw new DomainError('validation_failed', 'prefix must be 1-10 characters, uppercase A-Z or 0-9');
   const rootPath = input.rootPath?.trim() ? normalize(input.rootPath.trim()) : null;
-  if (rootPath !== null && !isAbsolute(rootPath)) throw new DomainError('validation_failed', 'root path must be absolute');
+  if (rootPath !== null && !isAbsolute(rootPath))
+    throw new DomainError('validation_failed', 'root path must be absolute');
 
   const now = new Date().toISOString();
-  const workspace: Workspace = { id: randomUUID(), name, prefix: input.prefix, taskSequence: 0, rootPath, createdAt: now, updatedAt: now };
+  const workspace: Workspace = {
+    id: randomUUID(),
+    name,
+    prefix: input.prefix,
+    taskSequence: 0,
+    rootPath,
+    createdAt: now,
+    updatedAt: now,
+  };
   const steps: WorkflowStep[] = DEFAULT_STEPS.map((s, position) => ({
     id: randomUUID(),
     workspaceId: workspace.id,
@@ -57,6 +70,7 @@ export async function createWorkspace(store: Store, input: CreateWorkspaceInput)
  * there). Only an instance-wide admin may: a workspace has no admin before it exists (SPEC §11).
  */
 export async function createWorkspaceAs(store: Store, actor: Actor, input: CreateWorkspaceInput): Promise<Workspace> {
-  if (!actor.global || actor.kind !== 'user') throw new DomainError('forbidden', 'only an instance admin can create a workspace');
+  if (!actor.global || actor.kind !== 'user')
+    throw new DomainError('forbidden', 'only an instance admin can create a workspace');
   return createWorkspace(store, input);
 }

@@ -19,7 +19,11 @@ export interface WorkspaceDeletion {
 
 export const WORKSPACE_DELETED = 'workspace was deleted while the task was being created';
 
-export async function deleteWorkspace(services: Pick<Services, 'store'>, actor: Actor, workspaceId: string): Promise<WorkspaceDeletion> {
+export async function deleteWorkspace(
+  services: Pick<Services, 'store'>,
+  actor: Actor,
+  workspaceId: string,
+): Promise<WorkspaceDeletion> {
   // Admin only; a caller who may not administer it cannot tell whether it exists (SPEC §11).
   if (!can(actor, workspaceId, 'admin')) throw new DomainError('not_found');
   return services.store.transaction(async (tx) => {

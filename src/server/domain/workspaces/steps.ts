@@ -36,7 +36,11 @@ export async function createStep(store: Store, input: CreateStepInput): Promise<
       if (!step) throw new DomainError('not_found', `workspace ${input.workspaceId}`);
       return step;
     } catch (err) {
-      if (attempt < 5 && isUniqueViolationOf(err, 'uniq_workflow_steps_position', 'workflow_steps.workspace_id, workflow_steps.position')) continue;
+      if (
+        attempt < 5 &&
+        isUniqueViolationOf(err, 'uniq_workflow_steps_position', 'workflow_steps.workspace_id, workflow_steps.position')
+      )
+        continue;
       throw err;
     }
   }

@@ -38,28 +38,51 @@ const envelope = ZCreateEnvelope.shape;
 const fields = ZCreateTaskFields.shape;
 
 const inputSchema = {
-  workspace_id: described(envelope.workspace_id, 'Workspace to create in. Optional when `parent_id` is given or you can access exactly one workspace.'),
-  parent_id: described(envelope.parent_id, 'Parent task id. Without `workspace_id`, the task is created in the parent\'s workspace.'),
+  workspace_id: described(
+    envelope.workspace_id,
+    'Workspace to create in. Optional when `parent_id` is given or you can access exactly one workspace.',
+  ),
+  parent_id: described(
+    envelope.parent_id,
+    "Parent task id. Without `workspace_id`, the task is created in the parent's workspace.",
+  ),
   external_id: described(
     envelope.external_id,
     `Your stable identity for the external thing (at most 255 UTF-8 bytes, no control characters, compared exactly). ${CREATE_IF_ABSENT} ${DEDUPLICATED_MEANS} ${UNSETTLED_MEANS}`,
   ),
-  title: described(fields.title, 'Task title. Required when a new task is created; ignored when an existing task is returned.'),
+  title: described(
+    fields.title,
+    'Task title. Required when a new task is created; ignored when an existing task is returned.',
+  ),
   description: described(fields.description, 'Task description.'),
-  step_id: described(fields.step_id, 'Workflow step; defaults to the workspace\'s first step.'),
+  step_id: described(fields.step_id, "Workflow step; defaults to the workspace's first step."),
   attachments: described(fields.attachments, 'Ids of uploaded, unclaimed attachments to bind to the new task.'),
-  repositories: described(fields.repositories, 'Repositories for the task; `fresh_branch: true` creates branch `tether/<identifier>`.'),
-  remote_contributions: described(fields.remote_contributions, 'Pull/merge-request URLs to associate with the new task.'),
-  start_agent: described(fields.start_agent, 'Prepare and start an agent for the new task once its creation completes (ignored when an existing task is returned).'),
+  repositories: described(
+    fields.repositories,
+    'Repositories for the task; `fresh_branch: true` creates branch `tether/<identifier>`.',
+  ),
+  remote_contributions: described(
+    fields.remote_contributions,
+    'Pull/merge-request URLs to associate with the new task.',
+  ),
+  start_agent: described(
+    fields.start_agent,
+    'Prepare and start an agent for the new task once its creation completes (ignored when an existing task is returned).',
+  ),
   agent_profile_id: described(fields.agent_profile_id, 'Agent profile to use when `start_agent` is true.'),
-  blocked_by: described(fields.blocked_by, 'Task ids this task waits for; an agent start is deferred until they complete.'),
+  blocked_by: described(
+    fields.blocked_by,
+    'Task ids this task waits for; an agent start is deferred until they complete.',
+  ),
 };
 
 const outputSchema = {
   ...taskBodyShape,
   deduplicated: z
     .boolean()
-    .describe(`true: an existing task holding this external_id was returned. ${DEDUPLICATED_MEANS} false: this call created the task.`),
+    .describe(
+      `true: an existing task holding this external_id was returned. ${DEDUPLICATED_MEANS} false: this call created the task.`,
+    ),
   creation_complete: z.boolean().describe(`${CREATION_COMPLETE_MEANS} ${UNSETTLED_MEANS}`),
 };
 
@@ -92,7 +115,11 @@ export function registerCreateTask(server: McpServer, services: Services, actor:
     },
     (args) =>
       guarded(async () => {
-        const outcome = await createTask(services, actor, args, { singleWorkspaceFallback: true, surface: 'mcp', requestId: request?.id });
+        const outcome = await createTask(services, actor, args, {
+          singleWorkspaceFallback: true,
+          surface: 'mcp',
+          requestId: request?.id,
+        });
         return toolResult(toCreateResponse(outcome), summarize(outcome));
       }, request),
   );

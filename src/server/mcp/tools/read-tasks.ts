@@ -38,8 +38,14 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
     'get_task',
     {
       title: 'Get a task by id',
-      description: 'Read one task by its id. A task that does not exist and one you may not access give the same "task not found" error.',
-      inputSchema: { task_id: described(ZGetTaskArgs.shape.task_id, 'The task id (a UUID, as returned by create_task or list_tasks).') },
+      description:
+        'Read one task by its id. A task that does not exist and one you may not access give the same "task not found" error.',
+      inputSchema: {
+        task_id: described(
+          ZGetTaskArgs.shape.task_id,
+          'The task id (a UUID, as returned by create_task or list_tasks).',
+        ),
+      },
       outputSchema: taskBodyShape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -57,10 +63,16 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
       description:
         'List tasks in a workspace, newest first, one page at a time (pass `next_cursor` back as `cursor`). This is a listing, not a lookup by external_id.',
       inputSchema: {
-        workspace_id: described(ZListTasksArgs.shape.workspace_id, 'Workspace to list. Optional when you can access exactly one workspace.'),
+        workspace_id: described(
+          ZListTasksArgs.shape.workspace_id,
+          'Workspace to list. Optional when you can access exactly one workspace.',
+        ),
         archived: described(ZListTasksArgs.shape.archived, 'Archived tasks: include (default), exclude, or only.'),
         limit: described(ZListTasksArgs.shape.limit, 'Page size, 1-200 (default 50).'),
-        cursor: described(ZListTasksArgs.shape.cursor, '`next_cursor` from the previous page, exactly as returned (omit it for the first page).'),
+        cursor: described(
+          ZListTasksArgs.shape.cursor,
+          '`next_cursor` from the previous page, exactly as returned (omit it for the first page).',
+        ),
       },
       outputSchema: {
         tasks: z.array(ZTaskBody),
@@ -71,7 +83,10 @@ export function registerReadTools(server: McpServer, services: Services, actor: 
     (args) =>
       guarded(async () => {
         const { workspace_id, ...params } = parseArgs(ZListTasksArgs, args);
-        const page = await listTasks(services, actor, { workspaceId: await resolveListWorkspace(services, actor, workspace_id), ...params });
+        const page = await listTasks(services, actor, {
+          workspaceId: await resolveListWorkspace(services, actor, workspace_id),
+          ...params,
+        });
         return toolResult({ tasks: page.tasks.map(toTaskBody), next_cursor: page.nextCursor });
       }, request),
   );

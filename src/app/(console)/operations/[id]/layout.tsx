@@ -5,7 +5,13 @@ import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { apiSaysNotFound } from '../../../../trpc/server-lookup';
 
-export default async function OperationLayout({ children, params }: { children: ReactNode; params: Promise<{ id: string }> }) {
+export default async function OperationLayout({
+  children,
+  params,
+}: {
+  children: ReactNode;
+  params: Promise<{ id: string }>;
+}) {
   const { id } = await params;
   if (await apiSaysNotFound('console.operation', { id })) notFound();
   return children;

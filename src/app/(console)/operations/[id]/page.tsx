@@ -8,7 +8,16 @@ import { ConsoleLink, useNameWorkspace } from '../../../../components/console-li
 import { useLivePoll } from '../../../../components/live';
 import { STEP_TONE } from '../../../../components/operation-parts';
 import { OperationHistory, RequestId } from '../../../../components/operation-history';
-import { Badge, ExternalId, formatDuration, OperationState, PageHeader, QueryState, Since, Time } from '../../../../components/ui';
+import {
+  Badge,
+  ExternalId,
+  formatDuration,
+  OperationState,
+  PageHeader,
+  QueryState,
+  Since,
+  Time,
+} from '../../../../components/ui';
 import { useTRPC } from '../../../../trpc/client';
 
 function duration(start: string | null, end: string | null): string {
@@ -49,11 +58,19 @@ export default function OperationPage() {
               <dt>Begun by</dt>
               <dd data-testid="begun-by">{o.actor.label}</dd>
               <dt>Request id</dt>
-              <dd>{o.request_id ? <RequestId id={o.request_id} /> : <span className="muted">not recorded (begun in process, or before request ids were kept)</span>}</dd>
+              <dd>
+                {o.request_id ? (
+                  <RequestId id={o.request_id} />
+                ) : (
+                  <span className="muted">not recorded (begun in process, or before request ids were kept)</span>
+                )}
+              </dd>
               <dt>External id</dt>
               <dd>
                 <ExternalId value={o.external_id} />
-                {o.identity_released && <span className="muted"> — released while preparing (completes as identity lost)</span>}
+                {o.identity_released && (
+                  <span className="muted"> — released while preparing (completes as identity lost)</span>
+                )}
               </dd>
               <dt>Started</dt>
               <dd>
@@ -63,7 +80,10 @@ export default function OperationPage() {
               <dd>
                 {o.finished_at ? (
                   <>
-                    <Time iso={o.finished_at} ms /> <span className="muted">(took {formatDuration(Date.parse(o.finished_at) - Date.parse(o.created_at))})</span>
+                    <Time iso={o.finished_at} ms />{' '}
+                    <span className="muted">
+                      (took {formatDuration(Date.parse(o.finished_at) - Date.parse(o.created_at))})
+                    </span>
                   </>
                 ) : (
                   'not yet'
@@ -98,7 +118,11 @@ export default function OperationPage() {
             ) : (
               <ol className="timeline">
                 {steps.map((s) => (
-                  <li key={s.index} className={`timeline__step timeline__step--${s.state}`} aria-label={`Step ${s.index + 1}: ${s.kind}, ${s.state}`}>
+                  <li
+                    key={s.index}
+                    className={`timeline__step timeline__step--${s.state}`}
+                    aria-label={`Step ${s.index + 1}: ${s.kind}, ${s.state}`}
+                  >
                     <div className="timeline__head">
                       <strong>
                         {s.index + 1}. {s.kind}
@@ -111,14 +135,16 @@ export default function OperationPage() {
                       {s.started_at && (
                         <>
                           {' '}
-                          · last started <Time iso={s.started_at} ms /> <Since from={o.created_at} to={s.started_at} /> after the operation began
+                          · last started <Time iso={s.started_at} ms /> <Since from={o.created_at} to={s.started_at} />{' '}
+                          after the operation began
                         </>
                       )}
                     </p>
                     {s.error && <p className="error-text small">Error: {s.error}</p>}
                     {s.compensation_state === 'handed_to_cleanup' && (
                       <p className="small">
-                        Compensation failed {s.compensation_attempts ?? 1} time{s.compensation_attempts === 1 ? '' : 's'}
+                        Compensation failed {s.compensation_attempts ?? 1} time
+                        {s.compensation_attempts === 1 ? '' : 's'}
                         {s.compensation_error && <span className="error-text">: {s.compensation_error}</span>}; retried{' '}
                         <Time iso={s.compensation_next_at} />.
                       </p>

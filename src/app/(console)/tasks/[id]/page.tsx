@@ -21,7 +21,13 @@ type ReleaseTarget = Omit<ComponentProps<typeof ReleaseDialog>, 'onOpenChange'>;
  * The release's own task.updated event refreshes this page live while the dialog still shows its outcome; the open
  * dialog keeps the identity and holder it was opened for instead of vanishing with the external id.
  */
-function ReleaseAction({ target, onOpenChange }: { target: ReleaseTarget | null; onOpenChange: (open: boolean) => void }) {
+function ReleaseAction({
+  target,
+  onOpenChange,
+}: {
+  target: ReleaseTarget | null;
+  onOpenChange: (open: boolean) => void;
+}) {
   const [pinned, setPinned] = useState<ReleaseTarget | null>(null);
   const shown = pinned ?? target;
   if (!shown) return null;
@@ -125,7 +131,9 @@ export default function TaskDetailPage() {
                   : null
               }
             />
-            {task.external_id && !can_release && <p className="muted small">Releasing an identity needs the operator or admin role.</p>}
+            {task.external_id && !can_release && (
+              <p className="muted small">Releasing an identity needs the operator or admin role.</p>
+            )}
           </section>
 
           <div className="grid-2">
@@ -151,7 +159,11 @@ export default function TaskDetailPage() {
             </section>
             <section className="panel" aria-labelledby="task-events-title">
               <h2 id="task-events-title">Events</h2>
-              {events.length === 0 ? <p className="muted">No events yet (an unsettled create emits none).</p> : <EventsList events={events} linkTasks={false} />}
+              {events.length === 0 ? (
+                <p className="muted">No events yet (an unsettled create emits none).</p>
+              ) : (
+                <EventsList events={events} linkTasks={false} />
+              )}
             </section>
           </div>
         </>

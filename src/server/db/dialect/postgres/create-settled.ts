@@ -82,7 +82,14 @@ export async function runSettled(db: Db, items: SettledRecord[]): Promise<Array<
       event: cutForSplice(JSON.stringify(eventPayload({ id: s.eventId, type: 'task.created', task: draft, at: s.at }))),
     };
   });
-  const out = await db.query<{ i: unknown; admitted: unknown; wip_limited: unknown; number: unknown; identifier: unknown; step_id: unknown }>(
+  const out = await db.query<{
+    i: unknown;
+    admitted: unknown;
+    wip_limited: unknown;
+    number: unknown;
+    identifier: unknown;
+    step_id: unknown;
+  }>(
     `WITH k AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
          description text, step_id text, parent_id text, external_id text, plan text, token_hash text, at timestamptz,
@@ -134,7 +141,10 @@ export async function runSettled(db: Db, items: SettledRecord[]): Promise<Array<
   return drafts.map((draft, n) => {
     const r = byIndex.get(n + 1);
     if (!r) return undefined;
-    const task = r.number === null ? undefined : { ...draft, number: num(r.number), identifier: str(r.identifier), stepId: str(r.step_id) };
+    const task =
+      r.number === null
+        ? undefined
+        : { ...draft, number: num(r.number), identifier: str(r.identifier), stepId: str(r.step_id) };
     return { task, admitted: bool(r.admitted), wipLimited: bool(r.wip_limited) };
   });
 }

@@ -31,7 +31,8 @@ export class PostgresTaskRepository extends TaskRepository {
   constructor(db: Db) {
     super(db, POSTGRES);
     this.lookups = new StatementBatch(async (keys) => {
-      if (keys.length === 1) return [await db.one<TaskRow>(BY_EXTERNAL_ID, [keys[0]!.workspaceId, keys[0]!.externalId])];
+      if (keys.length === 1)
+        return [await db.one<TaskRow>(BY_EXTERNAL_ID, [keys[0]!.workspaceId, keys[0]!.externalId])];
       const rows = await db.query<TaskRow & { k_i: unknown }>(BATCHED_BY_EXTERNAL_ID, [
         jsonParam(keys.map((k) => [k.workspaceId, k.externalId])),
       ]);

@@ -9,22 +9,37 @@ export async function readSqliteIdentityCatalog(db: Sql): Promise<IdentityCatalo
   const table = await db.one<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tasks'`);
   if (!table) return { tasksExists: false, columns: new Map(), indexes: [] };
 
-  const collations = new Map(splitTableDefinition(table.sql).columns.map((c) => [c.name, declaredCollation(c.definition)]));
+  const collations = new Map(
+    splitTableDefinition(table.sql).columns.map((c) => [c.name, declaredCollation(c.definition)]),
+  );
   const columns = new Map<string, CatalogColumn>();
-  const xinfo = await db.query<{ name: string; type: string; notnull: number; pk: number }>(`SELECT * FROM pragma_table_xinfo('tasks')`);
+  const xinfo = await db.query<{ name: string; type: string; notnull: number; pk: number }>(
+    `SELECT * FROM pragma_table_xinfo('tasks')`,
+  );
   for (const c of xinfo) {
     // A column without COLLATE compares with BINARY, SQLite's default.
-    columns.set(c.name, { name: c.name, type: c.type, nullable: !c.notnull, collation: collations.get(c.name) ?? 'BINARY', deterministic: true });
+    columns.set(c.name, {
+      name: c.name,
+      type: c.type,
+      nullable: !c.notnull,
+      collation: collations.get(c.name) ?? 'BINARY',
+      deterministic: true,
+    });
   }
 
   const indexes: CatalogIndex[] = [];
-  const list = await db.query<{ name: string; unique: number; partial: number }>(`SELECT * FROM pragma_index_list('tasks')`);
+  const list = await db.query<{ name: string; unique: number; partial: number }>(
+    `SELECT * FROM pragma_index_list('tasks')`,
+  );
   for (const ix of list) {
     const xinfo = await db.query<{ seqno: number; cid: number; name: string | null; coll: string | null; key: number }>(
       `SELECT * FROM pragma_index_xinfo($1) ORDER BY seqno`,
       [ix.name],
     );
-    const created = await db.one<{ sql: string | null }>(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = $1`, [ix.name]);
+    const created = await db.one<{ sql: string | null }>(
+      `SELECT sql FROM sqlite_master WHERE type = 'index' AND name = $1`,
+      [ix.name],
+    );
     indexes.push({
       name: ix.name,
       unique: Boolean(ix.unique),
@@ -128,7 +143,8 @@ export function withoutCollate(definition: string): { text: string; collation: s
     if (depth === 0) starts.add(i);
   });
   for (const m of definition.matchAll(re)) {
-    if (starts.has(m.index)) hits.push({ start: m.index, end: m.index + m[0].length, name: unquoteIdentifier(m[1]!.replace(/^'|'$/g, '')) });
+    if (starts.has(m.index))
+      hits.push({ start: m.index, end: m.index + m[0].length, name: unquoteIdentifier(m[1]!.replace(/^'|'$/g, '')) });
   }
   for (const h of hits.reverse()) {
     collation ??= h.name; // SQLite uses the last COLLATE clause of a column

@@ -26,7 +26,9 @@ function uniformTimestamps(query: Query): Query {
     if (query.argTypes[i]?.scalarType !== 'datetime' || arg === null || arg === undefined) return arg;
     return new Date(arg as string | number | Date).toISOString();
   });
-  const argTypes = query.argTypes.map((t) => (t?.scalarType === 'datetime' ? { ...t, scalarType: 'string' as const } : t));
+  const argTypes = query.argTypes.map((t) =>
+    t?.scalarType === 'datetime' ? { ...t, scalarType: 'string' as const } : t,
+  );
   return { ...query, args, argTypes };
 }
 

@@ -14,7 +14,15 @@ export const sessionPrepare: StepKindImpl = {
     const { operationId, taskId, workspaceId } = ctx.handle;
     const at = new Date().toISOString();
     await ctx.tx((tx) =>
-      tx.launches.prepareSession({ id, workspaceId, taskId, profileId: strOrNull(ctx.params.profile_id), operationId, stepIndex: ctx.index, at }),
+      tx.launches.prepareSession({
+        id,
+        workspaceId,
+        taskId,
+        profileId: strOrNull(ctx.params.profile_id),
+        operationId,
+        stepIndex: ctx.index,
+        at,
+      }),
     );
     return { session_id: id };
   },
@@ -34,7 +42,16 @@ export const launchIntent: StepKindImpl = {
     const { operationId, taskId, workspaceId } = ctx.handle;
     const at = new Date().toISOString();
     await ctx.tx((tx) =>
-      tx.launches.insertImmediateIntent({ id, workspaceId, taskId, sessionId, profileId: strOrNull(ctx.params.profile_id), operationId, stepIndex: ctx.index, at }),
+      tx.launches.insertImmediateIntent({
+        id,
+        workspaceId,
+        taskId,
+        sessionId,
+        profileId: strOrNull(ctx.params.profile_id),
+        operationId,
+        stepIndex: ctx.index,
+        at,
+      }),
     );
     return { intent_id: id, session_id: sessionId };
   },

@@ -12,7 +12,11 @@ export const attachmentClaim: StepKindImpl = {
     const { operationId, taskId, workspaceId } = ctx.handle;
     await ctx.tx(async (tx) => {
       // Claims only rows that are free or already ours (same operation and step): a re-run is a no-op.
-      const n = await tx.attachments.claim({ workspaceId, taskId, operationId, stepIndex: ctx.index }, ids, new Date().toISOString());
+      const n = await tx.attachments.claim(
+        { workspaceId, taskId, operationId, stepIndex: ctx.index },
+        ids,
+        new Date().toISOString(),
+      );
       // Rolls the transaction back: either every attachment is bound or none is.
       if (n !== ids.length) throw new DomainError('attachment_unavailable');
     });

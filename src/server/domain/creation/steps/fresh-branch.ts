@@ -6,7 +6,13 @@ import { createRef, deleteRefIfAt, resolveRef } from '../../git-repos/git';
 import type { Evidence, StepKindImpl } from './types';
 
 function target(evidence: Evidence | null): { path: string; ref: string; commit: string } | null {
-  if (!evidence || typeof evidence.ref !== 'string' || typeof evidence.commit !== 'string' || typeof evidence.path !== 'string') return null;
+  if (
+    !evidence ||
+    typeof evidence.ref !== 'string' ||
+    typeof evidence.commit !== 'string' ||
+    typeof evidence.path !== 'string'
+  )
+    return null;
   return { path: evidence.path, ref: evidence.ref, commit: evidence.commit };
 }
 
@@ -17,7 +23,11 @@ export const freshBranch: StepKindImpl = {
     let t = target(ctx.prior);
     if (!t) {
       const head = await resolveRef(path, `refs/heads/${str(ctx.params.default_branch)}`);
-      if (!head) throw new DomainError('validation_failed', `repositories: default branch ${str(ctx.params.default_branch)} has no commit`);
+      if (!head)
+        throw new DomainError(
+          'validation_failed',
+          `repositories: default branch ${str(ctx.params.default_branch)} has no commit`,
+        );
       t = { path, ref: `refs/heads/tether/${await ctx.identifier()}`, commit: head };
       await ctx.note({ ...t, repository_id: ctx.params.repository_id });
     }

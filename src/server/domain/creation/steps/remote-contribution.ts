@@ -32,15 +32,26 @@ export const remoteContribution: StepKindImpl = {
     const { operationId, taskId, workspaceId } = ctx.handle;
     const id = stableId(operationId, ctx.index, 'contribution');
     await ctx.tx(async (tx) => {
-      await tx.contributions.associate({ id, workspaceId, url, taskId, operationId, stepIndex: ctx.index, at: new Date().toISOString() });
+      await tx.contributions.associate({
+        id,
+        workspaceId,
+        url,
+        taskId,
+        operationId,
+        stepIndex: ctx.index,
+        at: new Date().toISOString(),
+      });
       // The unique index decides (STYLE habit 8): whoever holds the URL now, it must be this step's own row.
-      if ((await tx.contributions.holderOf(workspaceId, url)) !== id) throw new DomainError('contribution_already_associated', url);
+      if ((await tx.contributions.holderOf(workspaceId, url)) !== id)
+        throw new DomainError('contribution_already_associated', url);
     });
     return { id, url };
   },
 
   async verify(ctx) {
-    return (await ctx.services.store.contributions.findByStep(ctx.handle.operationId, ctx.index, ctx.handle.taskId)) ?? null;
+    return (
+      (await ctx.services.store.contributions.findByStep(ctx.handle.operationId, ctx.index, ctx.handle.taskId)) ?? null
+    );
   },
 
   async compensate(ctx) {

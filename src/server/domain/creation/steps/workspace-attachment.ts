@@ -13,7 +13,8 @@ async function isDir(path: string): Promise<boolean> {
 
 export const workspaceAttachment: StepKindImpl = {
   async execute(ctx) {
-    const path = typeof ctx.prior?.path === 'string' ? ctx.prior.path : join(str(ctx.params.root), await ctx.identifier());
+    const path =
+      typeof ctx.prior?.path === 'string' ? ctx.prior.path : join(str(ctx.params.root), await ctx.identifier());
     await ctx.note({ path });
     // `recursive` makes a re-run after a crash a no-op, and creates the root on a fresh machine.
     await mkdir(path, { recursive: true });
