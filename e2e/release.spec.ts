@@ -66,9 +66,11 @@ test('the release dialog refuses until the identity is typed exactly, then relea
     task.id,
   )!;
   expect(stored).toEqual({ external_id: null, external_id_settled_at: null, revision: before.revision + 1 });
+  // The workspace is shared with other specs (seedWorkspace): count this identity's releases only.
   const ops = rows<Record<string, unknown>>(
-    'SELECT * FROM release_operations WHERE workspace_id = ?',
+    'SELECT * FROM release_operations WHERE workspace_id = ? AND external_id = ?',
     seed.workspaceId,
+    externalId,
   );
   expect(ops).toHaveLength(1);
   expect(ops[0]).toMatchObject({
