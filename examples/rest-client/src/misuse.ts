@@ -10,26 +10,18 @@ export async function misuse(tether: TetherRest, ws: string): Promise<void> {
   await tether.POST('/tasks', { body: { external_id: 'jira:1', title: 'Nowhere' } });
 
   // @ts-expect-error — a release needs its Idempotency-Key header
-  await tether.DELETE('/workspaces/{workspace_id}/tasks/by-external-id', {
-    params: { path: { workspace_id: ws }, query: { external_id: 'jira:1' } },
-  });
+  await tether.DELETE('/workspaces/{workspace_id}/tasks/by-external-id', { params: { path: { workspace_id: ws }, query: { external_id: 'jira:1' } } });
 
   // @ts-expect-error — a lookup needs the external_id
-  await tether.GET('/workspaces/{workspace_id}/tasks/by-external-id', {
-    params: { path: { workspace_id: ws }, query: {} },
-  });
+  await tether.GET('/workspaces/{workspace_id}/tasks/by-external-id', { params: { path: { workspace_id: ws }, query: {} } });
 
   // @ts-expect-error — there is no such path (by_external_id)
   await tether.GET('/workspaces/{workspace_id}/tasks/by_external_id', { params: { path: { workspace_id: ws } } });
 
   // @ts-expect-error — a page's limit is a number
-  await tether.GET('/workspaces/{workspace_id}/tasks', {
-    params: { path: { workspace_id: ws }, query: { limit: '10' } },
-  });
+  await tether.GET('/workspaces/{workspace_id}/tasks', { params: { path: { workspace_id: ws }, query: { limit: '10' } } });
 
-  const found = await tether.GET('/workspaces/{workspace_id}/tasks/by-external-id', {
-    params: { path: { workspace_id: ws }, query: { external_id: 'x' } },
-  });
+  const found = await tether.GET('/workspaces/{workspace_id}/tasks/by-external-id', { params: { path: { workspace_id: ws }, query: { external_id: 'x' } } });
   // @ts-expect-error — `deduplicated` is a create's answer only (SPEC §3), never a lookup's
   void found.data?.deduplicated;
 

@@ -47,11 +47,7 @@ export async function misuse(tether: TetherClient, ws: string): Promise<void> {
   // @ts-expect-error — nor `deduplicated`, which only a create answers
   void task.deduplicated;
 
-  const released = await tether.task.releaseExternalId.mutate({
-    workspace_id: ws,
-    external_id: 'jira:1',
-    idempotency_key: crypto.randomUUID(),
-  });
+  const released = await tether.task.releaseExternalId.mutate({ workspace_id: ws, external_id: 'jira:1', idempotency_key: crypto.randomUUID() });
   // @ts-expect-error — a release result is data, never an HTTP status
   void released.status;
 
