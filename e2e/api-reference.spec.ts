@@ -27,6 +27,8 @@ async function servedOperations(): Promise<
 test('the console header opens the API reference, which shows every operation of the served document', async ({
   page,
 }, testInfo) => {
+  // Axe over every operation of the reference, and the run's first seeding (beforeAll), take long on a busy machine.
+  test.slow();
   const elsewhere: string[] = [];
   page.on('request', (r) => {
     const url = r.url();
@@ -91,6 +93,7 @@ test('the console header opens the API reference, which shows every operation of
 test('the reference is public like the document, and is HTML from the server: no sign-in, no script needed', async ({
   browser,
 }, testInfo) => {
+  test.slow(); // axe over the whole reference takes long on a busy machine
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   const res = await page.goto('/docs/api');
