@@ -1,5 +1,5 @@
 // API tokens for machines (SPEC §11): `tth_<id>_<secret>`, shown once; only sha256(secret) is stored.
-// Scopes and workspace grants decide what a token may do (src/server/auth/actor.ts).
+// Scopes and workspace grants decide what a token may do (src/server/domain/access.ts).
 import { randomUUID } from 'node:crypto';
 import { SCOPES, type Scope } from '../access';
 import { digest, randomSecret, sameDigest } from '../../auth/secrets';
