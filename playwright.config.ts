@@ -56,7 +56,12 @@ export default defineConfig({
   // Two cores shared with other work: generous per-test and per-assertion budgets keep the suite honest, not flaky.
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
+  // The JSON report is what `npm test`'s summary reads to name the failed tests (scripts/test.mjs).
+  reporter: [
+    ['list'],
+    ['json', { outputFile: '.test-summary/playwright.json' }],
+    ...(process.env.CI ? [] : [['html', { open: 'never', outputFolder: 'playwright-report' }] as const]),
+  ],
   use: {
     baseURL,
     screenshot: 'on',

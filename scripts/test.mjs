@@ -11,8 +11,8 @@
 // postgres project, unless TEST_DATABASE_URL is given) and Debian's Chromium (for Playwright). As root on Debian they
 // are installed with apt; anywhere else a missing one fails with the command to run.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 const args = new Set(process.argv.slice(2));
 for (const a of args) {
@@ -29,6 +29,7 @@ if (e2eOnly && !withE2e) {
 }
 
 const bin = (name) => join('node_modules', '.bin', name);
+const SUMMARY_DIR = '.test-summary';
 const STAGE = {
   typecheck: { cmd: bin('tsc'), args: ['--noEmit'], core: true },
   lint: { cmd: bin('eslint'), args: ['.'], core: true },
@@ -44,8 +45,15 @@ const STAGE = {
   // After typecheck, which reads what next build writes (next-env.d.ts, .next/types). Next's own type check is the same
   // tsc over the same tsconfig: when the typecheck stage ran, next.config.mjs skips it (TETHER_TYPES_CHECKED=1).
   'next build': { cmd: bin('next'), args: ['build'], core: true, e2e: true },
-  vitest: { cmd: bin('vitest'), args: ['run'], core: true, needs: ['postgres'] },
-  playwright: { cmd: bin('playwright'), args: ['test'], e2e: true, needs: ['chromium'] },
+  // The JSON reports (vitest's here, Playwright's in playwright.config.ts) let the summary name the failed tests.
+  vitest: {
+    cmd: bin('vitest'),
+    args: ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${join(SUMMARY_DIR, 'vitest.json')}`],
+    core: true,
+    needs: ['postgres'],
+    report: 'vitest.json',
+  },
+  playwright: { cmd: bin('playwright'), args: ['test'], e2e: true, needs: ['chromium'], report: 'playwright.json' },
 };
 /** Steps, run one after the other; each is lanes run side by side; each lane is stages run in order. */
 const PLAN = [
@@ -137,6 +145,7 @@ function runStage(name, live) {
   const stage = STAGE[name];
   const line = `=== ${name}: ${[stage.cmd, ...stage.args].join(' ')}`;
   if (live) console.log(`\n${line}`);
+  if (stage.report) rmSync(join(SUMMARY_DIR, stage.report), { force: true });
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(stage.cmd, stage.args, {
@@ -201,7 +210,66 @@ STEPS.forEach((lanes, i) => {
     );
   }
 });
+for (const r of results.values()) {
+  if (!r.passed && STAGE[r.name].report) printFailedTests(r.name, join(SUMMARY_DIR, STAGE[r.name].report));
+}
 const passed = [...results.values()].filter((r) => r.passed).length;
 const failed = results.size - passed;
 console.log(`${passed} passed, ${failed} failed, ${totalWall.toFixed(1)}s in all`);
 process.exit(failed === 0 && results.size === STAGES.length ? 0 : 1);
+
+/** The failed tests of a stage, from its JSON report: CI shows only the tail of the output, so the names go here. */
+function printFailedTests(name, file) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    console.log(`  ${name}: no report at ${file} (the stage ended before writing it); its output above says why`);
+    return;
+  }
+  const failed = name === 'vitest' ? vitestFailures(report) : playwrightFailures(report);
+  console.log(`  ${name}: ${failed.length} failed`);
+  const MAX = 20;
+  for (const f of failed.slice(0, MAX)) console.log(`    ✗ ${f.where} › ${f.title}\n        ${firstLine(f.message)}`);
+  if (failed.length > MAX) console.log(`    … and ${failed.length - MAX} more (see the output above)`);
+}
+
+/** The first non-empty line of a message, without the reporters' colours (the summary is read as plain text). */
+function firstLine(message = '') {
+  const lines = message.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+  return (lines.find((l) => l.trim() !== '') ?? '(no message)').trim().slice(0, 300);
+}
+
+function vitestFailures(report) {
+  const out = [];
+  for (const file of report.testResults ?? []) {
+    const where = relative(process.cwd(), file.name);
+    const tests = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+    for (const t of tests) out.push({ where, title: t.fullName ?? t.title, message: t.failureMessages?.[0] });
+    // A file can fail outside its tests (a hook, an import): vitest reports that on the file.
+    if (tests.length === 0 && file.status === 'failed') out.push({ where, title: '(the file)', message: file.message });
+  }
+  return out;
+}
+
+function playwrightFailures(report) {
+  const out = [];
+  const walk = (suite, titles) => {
+    for (const spec of suite.specs ?? []) {
+      if (spec.ok) continue;
+      const result = spec.tests
+        ?.flatMap((t) => t.results ?? [])
+        .find((r) => r.status !== 'passed' && r.status !== 'skipped');
+      out.push({
+        where: spec.file ?? suite.file,
+        title: [...titles, spec.title].join(' › '),
+        message: result?.error?.message,
+      });
+    }
+    for (const child of suite.suites ?? [])
+      walk(child, suite.title && !suite.title.endsWith('.ts') ? [...titles, suite.title] : titles);
+  };
+  for (const suite of report.suites ?? []) walk(suite, []);
+  for (const e of report.errors ?? []) out.push({ where: '(run)', title: '(outside the tests)', message: e.message });
+  return out;
+}
