@@ -91,15 +91,23 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
   });
 
   it('a Created with nothing to prepare costs two statements: the lookup, then Begin and Complete as one (SPEC §4.3)', async () => {
-    const plain = await makeWorkspace(db); // no working-folder root: the plan has no steps
-    const before = { ...db.stats };
-    await createTask(services, tokenActor([plain.id]), {
-      workspace_id: plain.id,
-      external_id: uniq('count-'),
-      title: 't',
-    });
-    expect(db.stats.statements - before.statements).toBe(2);
-    expect(db.stats.transactions - before.transactions).toBe(1);
+    // A database of its own: the agent launches the earlier tests' creates started run on in the background, and their
+    // statements would be counted here.
+    const quiet = await freshDb();
+    try {
+      const quietServices = await testServices(quiet);
+      const plain = await makeWorkspace(quiet); // no working-folder root: the plan has no steps
+      const before = { ...quiet.stats };
+      await createTask(quietServices, tokenActor([plain.id]), {
+        workspace_id: plain.id,
+        external_id: uniq('count-'),
+        title: 't',
+      });
+      expect(quiet.stats.statements - before.statements).toBe(2);
+      expect(quiet.stats.transactions - before.transactions).toBe(1);
+    } finally {
+      await quiet.close();
+    }
   });
 
   async function begun(): Promise<CreationHandle> {
