@@ -12,64 +12,75 @@ import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
 import { SqliteTaskRepository } from './dialect/sqlite/tasks';
 import { createPrisma, type Prisma } from './prisma';
-import { AgentProfileRepository } from './repositories/agent-profiles';
+import { ColdAgentProfileRepository } from './repositories/agent-profiles';
 import { AttestationRequestRepository } from './repositories/attestation-requests';
-import { CleanupRepository } from './repositories/cleanup';
-import { AttachmentRepository } from './repositories/attachments';
-import { ContributionRepository } from './repositories/contributions';
+import { ColdAttachmentRepository } from './repositories/attachments';
 import { ConsoleRepository } from './repositories/console';
-import { CreationStore } from './repositories/creation-store';
-import { EventRepository } from './repositories/events';
-import { GitRepoRepository } from './repositories/git-repos';
+import { CreationStore, type Transactor } from './repositories/creation-store';
+import { ColdGitRepoRepository } from './repositories/git-repos';
 import { IdentityRepository } from './repositories/identities';
-import { LaunchRepository } from './repositories/launches';
-import { LegacyRepository } from './repositories/legacy';
 import { PulseRepository } from './repositories/pulse';
-import { ReleaseRepository } from './repositories/releases';
+import { ColdReleaseRepository } from './repositories/releases';
 import { SessionRepository } from './repositories/sessions';
 import { SetupTokenRepository } from './repositories/setup-tokens';
 import { SignInThrottleRepository } from './repositories/sign-in-throttles';
 import { StatsRepository } from './repositories/stats';
-import { TaskRepository } from './repositories/tasks';
+import type { TaskRepository } from './repositories/tasks';
 import { TokenRepository } from './repositories/tokens';
 import { UserRepository } from './repositories/users';
-import { WebhookRepository } from './repositories/webhooks';
-import { WorkspaceRepository } from './repositories/workspaces';
+import { ColdWebhookRepository } from './repositories/webhooks';
+import { ColdWorkspaceRepository } from './repositories/workspaces';
 import type { Db, Dialect } from './types';
-import { txRepositories, type Repositories, type TxRepositories } from './repositories';
+import { txRepositories, type TxRepositories } from './repositories';
 
-export type { Repositories, TxRepositories };
+export type { TxRepositories };
 
-export class Store implements Repositories {
+/**
+ * The store's one table of repositories: the hot ones (repositories/index.ts) over the pool, with their cold forms
+ * and the dialect's faster forms in their place, then the cold-only ones.
+ */
+function repositories(driver: Db, dialect: SqlDialect, prisma: () => Promise<Prisma>, transaction: Transactor) {
+  const pg = driver instanceof PostgresDb;
+  return {
+    ...txRepositories(driver, dialect),
+    tasks: (pg ? new PostgresTaskRepository(driver) : new SqliteTaskRepository(driver)) as TaskRepository,
+    /** The create protocol's writes (SPEC §4, §6): on PostgreSQL in one statement each, elsewhere as transactions. */
+    creation: pg ? new PostgresCreationStore(driver, transaction) : new CreationStore(driver, dialect, transaction),
+    releases: new ColdReleaseRepository(driver, dialect, prisma),
+    workspaces: pg
+      ? new PostgresWorkspaceRepository(driver, prisma)
+      : new ColdWorkspaceRepository(driver, dialect, prisma),
+    attachments: new ColdAttachmentRepository(driver, dialect, prisma),
+    agentProfiles: new ColdAgentProfileRepository(driver, dialect, prisma),
+    gitRepos: new ColdGitRepoRepository(driver, dialect, prisma),
+    webhooks: new ColdWebhookRepository(driver, dialect, prisma),
+    users: new UserRepository(driver, prisma),
+    sessions: new SessionRepository(driver, prisma),
+    tokens: new TokenRepository(driver, prisma),
+    setupTokens: new SetupTokenRepository(driver, prisma),
+    console: new ConsoleRepository(driver, dialect, prisma),
+    /** The console's task browser and identity history. */
+    identities: new IdentityRepository(driver, prisma),
+    attestationRequests: new AttestationRequestRepository(driver),
+    /** Failed console sign-ins per account and client address, shared by every process (SPEC §11). */
+    signInThrottles: new SignInThrottleRepository(driver),
+    /** What the metrics endpoint reads at scrape time. */
+    stats: new StatsRepository(driver),
+    /** The open operations, summarized: what the console polls to follow creates in flight (SPEC §13). */
+    pulse: new PulseRepository(driver),
+  };
+}
+
+/** Everything the store offers outside a transaction (the cold repositories included). */
+export type Repositories = Readonly<ReturnType<typeof repositories>>;
+
+// The store's repositories are its own fields, typed by the table above (declared once, there).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
+export interface Store extends Repositories {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class Store {
   readonly dialect: Dialect;
-  readonly tasks: TaskRepository;
-  readonly events: EventRepository;
-  readonly releases: ReleaseRepository;
-  /** The create protocol's transactions (SPEC §4, §6): on PostgreSQL in one statement each, elsewhere as transactions. */
-  readonly creation: CreationStore;
-  readonly workspaces: WorkspaceRepository;
-  readonly launches: LaunchRepository;
-  readonly attachments: AttachmentRepository;
-  readonly contributions: ContributionRepository;
-  readonly agentProfiles: AgentProfileRepository;
-  readonly gitRepos: GitRepoRepository;
-  readonly webhooks: WebhookRepository;
-  readonly users: UserRepository;
-  readonly sessions: SessionRepository;
-  readonly tokens: TokenRepository;
-  readonly setupTokens: SetupTokenRepository;
-  readonly console: ConsoleRepository;
-  /** The console's task browser and identity history. */
-  readonly identities: IdentityRepository;
-  readonly legacy: LegacyRepository;
-  readonly cleanup: CleanupRepository;
-  readonly attestationRequests: AttestationRequestRepository;
-  /** Failed console sign-ins per account and client address, shared by every process (SPEC §11). */
-  readonly signInThrottles: SignInThrottleRepository;
-  /** What the metrics endpoint reads at scrape time. */
-  readonly stats: StatsRepository;
-  /** The open operations, summarized: what the console polls to follow creates in flight (SPEC §13). */
-  readonly pulse: PulseRepository;
   private readonly sqlDialect: SqlDialect;
   private prismaClient?: Promise<Prisma>;
 
@@ -77,35 +88,15 @@ export class Store implements Repositories {
   constructor(readonly driver: Db) {
     this.dialect = driver.dialect;
     this.sqlDialect = sqlDialect(driver.dialect);
-    const prisma = () => this.prisma();
-    const base = txRepositories(driver, this.sqlDialect, prisma);
-    const pg = driver instanceof PostgresDb;
-    this.tasks = pg ? new PostgresTaskRepository(driver) : new SqliteTaskRepository(driver);
-    this.events = base.events;
-    this.releases = base.releases;
-    const transaction = <T>(fn: (tx: TxRepositories) => Promise<T>) => this.transaction(fn);
-    this.creation = pg
-      ? new PostgresCreationStore(driver, transaction)
-      : new CreationStore(driver, this.sqlDialect, transaction);
-    this.workspaces = pg ? new PostgresWorkspaceRepository(driver, prisma) : base.workspaces;
-    this.launches = base.launches;
-    this.attachments = base.attachments;
-    this.contributions = base.contributions;
-    this.agentProfiles = base.agentProfiles;
-    this.gitRepos = base.gitRepos;
-    this.webhooks = base.webhooks;
-    this.users = new UserRepository(driver, prisma);
-    this.sessions = new SessionRepository(driver, prisma);
-    this.tokens = new TokenRepository(driver, prisma);
-    this.setupTokens = new SetupTokenRepository(driver, prisma);
-    this.console = new ConsoleRepository(driver, this.sqlDialect, prisma);
-    this.identities = new IdentityRepository(driver, prisma);
-    this.legacy = base.legacy;
-    this.cleanup = base.cleanup;
-    this.attestationRequests = new AttestationRequestRepository(driver);
-    this.signInThrottles = new SignInThrottleRepository(driver);
-    this.stats = new StatsRepository(driver);
-    this.pulse = new PulseRepository(driver);
+    Object.assign(
+      this,
+      repositories(
+        driver,
+        this.sqlDialect,
+        () => this.prisma(),
+        (fn) => this.transaction(fn),
+      ),
+    );
   }
 
   /** Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE). Throwing rolls it back. */

@@ -33,3 +33,17 @@ export function jsonParam(value: unknown): string {
 export function placeholders(from: number, n: number): string {
   return Array.from({ length: n }, (_, i) => `$${from + i}`).join(', ');
 }
+
+/**
+ * JSON text with holes for values only the writing statement knows (a new task's identifier, its step): the parts
+ * around the holes, one more part than holes. The domain cuts it (domain/creation/rows.ts); a store fills it.
+ */
+export type JsonTemplate = readonly string[];
+
+/** `t` with each hole filled by the JSON string of its value, in order. */
+export function fillJson(t: JsonTemplate, values: readonly string[]): string {
+  if (t.length !== values.length + 1) throw new Error(`fillJson: ${t.length - 1} holes, ${values.length} values`);
+  let out = t[0]!;
+  for (const [i, v] of values.entries()) out += JSON.stringify(v) + t[i + 1]!;
+  return out;
+}

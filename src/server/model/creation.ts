@@ -1,5 +1,5 @@
 // What the data layer and the domain both say about a create in flight (SPEC §4.2): a fenced write that found its
-// operation owned by a newer generation, and the reason written down when a task vanished mid-create.
+// operation owned by a newer generation.
 
 /** Raised from a fenced transaction, so that it rolls back whole; the creating request then waits for recovery. */
 export class LeaseLostError extends Error {
@@ -8,6 +8,3 @@ export class LeaseLostError extends Error {
     this.name = 'LeaseLostError';
   }
 }
-
-/** The operation's error when its task was deleted while its creation ran (SPEC §4.3: not-found, no dispatch). */
-export const TASK_GONE = 'task was deleted while its creation ran';

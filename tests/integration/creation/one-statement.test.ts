@@ -9,6 +9,7 @@ import type { Db } from '../../../src/server/db/types';
 import { begin } from '../../../src/server/domain/creation/begin';
 import type { CreationHandle } from '../../../src/server/domain/creation/operation';
 import type { CreationPlan } from '../../../src/server/domain/creation/plan';
+import { beginRows, settleRows } from '../../../src/server/domain/creation/rows';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
@@ -45,10 +46,7 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
 
   /** Phase B in one statement for the creating request's own handle. */
   const settleOne = (h: CreationHandle) =>
-    pg.settleInOneStatement(
-      { operationId: h.operationId, generation: h.generation, actorId: h.actor.id, eventId: crypto.randomUUID() },
-      h.begun!,
-    );
+    pg.settleInOneStatement(settleRows(h, h.begun!, crypto.randomUUID(), true, new Date().toISOString()));
 
   async function createBothWays(body: (ext: string) => Record<string, unknown>): Promise<[string, string]> {
     const prints: string[] = [];
@@ -135,24 +133,26 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     const ops = await count(db, 'SELECT COUNT(*) AS n FROM creation_operations');
     const revisions = await count(db, 'SELECT COUNT(*) AS n FROM task_revisions');
     const at = new Date().toISOString();
-    const again = pg.beginInOneStatement({
-      operationId: crypto.randomUUID(),
-      taskId: crypto.randomUUID(),
-      tokenHash: 'x',
-      actorId: w.actor.id,
-      leaseOwner: 'test',
-      leaseExpiresAt: at,
-      at,
-      requestId: null,
-      workspaceId: w.ws.id,
-      stepId: w.ws.steps[0]!.id,
-      wipLimited: false,
-      title: 'duplicate',
-      description: null,
-      parentId: null,
-      externalId: handle.externalId,
-      plan: NO_STEPS,
-    });
+    const again = pg.beginInOneStatement(
+      beginRows({
+        operationId: crypto.randomUUID(),
+        taskId: crypto.randomUUID(),
+        tokenHash: 'x',
+        actorId: w.actor.id,
+        leaseOwner: 'test',
+        leaseExpiresAt: at,
+        at,
+        requestId: null,
+        workspaceId: w.ws.id,
+        stepId: w.ws.steps[0]!.id,
+        wipLimited: false,
+        title: 'duplicate',
+        description: null,
+        parentId: null,
+        externalId: handle.externalId,
+        plan: NO_STEPS,
+      }),
+    );
     await expect(again).rejects.toMatchObject({ code: '23505', constraint: 'uniq_tasks_external_id' });
     expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [w.ws.id])).toBe(seq);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations')).toBe(ops);
@@ -194,7 +194,8 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     }
     const fine = await begun();
     expect(await pg.enterCompletingInOneStatement(fine)).toBe(true);
-    expect(await settleOne(fine)).toMatchObject({ creationState: 'completed', revision: 1 });
+    expect(await settleOne(fine)).toBe(true);
+    expect(await stateOf(fine.taskId)).toMatchObject({ creation_state: 'completed', revision: 1 });
   });
 
   describe('creates reaching the same step together share one statement', () => {
@@ -271,7 +272,7 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       for (const h of hs) expect(await pg.enterCompletingInOneStatement(h)).toBe(true);
       await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [hs[1]!.operationId]);
       const out = await Promise.all(hs.map((h) => settleOne(h)));
-      expect(out.map((t) => t?.creationState)).toEqual(['completed', undefined, 'completed']);
+      expect(out).toEqual([true, undefined, true]);
       const events = await Promise.all(
         hs.map((h) => count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [h.taskId])),
       );

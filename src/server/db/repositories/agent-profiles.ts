@@ -26,12 +26,31 @@ function toProfile(r: {
   return { ...r, config: JSON.parse(r.config) as Record<string, unknown>, createdAt: r.createdAt.toISOString() };
 }
 
+/** Hot: driver SQL only, so it takes part in a driver transaction (TxRepositories). */
 export class AgentProfileRepository {
   constructor(
     protected readonly sql: Sql,
     protected readonly dialect: SqlDialect,
-    protected readonly prisma: () => Promise<Prisma>,
   ) {}
+
+  /** Whether `id` is a profile of the workspace (plan validation, SPEC §4.1 step 6). */
+  async existsInWorkspace(id: string, workspaceId: string): Promise<boolean> {
+    return (
+      (await this.sql.one('SELECT id FROM agent_profiles WHERE id = $1 AND workspace_id = $2', [id, workspaceId])) !==
+      undefined
+    );
+  }
+}
+
+/** Cold: the hot repository plus its reads and writes on Prisma Client; the store hands it out, never a transaction. */
+export class ColdAgentProfileRepository extends AgentProfileRepository {
+  constructor(
+    sql: Sql,
+    dialect: SqlDialect,
+    protected readonly prisma: () => Promise<Prisma>,
+  ) {
+    super(sql, dialect);
+  }
 
   /** A second profile with the same name in the workspace fails on uniq_agent_profiles_name (the caller decides). */
   async insert(p: AgentProfile): Promise<void> {
@@ -51,13 +70,5 @@ export class AgentProfileRepository {
       orderBy: { name: 'asc' },
     });
     return rows.map(toProfile);
-  }
-
-  /** Whether `id` is a profile of the workspace (plan validation, SPEC §4.1 step 6). */
-  async existsInWorkspace(id: string, workspaceId: string): Promise<boolean> {
-    return (
-      (await this.sql.one('SELECT id FROM agent_profiles WHERE id = $1 AND workspace_id = $2', [id, workspaceId])) !==
-      undefined
-    );
   }
 }

@@ -25,30 +25,12 @@ export interface Claim {
   stepIndex: number;
 }
 
+/** Hot: driver SQL only, so it takes part in a driver transaction (TxRepositories). */
 export class AttachmentRepository {
   constructor(
     protected readonly sql: Sql,
     protected readonly dialect: SqlDialect,
-    protected readonly prisma: () => Promise<Prisma>,
   ) {}
-
-  async insert(a: AttachmentRecord): Promise<void> {
-    const prisma = await this.prisma();
-    await prisma.attachment.create({
-      data: {
-        id: a.id,
-        workspaceId: a.workspaceId,
-        filename: a.filename,
-        contentType: a.contentType,
-        sizeBytes: a.sizeBytes,
-        sha256: a.sha256,
-        storagePath: a.storagePath,
-        uploadedBy: a.uploadedBy,
-        createdAt: new Date(a.createdAt),
-      },
-      select: { id: true },
-    });
-  }
 
   /** How many of `ids` are attachments of the workspace (claimed or not). */
   async countInWorkspace(workspaceId: string, ids: readonly string[]): Promise<number> {
@@ -85,5 +67,34 @@ export class AttachmentRepository {
        WHERE claim_operation_id = $1 AND claim_step = $2`,
       [operationId, stepIndex],
     );
+  }
+}
+
+/** Cold: the hot repository plus its reads and writes on Prisma Client; the store hands it out, never a transaction. */
+export class ColdAttachmentRepository extends AttachmentRepository {
+  constructor(
+    sql: Sql,
+    dialect: SqlDialect,
+    protected readonly prisma: () => Promise<Prisma>,
+  ) {
+    super(sql, dialect);
+  }
+
+  async insert(a: AttachmentRecord): Promise<void> {
+    const prisma = await this.prisma();
+    await prisma.attachment.create({
+      data: {
+        id: a.id,
+        workspaceId: a.workspaceId,
+        filename: a.filename,
+        contentType: a.contentType,
+        sizeBytes: a.sizeBytes,
+        sha256: a.sha256,
+        storagePath: a.storagePath,
+        uploadedBy: a.uploadedBy,
+        createdAt: new Date(a.createdAt),
+      },
+      select: { id: true },
+    });
   }
 }

@@ -1,23 +1,26 @@
-// The creation store: the transactions of the create protocol (SPEC §4.1 step 7, §4.3, §4.2 fence and lease, §6
-// claims), each composed of the one-statement methods of the repositories it touches. This is the form every
-// dialect has; PostgreSQL's store (dialect/postgres/creation.ts) extends it and sends Begin and both Complete phases
-// as one statement each when their guards hold, falling back to these methods for everything unusual. The Store
-// picks one when it is built; the domain only ever calls `store.creation.begin(…)`, `.enterCompleting(…)`, `.settle(…)`.
+// The creation store: the writes of the create protocol (SPEC §4.1 step 7, §4.3, §4.2 fence and lease, §6 claims),
+// each one transaction composed of the one-statement methods of the repositories it touches. The domain computes
+// every row it writes — the task, its revision snapshots, the event payload, the stored outcome
+// (domain/creation/rows.ts) — and interprets what it answers (a task gone, a lease lost, a target refused); the store
+// draws what only the statement can (the task number under the workspace row lock, a zero-step create's step), fills
+// it into the rows and stores them. This transaction form is every dialect's; PostgreSQL's store
+// (dialect/postgres/creation.ts) implements the same methods with one statement each when their guards hold and
+// falls back to these for everything unusual. The Store picks one when it is built.
 //
 // A zero-step plan's Begin and Complete are one transaction (SPEC §4.3, last bullet): `createSettled`, writing exactly
 // the rows, revisions and event `begin` + `enterCompleting` + `settle` leave behind (tests compare them).
 import { randomUUID } from 'node:crypto';
-import { LeaseLostError, TASK_GONE } from '../../model/creation';
-import type { CreationPlan } from '../../domain/creation/plan';
-import { eventPayload } from '../../model/events';
-import { toTaskBody, type Task } from '../../model/task';
+import type { EventPayload } from '../../model/events';
+import type { Task, TaskBody } from '../../model/task';
 import type { SqlDialect } from '../drivers';
 import type { TxRepositories } from './index';
 import type { Sql } from '../types';
+import { fillJson, type JsonTemplate } from '../values';
 import {
   CreationRepository,
   type ClaimedOperation,
   type Fence,
+  type NewOperation,
   type SettledDraw,
   type StepChange,
   type StepState,
@@ -28,30 +31,26 @@ import type { DeferredIntent } from './launches';
 export type Transactor = <T>(fn: (tx: TxRepositories) => Promise<T>) => Promise<T>;
 
 /** Everything Begin writes (SPEC §4.1 step 7). */
-export interface BeginRecord {
-  operationId: string;
-  taskId: string;
-  /** The handle's token, hashed (SPEC §4.2: stored hashed, never the token). */
-  tokenHash: string;
-  actorId: string;
-  leaseOwner: string;
-  leaseExpiresAt: string;
-  at: string;
-  workspaceId: string;
-  stepId: string;
+export interface BeginRows {
+  /** The operation, `preparing`; its plan's steps are written `planned`. */
+  operation: NewOperation;
+  /** The task `preparing` at revision 0, its number and identifier left for the store to draw (0 and ''). */
+  task: Task;
   /** The step had a WIP limit when validated: admission counts the step's tasks under the workspace lock. */
   wipLimited: boolean;
-  title: string;
-  description: string | null;
-  parentId: string | null;
-  externalId: string | null;
-  plan: CreationPlan;
-  /** The X-Request-Id of the request that began it (SPEC §13); null in process. */
-  requestId: string | null;
+  /** Revision 0's snapshot, the identifier a hole. */
+  snapshot: JsonTemplate;
 }
 
-export type BeginResult =
-  { kind: 'begun'; task: Task } | { kind: 'workspace_missing' } | { kind: 'step_missing' } | { kind: 'wip_full' };
+/** What the store drew for a new task. */
+export interface Drawn {
+  number: number;
+  identifier: string;
+}
+
+export type Refusal = { kind: 'workspace_missing' } | { kind: 'step_missing' } | { kind: 'wip_full' };
+
+export type BeginResult = ({ kind: 'begun' } & Drawn) | Refusal;
 
 /** Phase A's subject: the operation (fenced) and its task. */
 export interface CompletingRecord extends Fence {
@@ -60,28 +59,52 @@ export interface CompletingRecord extends Fence {
   fresh: boolean;
 }
 
-/** Everything phase B writes (SPEC §4.3). */
-export interface SettleRecord extends CompletingRecord {
-  workspaceId: string;
-  externalId: string | null;
-  actorId: string;
-  eventId: string;
-  /** The task exactly as Begin wrote it, when the creating request still holds it (see the PostgreSQL form). */
-  begun?: Task;
-  /** SPEC §5 deferred start: the start-when-unblocked intent, written with the completion. */
-  deferred?: Omit<DeferredIntent, 'at'>;
+/** What phase A found: done, or why not (nothing was written but the fence's proof). */
+export type CompletingResult =
+  | { kind: 'completing' }
+  | { kind: 'task_missing' }
+  | { kind: 'task_moved'; state: string }
+  | { kind: 'operation_moved' };
+
+/** One form of what phase B writes: the task as it leaves it, revision 1's snapshot, the event, the outcome. */
+export interface SettledWrite {
+  task: Task;
+  snapshot: TaskBody;
+  payload: EventPayload;
+  outcome: StoredOutcome;
 }
 
-export type SettleResult = { kind: 'created' | 'created_identity_lost'; task: Task } | { kind: 'gone' };
+/** Everything phase B writes (SPEC §4.3). */
+export interface SettleRows extends CompletingRecord {
+  /** The identity the operation was begun with: settled only if the task still holds it. */
+  externalId: string | null;
+  actorId: string;
+  at: string;
+  /** The task still holds its identity (or never had one). */
+  held: SettledWrite;
+  /** It was released while preparing (absent without an identity). */
+  lost?: SettledWrite;
+  /** SPEC §5 deferred start: the start-when-unblocked intent, written with the completion. */
+  deferred?: DeferredIntent;
+}
+
+/** Which form phase B wrote, or why it wrote nothing. */
+export type SettleResult = { kind: 'held' | 'lost' } | { kind: 'task_missing' } | { kind: 'lease_lost' };
 
 /** Everything a zero-step create writes in one transaction (SPEC §4.3): Begin's rows as Complete leaves them. */
-export interface SettledRecord extends Omit<BeginRecord, 'stepId' | 'wipLimited' | 'leaseOwner' | 'leaseExpiresAt'> {
+export interface SettledRows {
+  operation: Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'>;
   /** The target step; null when the request named none: the workspace's first step. */
   stepId: string | null;
-  /** The one `task.created` event's id. */
-  eventId: string;
+  /** The task settled and `completed` at revision 1; number, identifier and step ('') are the store's to fill. */
+  task: Task;
+  /** Revision 0 (as Begin writes it) and 1, and the `task.created` payload; holes: identifier, then step id. */
+  begunSnapshot: JsonTemplate;
+  snapshot: JsonTemplate;
+  payload: JsonTemplate;
+  outcome: StoredOutcome;
   /** SPEC §5 deferred start: the start-when-unblocked intent, written with the completion. */
-  deferred?: Omit<DeferredIntent, 'at'>;
+  deferred?: DeferredIntent;
   /**
    * The request was not validated before (SPEC §4.1 step 6 happens here, for a request that needs no read to plan):
    * the workspace must have no working-folder root and a named parent must be one of its tasks; anything else
@@ -96,17 +119,10 @@ export interface SettledRecord extends Omit<BeginRecord, 'stepId' | 'wipLimited'
 }
 
 export type SettledResult =
-  | { kind: 'created'; task: Task }
-  | { kind: 'workspace_missing' }
-  | { kind: 'step_missing' }
-  | { kind: 'wip_full' }
+  | ({ kind: 'created'; stepId: string } & Drawn)
+  | Refusal
   /** `validate` only: the target needs the general path (a folder to plan, or a validation error to report). */
   | { kind: 'unplanned' };
-
-/** What revision 0 recorded of a task a zero-step create inserted settled: the row as Begin writes it. */
-export function asBegun(task: Task): Task {
-  return { ...task, revision: 0, creationState: 'preparing', externalIdSettledAt: null };
-}
 
 /** Rolls a transaction back on purpose and carries the answer out of it. */
 class Rollback<T> extends Error {
@@ -124,34 +140,6 @@ async function orRolledBack<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The task Begin inserts: `preparing`, revision 0, numbered by the workspace sequence. */
-export function begunTask(
-  b: Pick<
-    BeginRecord,
-    'taskId' | 'workspaceId' | 'title' | 'description' | 'stepId' | 'parentId' | 'externalId' | 'at'
-  >,
-  number: number,
-  identifier: string,
-): Task {
-  return {
-    id: b.taskId,
-    workspaceId: b.workspaceId,
-    number,
-    identifier,
-    title: b.title,
-    description: b.description,
-    stepId: b.stepId,
-    parentId: b.parentId,
-    archivedAt: null,
-    createdAt: b.at,
-    updatedAt: b.at,
-    revision: 0,
-    creationState: 'preparing',
-    externalId: b.externalId,
-    externalIdSettledAt: null,
-  };
-}
-
 /**
  * Why a zero-step create's target refuses it, if it does (inside the transaction that drew its number, which then
  * rolls back). A request validated here (`validate`) that needs the general path — a folder root to plan, an unknown
@@ -159,7 +147,7 @@ export function begunTask(
  */
 async function refusalOf(
   tx: TxRepositories,
-  s: SettledRecord,
+  s: SettledRows,
   drawn: SettledDraw | undefined,
 ): Promise<SettledResult | undefined> {
   if (!drawn) return { kind: s.validate ? 'unplanned' : 'workspace_missing' };
@@ -170,16 +158,6 @@ async function refusalOf(
   const step = await tx.creation.wipOccupancy(drawn.stepId);
   if (!step) return { kind: s.validate ? 'unplanned' : 'step_missing' };
   return step.wipLimit !== null && step.active >= step.wipLimit ? { kind: 'wip_full' } : undefined;
-}
-
-/** The task a zero-step create inserts: already settled and `completed` at revision 1, as phase B leaves it. */
-export function settledTask(s: SettledRecord, number: number, identifier: string, stepId: string): Task {
-  return {
-    ...begunTask({ ...s, stepId }, number, identifier),
-    revision: 1,
-    creationState: 'completed',
-    externalIdSettledAt: s.externalId === null ? null : s.at,
-  };
 }
 
 export class CreationStore extends CreationRepository {
@@ -194,24 +172,36 @@ export class CreationStore extends CreationRepository {
   /**
    * SPEC §4.1 step 7, one transaction: the operation and its planned steps first (they need no number, so the
    * workspace lock is held for as few statements as possible), then the number, WIP admission, the task in
-   * `preparing` and revision 0. A unique violation on uniq_tasks_external_id rolls the whole transaction back —
-   * the number included, so identifiers stay gapless — and is thrown for the caller to re-read.
+   * `preparing` and revision 0. A refused target rolls it all back. A unique violation on uniq_tasks_external_id
+   * rolls the whole transaction back — the number included, so identifiers stay gapless — and is thrown for the
+   * caller to re-read.
    */
-  begin(b: BeginRecord): Promise<BeginResult> {
+  begin(b: BeginRows): Promise<BeginResult> {
+    const op = b.operation;
     return orRolledBack(() =>
-      this.transaction(async (tx) => {
-        await tx.creation.insertOperation({ ...b, id: b.operationId });
-        await tx.creation.insertPlannedSteps(b.operationId, b.plan.steps);
-        const drawn = await tx.creation.drawTaskNumber(b.workspaceId);
+      this.transaction(async (tx): Promise<BeginResult> => {
+        await tx.creation.insertOperation(op);
+        await tx.creation.insertPlannedSteps(op.id, op.plan.steps);
+        const drawn = await tx.creation.drawTaskNumber(op.workspaceId);
         if (!drawn) throw new Rollback<BeginResult>({ kind: 'workspace_missing' });
-        const step = await tx.creation.wipOccupancy(b.stepId);
+        const step = await tx.creation.wipOccupancy(b.task.stepId);
         if (!step) throw new Rollback<BeginResult>({ kind: 'step_missing' });
         if (step.wipLimit !== null && step.active >= step.wipLimit)
           throw new Rollback<BeginResult>({ kind: 'wip_full' });
-        const task = begunTask(b, drawn.number, `${drawn.prefix}-${drawn.number}`);
-        await tx.tasks.insert(task);
-        await tx.events.insertRevision(task, 'begin', b.actorId, toTaskBody(task), b.at);
-        return { kind: 'begun', task };
+        const identifier = `${drawn.prefix}-${drawn.number}`;
+        await tx.tasks.insert({ ...b.task, number: drawn.number, identifier });
+        await tx.events.insertRevisions([
+          {
+            taskId: b.task.id,
+            revision: 0,
+            workspaceId: b.task.workspaceId,
+            change: 'begin',
+            actorId: op.actorId,
+            snapshot: fillJson(b.snapshot, [identifier]),
+            at: op.at,
+          },
+        ]);
+        return { kind: 'begun', number: drawn.number, identifier };
       }),
     );
   }
@@ -220,88 +210,101 @@ export class CreationStore extends CreationRepository {
    * SPEC §4.3, zero-step plans — Begin and Complete as ONE transaction: the number (under the workspace row lock, so
    * identifiers stay gapless and WIP admission is exact), the task inserted already settled and `completed` with its
    * target checked in the same statement, revisions 0 and 1, the operation `completed`, and the one `task.created`
-   * event copied from the committed row — the outbox row last (the invariant EventRepository.insertEvent states). A
-   * unique violation on uniq_tasks_external_id rolls all of it back, the number included, and is thrown for the
-   * caller to re-read (SPEC §4.1 steps 7–8). Nothing is ever visible unsettled; a crash before COMMIT leaves nothing.
+   * event — the outbox row last (the invariant EventRepository.insertEvent states). A unique violation on
+   * uniq_tasks_external_id rolls all of it back, the number included, and is thrown for the caller to re-read
+   * (SPEC §4.1 steps 7–8). Nothing is ever visible unsettled; a crash before COMMIT leaves nothing.
    */
-  createSettled(s: SettledRecord): Promise<SettledResult> {
+  createSettled(s: SettledRows): Promise<SettledResult> {
+    const op = s.operation;
     return orRolledBack(() =>
       this.transaction(async (tx): Promise<SettledResult> => {
-        const drawn = await tx.creation.drawSettledNumber(s.workspaceId, s.stepId, s.parentId);
+        const drawn = await tx.creation.drawSettledNumber(op.workspaceId, s.stepId, s.task.parentId);
         const refused = await refusalOf(tx, s, drawn);
         if (refused || !drawn?.stepId) throw new Rollback<SettledResult>(refused ?? { kind: 'unplanned' });
-        const task = settledTask(s, drawn.number, `${drawn.prefix}-${drawn.number}`, drawn.stepId);
-        const begun = asBegun(task);
-        await tx.tasks.insert(task);
-        await tx.events.insertRevisions([
-          { task: begun, change: 'begin', actorId: s.actorId, snapshot: toTaskBody(begun), at: s.at },
-          { task, change: 'create', actorId: s.actorId, snapshot: toTaskBody(task), at: s.at },
-        ]);
-        await tx.creation.insertCompletedOperation(
-          { ...s, id: s.operationId },
-          { kind: 'created', event_id: s.eventId },
-        );
-        await tx.events.insertEvent(eventPayload({ id: s.eventId, type: 'task.created', task, at: s.at }));
-        if (s.deferred) await tx.launches.insertDeferredIntent({ ...s.deferred, at: s.at });
+        const { number, stepId } = drawn;
+        const identifier = `${drawn.prefix}-${number}`;
+        const holes = [identifier, stepId];
+        const revision = (n: number, change: string, snapshot: JsonTemplate) => ({
+          taskId: s.task.id,
+          revision: n,
+          workspaceId: s.task.workspaceId,
+          change,
+          actorId: op.actorId,
+          snapshot: fillJson(snapshot, holes),
+          at: op.at,
+        });
+        await tx.tasks.insert({ ...s.task, number, identifier, stepId });
+        await tx.events.insertRevisions([revision(0, 'begin', s.begunSnapshot), revision(1, 'create', s.snapshot)]);
+        await tx.creation.insertCompletedOperation(op, s.outcome);
+        await tx.events.insertEventText({
+          id: s.outcome.event_id!,
+          workspaceId: s.task.workspaceId,
+          taskId: s.task.id,
+          revision: s.task.revision,
+          type: 'task.created',
+          at: op.at,
+          payload: fillJson(s.payload, holes),
+        });
+        if (s.deferred) await tx.launches.insertDeferredIntent(s.deferred);
         await s.beforeCommit?.();
-        return { kind: 'created', task };
+        return { kind: 'created', number, identifier, stepId };
       }),
     );
   }
 
   /**
    * SPEC §4.3 phase A, one transaction: task then operation (the lock order of release and delete) move
-   * `preparing → completing`, the operation fenced by its generation. `gone` when the task was deleted meanwhile
-   * (the operation is marked aborting, for Abort to compensate). Throws LeaseLostError for a stale owner.
+   * `preparing → completing`, the operation fenced by its generation. Anything else writes nothing and says what it
+   * found: the task deleted meanwhile, or task or operation in another state. Throws LeaseLostError for a stale owner.
    */
-  enterCompleting(c: CompletingRecord): Promise<'completing' | 'gone'> {
-    return this.transaction(async (tx) => {
-      if (!(await tx.creation.markTaskCompleting(c.taskId))) {
-        await tx.creation.assertOwner(c);
-        const task = await tx.tasks.findById(c.taskId);
-        if (!task) {
-          await tx.creation.markAborting(c.operationId, TASK_GONE);
-          return 'gone';
+  enterCompleting(c: CompletingRecord): Promise<CompletingResult> {
+    return orRolledBack(() =>
+      this.transaction(async (tx): Promise<CompletingResult> => {
+        if (!(await tx.creation.markTaskCompleting(c.taskId))) {
+          await tx.creation.assertOwner(c);
+          const task = await tx.tasks.findById(c.taskId);
+          if (!task) throw new Rollback<CompletingResult>({ kind: 'task_missing' });
+          if (task.creationState !== 'completing')
+            throw new Rollback<CompletingResult>({ kind: 'task_moved', state: task.creationState });
         }
-        if (task.creationState !== 'completing')
-          throw new Error(`cannot complete a task in state ${task.creationState}`);
-      }
-      if (!(await tx.creation.markOperationCompleting(c, new Date().toISOString()))) {
-        await tx.creation.assertOwner(c);
-        throw new Error('creation operation is no longer preparing');
-      }
-      return 'completing';
-    });
+        if (!(await tx.creation.markOperationCompleting(c, new Date().toISOString()))) {
+          await tx.creation.assertOwner(c);
+          throw new Rollback<CompletingResult>({ kind: 'operation_moved' });
+        }
+        return { kind: 'completing' };
+      }),
+    );
   }
 
   /**
-   * SPEC §4.3 phase B, one transaction: settle the identity only if the task still holds it (else
-   * CreatedIdentityLost), mark the task completed, write revision 1 and exactly one `task.created` event copied from
-   * the committed row (and a deferred start's intent), and finish the operation — its last write, fenced, so a
-   * stale owner's whole transaction rolls back (LeaseLostError). `gone` when the task was deleted meanwhile.
+   * SPEC §4.3 phase B, one transaction: settle the identity only if the task still holds it (the `held` rows; else
+   * the `lost` ones), mark the task completed, write revision 1 and exactly one `task.created` event (and a deferred
+   * start's intent), and finish the operation — its last write, fenced, so a stale owner's whole transaction rolls
+   * back (`lease_lost`). `task_missing`, having written nothing, when the task was deleted meanwhile.
    */
-  settle(s: SettleRecord): Promise<SettleResult> {
-    return this.transaction(async (tx): Promise<SettleResult> => {
-      const at = new Date().toISOString();
-      let kind: 'created' | 'created_identity_lost' = 'created';
-      let task: Task | undefined;
-      if (s.externalId !== null) {
-        task = await tx.creation.settleTask(s.taskId, s.externalId, at);
-        if (!task) kind = 'created_identity_lost';
-      }
-      task ??= await tx.creation.completeTask(s.taskId, at);
-      if (!task) {
-        await tx.creation.assertOwner(s);
-        await tx.creation.markAborting(s.operationId, TASK_GONE);
-        return { kind: 'gone' };
-      }
-      await tx.events.insertRevision(task, 'create', s.actorId, toTaskBody(task), at);
-      await tx.events.insertEvent(eventPayload({ id: s.eventId, type: 'task.created', task, at }));
-      if (s.deferred) await tx.launches.insertDeferredIntent({ ...s.deferred, at });
-      const outcome: StoredOutcome = { kind, event_id: s.eventId };
-      if (!(await tx.creation.finishCompleted(s, outcome, at))) throw new LeaseLostError(s.operationId);
-      return { kind, task };
-    });
+  settle(s: SettleRows): Promise<SettleResult> {
+    return orRolledBack(() =>
+      this.transaction(async (tx): Promise<SettleResult> => {
+        let kind: 'held' | 'lost' = 'held';
+        let found = false;
+        if (s.externalId !== null) {
+          found = (await tx.creation.settleTask(s.taskId, s.externalId, s.at)) !== undefined;
+          if (!found) kind = 'lost';
+        }
+        found ||= (await tx.creation.completeTask(s.taskId, s.at)) !== undefined;
+        if (!found) {
+          await tx.creation.assertOwner(s);
+          throw new Rollback<SettleResult>({ kind: 'task_missing' });
+        }
+        const write = kind === 'held' ? s.held : s.lost!;
+        await tx.events.insertRevision(write.task, 'create', s.actorId, write.snapshot, s.at);
+        await tx.events.insertEvent(write.payload);
+        if (s.deferred) await tx.launches.insertDeferredIntent(s.deferred);
+        if (!(await tx.creation.finishCompleted(s, write.outcome, s.at)))
+          throw new Rollback<SettleResult>({ kind: 'lease_lost' });
+        return { kind };
+      }),
+    );
   }
 
   /** One transaction that first proves `fence` still owns its operation (SPEC §4.2); LeaseLostError otherwise. */

@@ -1,7 +1,7 @@
 // Revisions and the transactional outbox (SPEC §9): written in the same transaction as the change they record;
 // read back as history pages, by the relay, and when webhook deliveries are planned. All on the driver (hot paths).
 import type { HorizonSample } from '../../domain/events/horizon';
-import type { EventPayload, EventRecord, RevisionBody } from '../../model/events';
+import type { EventPayload, EventRecord, EventType, RevisionBody } from '../../model/events';
 import type { Task, TaskBody } from '../../model/task';
 import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
@@ -47,13 +47,26 @@ function toRevisionBody(r: RevisionRow): RevisionBody {
   };
 }
 
-/** One revision to append: `task` as of that revision (its number is `task.revision`). */
-export interface NewRevision {
-  task: Task;
+/** One revision to append, its snapshot already JSON text (a create's, whose identifier only the statement knew). */
+export interface RevisionText {
+  taskId: string;
+  revision: number;
+  workspaceId: string;
   change: string;
   actorId: string | null;
-  snapshot: unknown;
+  snapshot: string;
   at: string;
+}
+
+/** One outbox row whose payload is already JSON text; the other columns repeat the payload's fields. */
+export interface EventText {
+  id: string;
+  workspaceId: string;
+  taskId: string;
+  revision: number;
+  type: EventType;
+  at: string;
+  payload: string;
 }
 
 export class EventRepository {
@@ -76,19 +89,11 @@ export class EventRepository {
     );
   }
 
-  /** Appends several revisions in one statement (a zero-step create's 0 and 1, SPEC §4.3), each as insertRevision would. */
-  async insertRevisions(revisions: readonly NewRevision[]): Promise<void> {
+  /** Appends several revisions in one statement (a zero-step create's 0 and 1, SPEC §4.3). */
+  async insertRevisions(revisions: readonly RevisionText[]): Promise<void> {
     const params: unknown[] = [];
     const rows = revisions.map((r) => {
-      params.push(
-        r.task.id,
-        r.task.revision,
-        r.task.workspaceId,
-        r.change,
-        r.actorId,
-        JSON.stringify(r.snapshot),
-        r.at,
-      );
+      params.push(r.taskId, r.revision, r.workspaceId, r.change, r.actorId, r.snapshot, r.at);
       return `(${placeholders(params.length - 6, 7)})`;
     });
     await this.sql.run(
@@ -102,18 +107,23 @@ export class EventRepository {
    * written after the same transaction changed `tasks` or `task_revisions`, so on PostgreSQL the transaction
    * already holds an xid when `seq` is drawn.
    */
-  async insertEvent(payload: EventPayload): Promise<void> {
+  insertEvent(payload: EventPayload): Promise<void> {
+    return this.insertEventText({
+      id: payload.id,
+      workspaceId: payload.workspace_id,
+      taskId: payload.task_id,
+      revision: payload.revision,
+      type: payload.type,
+      at: payload.occurred_at,
+      payload: JSON.stringify(payload),
+    });
+  }
+
+  /** insertEvent for a payload already JSON text (the same invariant holds). */
+  async insertEventText(e: EventText): Promise<void> {
     await this.sql.run(
       'INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [
-        payload.id,
-        payload.workspace_id,
-        payload.task_id,
-        payload.revision,
-        payload.type,
-        JSON.stringify(payload),
-        payload.occurred_at,
-      ],
+      [e.id, e.workspaceId, e.taskId, e.revision, e.type, e.payload, e.at],
     );
   }
 

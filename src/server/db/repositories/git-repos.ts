@@ -15,12 +15,32 @@ export interface GitRepo {
   createdAt: string;
 }
 
+/** Hot: driver SQL only, so it takes part in a driver transaction (TxRepositories). */
 export class GitRepoRepository {
   constructor(
     protected readonly sql: Sql,
     protected readonly dialect: SqlDialect,
-    protected readonly prisma: () => Promise<Prisma>,
   ) {}
+
+  /** Where a repository of the workspace lives (plan building, SPEC §5 `fresh_branch`), or undefined. */
+  async findInWorkspace(id: string, workspaceId: string): Promise<{ path: string; defaultBranch: string } | undefined> {
+    const row = await this.sql.one<{ path: unknown; default_branch: unknown }>(
+      'SELECT path, default_branch FROM repositories WHERE id = $1 AND workspace_id = $2',
+      [id, workspaceId],
+    );
+    return row ? { path: str(row.path), defaultBranch: str(row.default_branch) } : undefined;
+  }
+}
+
+/** Cold: the hot repository plus its reads and writes on Prisma Client; the store hands it out, never a transaction. */
+export class ColdGitRepoRepository extends GitRepoRepository {
+  constructor(
+    sql: Sql,
+    dialect: SqlDialect,
+    protected readonly prisma: () => Promise<Prisma>,
+  ) {
+    super(sql, dialect);
+  }
 
   /** The same path twice in a workspace fails on uniq_repositories_path (the caller decides). */
   async insert(r: GitRepo): Promise<void> {
@@ -37,14 +57,5 @@ export class GitRepoRepository {
       orderBy: { createdAt: 'asc' },
     });
     return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
-  }
-
-  /** Where a repository of the workspace lives (plan building, SPEC §5 `fresh_branch`), or undefined. */
-  async findInWorkspace(id: string, workspaceId: string): Promise<{ path: string; defaultBranch: string } | undefined> {
-    const row = await this.sql.one<{ path: unknown; default_branch: unknown }>(
-      'SELECT path, default_branch FROM repositories WHERE id = $1 AND workspace_id = $2',
-      [id, workspaceId],
-    );
-    return row ? { path: str(row.path), defaultBranch: str(row.default_branch) } : undefined;
   }
 }

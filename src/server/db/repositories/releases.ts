@@ -91,11 +91,11 @@ function toRelease(r: ReleaseRow): ReleaseRecord {
   };
 }
 
+/** Hot: driver SQL only, so it takes part in a driver transaction (TxRepositories). */
 export class ReleaseRepository {
   constructor(
     protected readonly sql: Sql,
     protected readonly dialect: SqlDialect,
-    protected readonly prisma: () => Promise<Prisma>,
   ) {}
 
   async findByKey(workspaceId: string, idempotencyKey: string): Promise<ReleaseRecord | undefined> {
@@ -134,6 +134,17 @@ export class ReleaseRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [a.id, a.releaseId, a.workspaceId, a.kind, a.actorId, a.source, a.externalId, a.requestId, a.createdAt],
     );
+  }
+}
+
+/** Cold: the hot repository plus its reads and writes on Prisma Client; the store hands it out, never a transaction. */
+export class ColdReleaseRepository extends ReleaseRepository {
+  constructor(
+    sql: Sql,
+    dialect: SqlDialect,
+    protected readonly prisma: () => Promise<Prisma>,
+  ) {
+    super(sql, dialect);
   }
 
   /** The releases of one external id, newest first (SPEC §13: an identity's history). */

@@ -61,125 +61,12 @@ function toWebhookBody(w: {
   };
 }
 
+/** Hot: driver SQL only, so it takes part in a driver transaction (TxRepositories). */
 export class WebhookRepository {
   constructor(
     protected readonly sql: Sql,
     protected readonly dialect: SqlDialect,
-    protected readonly prisma: () => Promise<Prisma>,
   ) {}
-
-  // ---- configuration (Prisma Client) ---------------------------------------------------------------------------
-
-  // Seqs go to Prisma as numbers: the SQLite client types some of these columns Int, the PostgreSQL one BigInt
-  // (which accepts a number too); they come back as either, so reads go through Number().
-
-  /** A new webhook's cursor starts at the outbox's current end: it gets the events that happen after it exists. */
-  async create(w: {
-    id: string;
-    workspaceId: string;
-    url: string;
-    secret: string;
-    description: string | null;
-    createdAt: string;
-  }): Promise<WebhookBody> {
-    const prisma = await this.prisma();
-    const end = await prisma.outboxEvent.aggregate({ _max: { seq: true } });
-    const created = await prisma.webhook.create({
-      data: { ...w, cursorSeq: Number(end._max.seq ?? 0), createdAt: new Date(w.createdAt) },
-      select: WEBHOOK_SELECT,
-    });
-    return toWebhookBody(created);
-  }
-
-  async list(workspaceId: string): Promise<WebhookBody[]> {
-    const prisma = await this.prisma();
-    const rows = await prisma.webhook.findMany({
-      where: { workspaceId },
-      select: WEBHOOK_SELECT,
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
-    return rows.map(toWebhookBody);
-  }
-
-  async exists(workspaceId: string, webhookId: string): Promise<boolean> {
-    const prisma = await this.prisma();
-    return (await prisma.webhook.findFirst({ where: { id: webhookId, workspaceId }, select: { id: true } })) !== null;
-  }
-
-  /** Sets `disabled_at` once (a second disable keeps the first time); undefined when the webhook is not there. */
-  async disable(workspaceId: string, webhookId: string, at: string): Promise<WebhookBody | undefined> {
-    const prisma = await this.prisma();
-    await prisma.webhook.updateMany({
-      where: { id: webhookId, workspaceId, disabledAt: null },
-      data: { disabledAt: new Date(at) },
-    });
-    const row = await prisma.webhook.findFirst({ where: { id: webhookId, workspaceId }, select: WEBHOOK_SELECT });
-    return row ? toWebhookBody(row) : undefined;
-  }
-
-  /** Deliveries with event seq > `after`, in seq order, each with its attempts in order. */
-  async listDeliveries(webhookId: string, after: number, limit: number): Promise<DeliveryBody[]> {
-    const prisma = await this.prisma();
-    const deliveries = await prisma.webhookDelivery.findMany({
-      where: { webhookId, eventSeq: { gt: after } },
-      orderBy: { eventSeq: 'asc' },
-      take: limit,
-      select: {
-        id: true,
-        webhookId: true,
-        eventSeq: true,
-        eventId: true,
-        state: true,
-        attempts: true,
-        nextAttemptAt: true,
-        lastStatus: true,
-        lastError: true,
-        createdAt: true,
-        deliveredAt: true,
-      },
-    });
-    if (deliveries.length === 0) return [];
-    const attempts = await prisma.webhookAttempt.findMany({
-      where: { webhookId, deliveryId: { in: deliveries.map((d) => d.id) } },
-      orderBy: { attempt: 'asc' },
-      select: {
-        deliveryId: true,
-        attempt: true,
-        instanceId: true,
-        outcome: true,
-        status: true,
-        error: true,
-        durationMs: true,
-        startedAt: true,
-        finishedAt: true,
-      },
-    });
-    return deliveries.map((d) => ({
-      id: d.id,
-      webhook_id: d.webhookId,
-      event_seq: Number(d.eventSeq),
-      event_id: d.eventId,
-      state: d.state,
-      attempts: d.attempts,
-      next_attempt_at: d.nextAttemptAt.toISOString(),
-      last_status: d.lastStatus,
-      last_error: d.lastError,
-      created_at: d.createdAt.toISOString(),
-      delivered_at: d.deliveredAt?.toISOString() ?? null,
-      attempt_log: attempts
-        .filter((a) => a.deliveryId === d.id)
-        .map((a): AttemptBody => ({
-          attempt: a.attempt,
-          instance_id: a.instanceId,
-          outcome: a.outcome,
-          status: a.status,
-          error: a.error,
-          duration_ms: a.durationMs,
-          started_at: a.startedAt.toISOString(),
-          finished_at: a.finishedAt?.toISOString() ?? null,
-        })),
-    }));
-  }
 
   // ---- the delivery loop (driver) ------------------------------------------------------------------------------
 
@@ -337,5 +224,129 @@ export class WebhookRepository {
       'UPDATE webhooks SET final_seq = (SELECT COALESCE(MAX(seq), 0) FROM outbox_events WHERE workspace_id = $1) WHERE workspace_id = $1',
       [workspaceId],
     );
+  }
+}
+
+/** Cold: the hot repository plus its reads and writes on Prisma Client; the store hands it out, never a transaction. */
+export class ColdWebhookRepository extends WebhookRepository {
+  constructor(
+    sql: Sql,
+    dialect: SqlDialect,
+    protected readonly prisma: () => Promise<Prisma>,
+  ) {
+    super(sql, dialect);
+  }
+
+  // ---- configuration (Prisma Client) ---------------------------------------------------------------------------
+
+  // Seqs go to Prisma as numbers: the SQLite client types some of these columns Int, the PostgreSQL one BigInt
+  // (which accepts a number too); they come back as either, so reads go through Number().
+
+  /** A new webhook's cursor starts at the outbox's current end: it gets the events that happen after it exists. */
+  async create(w: {
+    id: string;
+    workspaceId: string;
+    url: string;
+    secret: string;
+    description: string | null;
+    createdAt: string;
+  }): Promise<WebhookBody> {
+    const prisma = await this.prisma();
+    const end = await prisma.outboxEvent.aggregate({ _max: { seq: true } });
+    const created = await prisma.webhook.create({
+      data: { ...w, cursorSeq: Number(end._max.seq ?? 0), createdAt: new Date(w.createdAt) },
+      select: WEBHOOK_SELECT,
+    });
+    return toWebhookBody(created);
+  }
+
+  async list(workspaceId: string): Promise<WebhookBody[]> {
+    const prisma = await this.prisma();
+    const rows = await prisma.webhook.findMany({
+      where: { workspaceId },
+      select: WEBHOOK_SELECT,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    return rows.map(toWebhookBody);
+  }
+
+  async exists(workspaceId: string, webhookId: string): Promise<boolean> {
+    const prisma = await this.prisma();
+    return (await prisma.webhook.findFirst({ where: { id: webhookId, workspaceId }, select: { id: true } })) !== null;
+  }
+
+  /** Sets `disabled_at` once (a second disable keeps the first time); undefined when the webhook is not there. */
+  async disable(workspaceId: string, webhookId: string, at: string): Promise<WebhookBody | undefined> {
+    const prisma = await this.prisma();
+    await prisma.webhook.updateMany({
+      where: { id: webhookId, workspaceId, disabledAt: null },
+      data: { disabledAt: new Date(at) },
+    });
+    const row = await prisma.webhook.findFirst({ where: { id: webhookId, workspaceId }, select: WEBHOOK_SELECT });
+    return row ? toWebhookBody(row) : undefined;
+  }
+
+  /** Deliveries with event seq > `after`, in seq order, each with its attempts in order. */
+  async listDeliveries(webhookId: string, after: number, limit: number): Promise<DeliveryBody[]> {
+    const prisma = await this.prisma();
+    const deliveries = await prisma.webhookDelivery.findMany({
+      where: { webhookId, eventSeq: { gt: after } },
+      orderBy: { eventSeq: 'asc' },
+      take: limit,
+      select: {
+        id: true,
+        webhookId: true,
+        eventSeq: true,
+        eventId: true,
+        state: true,
+        attempts: true,
+        nextAttemptAt: true,
+        lastStatus: true,
+        lastError: true,
+        createdAt: true,
+        deliveredAt: true,
+      },
+    });
+    if (deliveries.length === 0) return [];
+    const attempts = await prisma.webhookAttempt.findMany({
+      where: { webhookId, deliveryId: { in: deliveries.map((d) => d.id) } },
+      orderBy: { attempt: 'asc' },
+      select: {
+        deliveryId: true,
+        attempt: true,
+        instanceId: true,
+        outcome: true,
+        status: true,
+        error: true,
+        durationMs: true,
+        startedAt: true,
+        finishedAt: true,
+      },
+    });
+    return deliveries.map((d) => ({
+      id: d.id,
+      webhook_id: d.webhookId,
+      event_seq: Number(d.eventSeq),
+      event_id: d.eventId,
+      state: d.state,
+      attempts: d.attempts,
+      next_attempt_at: d.nextAttemptAt.toISOString(),
+      last_status: d.lastStatus,
+      last_error: d.lastError,
+      created_at: d.createdAt.toISOString(),
+      delivered_at: d.deliveredAt?.toISOString() ?? null,
+      attempt_log: attempts
+        .filter((a) => a.deliveryId === d.id)
+        .map((a): AttemptBody => ({
+          attempt: a.attempt,
+          instance_id: a.instanceId,
+          outcome: a.outcome,
+          status: a.status,
+          error: a.error,
+          duration_ms: a.durationMs,
+          started_at: a.startedAt.toISOString(),
+          finished_at: a.finishedAt?.toISOString() ?? null,
+        })),
+    }));
   }
 }

@@ -75,11 +75,11 @@ function stepData(s: WorkflowStep) {
   return { ...s, createdAt: new Date(s.createdAt) };
 }
 
+/** Hot: driver SQL only, so it takes part in a driver transaction (TxRepositories). */
 export class WorkspaceRepository {
   constructor(
     protected readonly sql: Sql,
     protected readonly dialect: SqlDialect,
-    protected readonly prisma: () => Promise<Prisma>,
   ) {}
 
   /** One statement: the workspace, its root and the requested (or first) step with its WIP limit; undefined when
@@ -104,6 +104,62 @@ export class WorkspaceRepository {
       [stepId, workspaceId],
     );
     return row ? { id: str(row.id), wipLimit: numOrNull(row.wip_limit) } : undefined;
+  }
+
+  // ---- deletion (driver; inside the deletion's transaction, SPEC §8) ---------------------------------------------
+
+  /** Locks the workspace row until commit (a concurrent Begin, which bumps task_sequence, waits and then finds no
+   *  workspace); false when there is none. */
+  async lockForDeletion(workspaceId: string): Promise<boolean> {
+    return (
+      (await this.sql.one(`SELECT id FROM workspaces WHERE id = $1${this.dialect.forUpdate}`, [workspaceId])) !==
+      undefined
+    );
+  }
+
+  /** The workspace's task ids in number order (the order deletion writes their final events in). */
+  async listTaskIds(workspaceId: string): Promise<string[]> {
+    const rows = await this.sql.query<{ id: unknown }>('SELECT id FROM tasks WHERE workspace_id = $1 ORDER BY number', [
+      workspaceId,
+    ]);
+    return rows.map((r) => str(r.id));
+  }
+
+  /** Creation operations of the workspace still in flight (preparing, completing or aborting). */
+  async countOpenCreations(workspaceId: string): Promise<number> {
+    const row = await this.sql.one<{ n: unknown }>(
+      "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state IN ('preparing', 'completing', 'aborting')",
+      [workspaceId],
+    );
+    return num(row?.n ?? 0);
+  }
+
+  /** Moves to `aborting` (with `reason`) the workspace's `preparing` operations whose owner's lease has expired
+   *  and none of whose steps is running or of unknown outcome. */
+  async abortOrphanedCreations(workspaceId: string, reason: string, at: string): Promise<void> {
+    await this.sql.run(
+      `UPDATE creation_operations SET state = 'aborting', error = COALESCE(error, $2), updated_at = $3,
+            lease_expires_at = COALESCE(lease_expires_at, $3)
+        WHERE workspace_id = $1 AND state = 'preparing' AND (lease_expires_at IS NULL OR lease_expires_at < $3)
+          AND NOT EXISTS (SELECT 1 FROM creation_steps s WHERE s.operation_id = creation_operations.id AND s.state IN ('running', 'unknown'))`,
+      [workspaceId, reason, at],
+    );
+  }
+
+  /** The row goes; its steps, memberships, grants, repositories and profiles with it (ON DELETE CASCADE). */
+  async delete(workspaceId: string): Promise<void> {
+    await this.sql.run('DELETE FROM workspaces WHERE id = $1', [workspaceId]);
+  }
+}
+
+/** Cold: the hot repository plus its reads and writes on Prisma Client; the store hands it out, never a transaction. */
+export class ColdWorkspaceRepository extends WorkspaceRepository {
+  constructor(
+    sql: Sql,
+    dialect: SqlDialect,
+    protected readonly prisma: () => Promise<Prisma>,
+  ) {
+    super(sql, dialect);
   }
 
   /** Sets a step's WIP limit (null: unlimited); false when the workspace has no such step. */
@@ -176,50 +232,5 @@ export class WorkspaceRepository {
       const position = last._max.position === null ? 0 : last._max.position + 1;
       return toStep(await tx.workflowStep.create({ data: stepData({ ...step, position }), select: STEP_SELECT }));
     });
-  }
-
-  // ---- deletion (driver; inside the deletion's transaction, SPEC §8) ---------------------------------------------
-
-  /** Locks the workspace row until commit (a concurrent Begin, which bumps task_sequence, waits and then finds no
-   *  workspace); false when there is none. */
-  async lockForDeletion(workspaceId: string): Promise<boolean> {
-    return (
-      (await this.sql.one(`SELECT id FROM workspaces WHERE id = $1${this.dialect.forUpdate}`, [workspaceId])) !==
-      undefined
-    );
-  }
-
-  /** The workspace's task ids in number order (the order deletion writes their final events in). */
-  async listTaskIds(workspaceId: string): Promise<string[]> {
-    const rows = await this.sql.query<{ id: unknown }>('SELECT id FROM tasks WHERE workspace_id = $1 ORDER BY number', [
-      workspaceId,
-    ]);
-    return rows.map((r) => str(r.id));
-  }
-
-  /** Creation operations of the workspace still in flight (preparing, completing or aborting). */
-  async countOpenCreations(workspaceId: string): Promise<number> {
-    const row = await this.sql.one<{ n: unknown }>(
-      "SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1 AND state IN ('preparing', 'completing', 'aborting')",
-      [workspaceId],
-    );
-    return num(row?.n ?? 0);
-  }
-
-  /** Moves to `aborting` (with `reason`) the workspace's `preparing` operations whose owner's lease has expired
-   *  and none of whose steps is running or of unknown outcome. */
-  async abortOrphanedCreations(workspaceId: string, reason: string, at: string): Promise<void> {
-    await this.sql.run(
-      `UPDATE creation_operations SET state = 'aborting', error = COALESCE(error, $2), updated_at = $3,
-            lease_expires_at = COALESCE(lease_expires_at, $3)
-        WHERE workspace_id = $1 AND state = 'preparing' AND (lease_expires_at IS NULL OR lease_expires_at < $3)
-          AND NOT EXISTS (SELECT 1 FROM creation_steps s WHERE s.operation_id = creation_operations.id AND s.state IN ('running', 'unknown'))`,
-      [workspaceId, reason, at],
-    );
-  }
-
-  /** The row goes; its steps, memberships, grants, repositories and profiles with it (ON DELETE CASCADE). */
-  async delete(workspaceId: string): Promise<void> {
-    await this.sql.run('DELETE FROM workspaces WHERE id = $1', [workspaceId]);
   }
 }

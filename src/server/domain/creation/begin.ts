@@ -7,6 +7,7 @@ import { DomainError } from '../errors/domain-error';
 import type { Task } from '../../model/task';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
+import { beginRows, drawn } from './rows';
 
 export interface BeginInput {
   workspaceId: string;
@@ -44,7 +45,7 @@ export async function begin(
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
   const operationId = randomUUID();
-  const begun = await services.store.creation.begin({
+  const rows = beginRows({
     ...input,
     operationId,
     taskId: input.taskId ?? randomUUID(),
@@ -56,10 +57,11 @@ export async function begin(
     leaseExpiresAt: new Date(now.getTime() + services.leaseMs).toISOString(),
     at: now.toISOString(),
   });
+  const begun = await services.store.creation.begin(rows);
   // Any failure rolled the whole transaction back, the number included (gapless identifiers).
   if (begun.kind !== 'begun') throw refusal(begun.kind);
 
-  const { task } = begun;
+  const task = drawn(rows.task, begun);
   const handle: CreationHandle = {
     operationId,
     taskId: task.id,

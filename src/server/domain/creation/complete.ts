@@ -1,22 +1,23 @@
 // SPEC §4.3 — Complete. It first verifies every step's evidence (an unknown step blocks it; a step that no
 // longer verifies aborts). Phase A commits `preparing → completing` (from here Abort and release are refused);
 // phase B, one transaction, settles the identity only if the task still holds it, writes revision 1 and
-// exactly one `task.created` outbox event copied from the committed row. How each phase is stored (one
-// statement on PostgreSQL, a transaction otherwise) is the creation store's business (db/repositories/creation-store.ts).
+// exactly one `task.created` outbox event. The rows each phase writes are computed here (rows.ts); how they are
+// stored (one statement on PostgreSQL, a transaction otherwise) is the creation store's business
+// (db/repositories/creation-store.ts), which says what it found (a task gone, a lease lost) for this code to act on.
 import { randomUUID } from 'node:crypto';
 import { isDatabaseUnavailable } from '../../db/errors';
 import type { OperationRecord } from '../../db/repositories/creation';
-import type { SettleRecord } from '../../db/repositories/creation-store';
 import type { DeferredIntent } from '../../db/repositories/launches';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import type { Task } from '../../model/task';
 import { abortOperation } from './abort';
 import { hashToken } from './begin';
-import { UnknownStepError } from './errors';
-import { TASK_GONE } from '../../model/creation';
+import { TASK_GONE, UnknownStepError } from './errors';
+import { LeaseLostError } from '../../model/creation';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
+import { settleRows } from './rows';
 import { stableId } from './stable-id';
 import { STEP_KINDS } from './steps';
 import { loadError, stepContext, storeError } from './steps/records';
@@ -64,33 +65,28 @@ async function completeOnce(services: Services, handle: CreationHandle, fresh: b
       throw failure;
     }
     // Phase A: preparing → completing. A task deleted meanwhile: Abort compensates its effects, no dispatch.
-    if ((await store.creation.enterCompleting({ ...handle, fresh })) === 'gone') return abortGone(services, handle);
+    const entered = await store.creation.enterCompleting({ ...handle, fresh });
+    if (entered.kind === 'task_missing') return abortGone(services, handle);
+    if (entered.kind === 'task_moved') throw new Error(`cannot complete a task in state ${entered.state}`);
+    if (entered.kind === 'operation_moved') throw new Error('creation operation is no longer preparing');
   }
   await failpoints.hit('complete_between_phases', handle.externalId ?? key);
 
   // Phase B: settle, revision 1, the one `task.created` event; CreatedIdentityLost if released while preparing.
+  // The rows are computed from the task as Begin wrote it: the creating request holds it, anyone else reads it (after
+  // phase A nothing changes it but a release of its identity, which phase B tells apart, or a delete).
+  const base = handle.begun ?? (await store.tasks.findById(handle.taskId));
+  if (!base) return abortGone(services, handle);
   const eventId = randomUUID();
-  const result = await store.creation.settle(settleRecord(handle, eventId, fresh));
-  if (result.kind === 'gone') return abortGone(services, handle);
+  const rows = settleRows(handle, base, eventId, fresh, new Date().toISOString(), deferredIntent(handle.plan, handle));
+  const settled = await store.creation.settle(rows);
+  if (settled.kind === 'task_missing') return abortGone(services, handle);
+  // The operation's last write found a newer generation: the whole transaction rolled back.
+  if (settled.kind === 'lease_lost') throw new LeaseLostError(handle.operationId);
   await failpoints.hit('after_complete', handle.externalId ?? key);
-  return { ...result, eventId };
-}
-
-/** What phase B writes for `handle`. */
-export function settleRecord(handle: CreationHandle, eventId: string, fresh: boolean): SettleRecord {
-  const { plan } = handle;
-  return {
-    operationId: handle.operationId,
-    generation: handle.generation,
-    taskId: handle.taskId,
-    workspaceId: handle.workspaceId,
-    externalId: handle.externalId,
-    actorId: handle.actor.id,
-    eventId,
-    fresh,
-    begun: handle.begun,
-    deferred: deferredIntent(plan, handle),
-  };
+  return settled.kind === 'held'
+    ? { kind: 'created', task: rows.held.task, eventId }
+    : { kind: 'created_identity_lost', task: rows.lost!.task, eventId };
 }
 
 /** SPEC §5 deferred start: one start-when-unblocked intent, written with the completion (so never before it). */
@@ -128,7 +124,9 @@ async function replayOf(services: Services, handle: CreationHandle, op: Operatio
   return task ? { kind: op.outcome.kind, task, eventId: op.outcome.event_id ?? '' } : { kind: 'gone' };
 }
 
+/** The task was deleted while its creation ran: the operation is marked aborting (fenced), then Abort compensates. */
 async function abortGone(services: Services, handle: CreationHandle): Promise<CompleteResult> {
+  await services.store.creation.fenced(handle, (tx) => tx.creation.markAborting(handle.operationId, TASK_GONE));
   await abortOperation(services, handle, TASK_GONE);
   return { kind: 'gone' };
 }

@@ -12,6 +12,7 @@ import type { Task } from '../../model/task';
 import { hashToken, refusal, type BeginInput } from './begin';
 import { buildPlan } from './build-plan';
 import { deferredIntent } from './complete';
+import { drawn, settledRows } from './rows';
 
 /** What Begin is given, with the step still to resolve when the request named none (null: the workspace's first). */
 export type SettledInput = Omit<BeginInput, 'stepId' | 'wipLimited'> & { stepId: string | null };
@@ -66,7 +67,9 @@ async function commit(
   const key = input.externalId ?? input.title;
   const operationId = randomUUID();
   const taskId = input.taskId ?? randomUUID();
-  const result = await services.store.creation.createSettled({
+  const at = new Date().toISOString();
+  const deferred = deferredIntent(input.plan, { operationId, workspaceId: input.workspaceId, taskId });
+  const rows = settledRows({
     ...input,
     operationId,
     taskId,
@@ -74,15 +77,16 @@ async function commit(
     tokenHash: hashToken(randomBytes(32).toString('base64url')),
     actorId: actor.id,
     requestId: input.requestId ?? null,
-    at: new Date().toISOString(),
+    at,
     eventId: randomUUID(),
-    deferred: deferredIntent(input.plan, { operationId, workspaceId: input.workspaceId, taskId }),
+    deferred: deferred && { ...deferred, at },
     validate,
     beforeCommit: () => failpoints.hit('before_settled_commit', key),
   });
+  const result = await services.store.creation.createSettled(rows);
   if (result.kind === 'unplanned') return undefined;
   // Any refusal rolled the whole transaction back, the number included (gapless identifiers).
   if (result.kind !== 'created') throw refusal(result.kind);
   await failpoints.hit('after_complete', key);
-  return result.task;
+  return drawn(rows.task, result);
 }

@@ -9,3 +9,6 @@ export class UnknownStepError extends Error {
     this.name = 'UnknownStepError';
   }
 }
+
+/** The operation's error when its task was deleted while its creation ran (SPEC §4.3: not-found, no dispatch). */
+export const TASK_GONE = 'task was deleted while its creation ran';

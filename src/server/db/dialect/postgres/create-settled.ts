@@ -2,86 +2,50 @@
 // the target check, the number under the workspace row lock, the task inserted settled and `completed`, its operation
 // `completed`, revisions 0 and 1 and the one `task.created` event — one data-modifying CTE that commits on its own, so
 // the workspace lock that numbers tasks is held while PostgreSQL runs one statement, not across client round trips.
-// The rows are exactly those of the transaction form (CreationStore.createSettled; tests compare them). Written for a
+// The rows are the domain's (domain/creation/rows.ts), exactly as the transaction form writes them
+// (CreationStore.createSettled; tests compare them). Written for a
 // batch of items in one workspace (statement-batch.ts); a failed batch is retried item by item, so a unique violation
 // on uniq_tasks_external_id is always the item's own and rolls back everything of it, the number included.
-import { eventPayload } from '../../../model/events';
-import { toTaskBody, type Task } from '../../../model/task';
-import { asBegun, type SettledRecord } from '../../repositories/creation-store';
+import type { Drawn, SettledRows } from '../../repositories/creation-store';
 import { TASK_COLUMNS } from '../../repositories/tasks';
 import type { Db } from '../../types';
 import { bool, jsonParam, num, str } from '../../values';
 
-/** What the statement says of one item: its task, or why not (absent: no such workspace, or no such step in it). */
+/** What the statement says of one item: what it drew, or why not (absent: no such workspace, or no such step in it). */
 export interface SettledOutcome {
-  task?: Task;
+  created?: Drawn & { stepId: string };
   /** The target passed the checks `validate` asks for (root, parent). */
   admitted: boolean;
   /** The step has a WIP limit: admission must count in a later statement than the lock (the transaction form). */
   wipLimited: boolean;
 }
 
-/**
- * `json` in three pieces around the values of `"identifier":""` and `"step_id":""`, for the statement to splice the
- * real ones in (JSON-escaped by to_json): only the statement knows the number and, when the request named no step,
- * the step. Neither `,"key":""` can occur inside an earlier string value (its quotes would be escaped).
- */
-function cutForSplice(json: string): [string, string, string] {
-  const a = json.indexOf(',"identifier":""') + ',"identifier":'.length;
-  const b = json.indexOf(',"step_id":""', a) + ',"step_id":'.length;
-  return [json.slice(0, a), json.slice(a + 2, b), json.slice(b + 2)];
-}
-
-/** The task as the statement will write it, with the identifier and step it decides left empty. */
-function draftOf(s: SettledRecord): Task {
-  return {
-    id: s.taskId,
-    workspaceId: s.workspaceId,
-    number: 0,
-    identifier: '',
-    title: s.title,
-    description: s.description,
-    stepId: '',
-    parentId: s.parentId,
-    archivedAt: null,
-    createdAt: s.at,
-    updatedAt: s.at,
-    revision: 1,
-    creationState: 'completed',
-    externalId: s.externalId,
-    externalIdSettledAt: s.externalId === null ? null : s.at,
-  };
-}
-
 const SPLICE = (parts: string, row: string) =>
   `(${parts} ->> 0) || to_json(${row}.made_identifier)::text || (${parts} ->> 1) || to_json(${row}.made_step)::text || (${parts} ->> 2)`;
 
-export async function runSettled(db: Db, items: SettledRecord[]): Promise<Array<SettledOutcome | undefined>> {
-  const drafts = items.map(draftOf);
-  const rows = items.map((s, n) => {
-    const draft = drafts[n]!;
-    return {
-      i: n + 1,
-      task_id: s.taskId,
-      op_id: s.operationId,
-      actor_id: s.actorId,
-      title: s.title,
-      description: s.description,
-      step_id: s.stepId,
-      parent_id: s.parentId,
-      external_id: s.externalId,
-      plan: JSON.stringify(s.plan),
-      token_hash: s.tokenHash,
-      at: s.at,
-      request_id: s.requestId,
-      event_id: s.eventId,
-      outcome: JSON.stringify({ kind: 'created', event_id: s.eventId }),
-      validate: s.validate,
-      rev0: cutForSplice(JSON.stringify(toTaskBody(asBegun(draft)))),
-      rev1: cutForSplice(JSON.stringify(toTaskBody(draft))),
-      event: cutForSplice(JSON.stringify(eventPayload({ id: s.eventId, type: 'task.created', task: draft, at: s.at }))),
-    };
-  });
+export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<SettledOutcome | undefined>> {
+  const rows = items.map(({ operation: op, task, ...s }, n) => ({
+    i: n + 1,
+    task_id: task.id,
+    op_id: op.id,
+    actor_id: op.actorId,
+    title: task.title,
+    description: task.description,
+    step_id: s.stepId,
+    parent_id: task.parentId,
+    external_id: task.externalId,
+    plan: JSON.stringify(op.plan),
+    token_hash: op.tokenHash,
+    at: op.at,
+    request_id: op.requestId,
+    event_id: s.outcome.event_id,
+    outcome: JSON.stringify(s.outcome),
+    validate: s.validate,
+    // Each cut around the identifier and the step id, which the statement splices in (JSON-escaped by to_json).
+    rev0: s.begunSnapshot,
+    rev1: s.snapshot,
+    event: s.payload,
+  }));
   const out = await db.query<{
     i: unknown;
     admitted: unknown;
@@ -135,16 +99,14 @@ export async function runSettled(db: Db, items: SettledRecord[]): Promise<Array<
      )
      SELECT target.i, target.admitted, target.wip_limited, t.number, t.identifier, t.step_id
      FROM target JOIN k ON k.i = target.i LEFT JOIN t ON t.id = k.task_id`,
-    [items[0]!.workspaceId, jsonParam(rows)],
+    [items[0]!.operation.workspaceId, jsonParam(rows)],
   );
   const byIndex = new Map(out.map((r) => [num(r.i), r]));
-  return drafts.map((draft, n) => {
+  return items.map((_, n) => {
     const r = byIndex.get(n + 1);
     if (!r) return undefined;
-    const task =
-      r.number === null
-        ? undefined
-        : { ...draft, number: num(r.number), identifier: str(r.identifier), stepId: str(r.step_id) };
-    return { task, admitted: bool(r.admitted), wipLimited: bool(r.wip_limited) };
+    const created =
+      r.number === null ? undefined : { number: num(r.number), identifier: str(r.identifier), stepId: str(r.step_id) };
+    return { created, admitted: bool(r.admitted), wipLimited: bool(r.wip_limited) };
   });
 }

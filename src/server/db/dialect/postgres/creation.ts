@@ -1,7 +1,9 @@
-// PostgreSQL's creation store (kept because it measures faster — docs/BENCHMARKS.md): a zero-step create's one
-// transaction (SPEC §4.3; create-settled.ts), and the creating request's own Begin and Complete phases, each
-// transaction sent as ONE statement (a data-modifying CTE, committed on its own), with exactly the rows of the
-// transaction form it extends (repositories/creation-store.ts; tests compare them row for row). Why: creates in one workspace queue on the workspace row lock that numbers them (gapless identifiers,
+// PostgreSQL's creation store (kept because it measures faster — docs/BENCHMARKS.md): the same methods, given the
+// same rows the domain computed, as the transaction form it extends (repositories/creation-store.ts) — a zero-step
+// create's one transaction (SPEC §4.3; create-settled.ts), and the creating request's own Begin and Complete phases,
+// each sent as ONE statement (a data-modifying CTE, committed on its own) writing exactly the rows the transaction
+// form writes (tests compare them row for row). It splices what the statement draws (the number, the step) into the
+// domain's JSON templates with to_json. Why: creates in one workspace queue on the workspace row lock that numbers them (gapless identifiers,
 // SPEC §4.1 step 7). With a BEGIN … COMMIT conversation the lock is held across five client round trips; here only
 // while PostgreSQL executes one statement and commits it. SQLite has no data-modifying CTEs and no round trips (it
 // runs in process, one writer at a time), so its store is the transaction form alone.
@@ -14,18 +16,17 @@
 // is retried item by item, so a failure is always the item's own. The UPDATEs name their rows by primary key
 // (`id = ANY (ARRAY(SELECT … FROM k))`) as well as joining the items: the planner believes a JSON recordset holds
 // 100 rows and, on a small table, joined it by scanning the whole table.
-import { eventPayload, type EventPayload } from '../../../model/events';
-import { toTaskBody, type Task } from '../../../model/task';
 import type { Fence } from '../../repositories/creation';
 import {
-  begunTask,
   CreationStore,
-  type BeginRecord,
+  type BeginRows,
   type BeginResult,
   type CompletingRecord,
-  type SettleRecord,
+  type CompletingResult,
+  type Drawn,
+  type SettleRows,
   type SettleResult,
-  type SettledRecord,
+  type SettledRows,
   type SettledResult,
   type Transactor,
 } from '../../repositories/creation-store';
@@ -62,18 +63,11 @@ async function guarded<O>(items: unknown[], run: () => Promise<Array<O | undefin
 
 type PhaseAItem = Fence & { taskId: string };
 
-interface PhaseBItem {
-  s: Pick<SettleRecord, 'operationId' | 'generation' | 'actorId'>;
-  /** The row as phase B leaves it, and the event it emits: known in advance (see settleInOneStatement). */
-  task: Task;
-  payload: EventPayload;
-}
-
 export class PostgresCreationStore extends CreationStore {
-  private readonly begins: StatementBatch<BeginRecord, Task | undefined>;
+  private readonly begins: StatementBatch<BeginRows, Drawn | undefined>;
   private readonly phaseA: StatementBatch<PhaseAItem, true | undefined>;
-  private readonly phaseB: StatementBatch<PhaseBItem, Task | undefined>;
-  private readonly settledCreates: StatementBatch<SettledRecord, SettledOutcome | undefined>;
+  private readonly phaseB: StatementBatch<SettleRows, true | undefined>;
+  private readonly settledCreates: StatementBatch<SettledRows, SettledOutcome | undefined>;
 
   constructor(db: Db, transaction: Transactor) {
     super(db, POSTGRES, transaction);
@@ -89,33 +83,30 @@ export class PostgresCreationStore extends CreationStore {
    * written; the transaction form decides everything else (a WIP count after the lock, a target that went missing).
    * The one statement has no moment between its writes and its commit: `beforeCommit` runs before it is sent.
    */
-  override async createSettled(s: SettledRecord): Promise<SettledResult> {
+  override async createSettled(s: SettledRows): Promise<SettledResult> {
     if (s.deferred) return super.createSettled(s);
     await s.beforeCommit?.();
-    const out = await this.settledCreates.push(s.workspaceId, s);
-    if (out?.task) return { kind: 'created', task: out.task };
+    const out = await this.settledCreates.push(s.operation.workspaceId, s);
+    if (out?.created) return { kind: 'created', ...out.created };
     if (s.validate && !(out?.admitted && out.wipLimited)) return { kind: 'unplanned' };
     return super.createSettled({ ...s, beforeCommit: undefined });
   }
 
   /** A step with a WIP limit counts its tasks in a later statement of the transaction form (see beginInOneStatement). */
-  override async begin(b: BeginRecord): Promise<BeginResult> {
+  override async begin(b: BeginRows): Promise<BeginResult> {
     if (b.wipLimited) return super.begin(b);
-    const task = await this.beginInOneStatement(b);
-    return task ? { kind: 'begun', task } : { kind: 'workspace_missing' };
+    const drawn = await this.beginInOneStatement(b);
+    return drawn ? { kind: 'begun', ...drawn } : { kind: 'workspace_missing' };
   }
 
-  override async enterCompleting(c: CompletingRecord): Promise<'completing' | 'gone'> {
-    if (c.fresh && (await this.enterCompletingInOneStatement(c))) return 'completing';
+  override async enterCompleting(c: CompletingRecord): Promise<CompletingResult> {
+    if (c.fresh && (await this.enterCompletingInOneStatement(c))) return { kind: 'completing' };
     return super.enterCompleting(c);
   }
 
   /** A deferred start writes its intent with the completion: the transaction form does that. */
-  override async settle(s: SettleRecord): Promise<SettleResult> {
-    if (s.fresh && s.begun && !s.deferred) {
-      const task = await this.settleInOneStatement(s, s.begun);
-      if (task) return { kind: 'created', task };
-    }
+  override async settle(s: SettleRows): Promise<SettleResult> {
+    if (s.fresh && !s.deferred && (await this.settleInOneStatement(s))) return { kind: 'held' };
     return super.settle(s);
   }
 
@@ -127,9 +118,9 @@ export class PostgresCreationStore extends CreationStore {
    * a later statement. A unique violation (identity taken) fails the whole statement, the sequence increment
    * included, so identifiers stay gapless. Undefined when the workspace is gone.
    */
-  beginInOneStatement(b: BeginRecord): Promise<Task | undefined> {
+  beginInOneStatement(b: BeginRows): Promise<Drawn | undefined> {
     // One workspace per batch: its row is the one lock the statement takes, and numbers are consecutive in it.
-    return this.begins.push(b.workspaceId, b);
+    return this.begins.push(b.operation.workspaceId, b);
   }
 
   /**
@@ -144,56 +135,40 @@ export class PostgresCreationStore extends CreationStore {
 
   /**
    * SPEC §4.3 phase B for the creating request's fresh handle, when the task is exactly as Begin wrote it
-   * (`revision = 0`: nothing changed it while it was preparing) and still holds its identity: settle the stamp,
-   * mark task and operation `completed` (fenced), write revision 1 and the one `task.created` event. Because the
-   * row is known, the snapshot and event payload are built here and are byte-for-byte what the transaction form
-   * copies from the committed row. Undefined when a guard fails (identity released, task deleted or changed, lease
-   * lost): nothing was written.
+   * (`revision = 0`: nothing changed it while it was preparing) and still holds its identity: the `held` rows —
+   * settle the stamp, mark task and operation `completed` (fenced), write revision 1 and the one `task.created`
+   * event. True when written; undefined when a guard fails (identity released, task deleted or changed, lease lost):
+   * nothing was written.
    */
-  settleInOneStatement(s: PhaseBItem['s'] & { eventId: string }, begun: Task): Promise<Task | undefined> {
-    const at = new Date().toISOString();
-    const task: Task = {
-      ...begun,
-      creationState: 'completed',
-      revision: 1,
-      updatedAt: at,
-      externalIdSettledAt: begun.externalId === null ? null : at,
-    };
-    return this.phaseB.push('', { s, task, payload: eventPayload({ id: s.eventId, type: 'task.created', task, at }) });
+  settleInOneStatement(s: SettleRows): Promise<true | undefined> {
+    return this.phaseB.push('', s);
   }
 }
 
-async function runBegin(db: Db, items: BeginRecord[]): Promise<Array<Task | undefined>> {
-  const workspaceId = items[0]!.workspaceId;
-  const drafts = items.map((b) => begunTask(b, 0, ''));
-  const rows = items.map((b, i) => {
-    // Revision 0's snapshot is toTaskBody() of the new row, whose identifier only the statement knows: the JSON
-    // is built around an empty identifier and the statement splices the real one in (JSON-escaped by to_json).
-    // `,"identifier":""` cannot occur inside an earlier string value (its quotes would be escaped).
-    const json = JSON.stringify(toTaskBody(drafts[i]!));
-    const cut = json.indexOf(',"identifier":""') + ',"identifier":'.length;
-    return {
-      i: i + 1,
-      task_id: b.taskId,
-      op_id: b.operationId,
-      actor_id: b.actorId,
-      title: b.title,
-      description: b.description,
-      step_id: b.stepId,
-      parent_id: b.parentId,
-      external_id: b.externalId,
-      plan: JSON.stringify(b.plan),
-      token_hash: b.tokenHash,
-      lease_owner: b.leaseOwner,
-      lease_expires_at: b.leaseExpiresAt,
-      at: b.at,
-      request_id: b.requestId,
-      // [kind, params JSON] pairs: `->> 1` gives back the exact params text the transaction form stores.
-      steps: b.plan.steps.map((s) => [s.kind, JSON.stringify(s.params)]),
-      head: json.slice(0, cut),
-      tail: json.slice(cut + 2),
-    };
-  });
+async function runBegin(db: Db, items: BeginRows[]): Promise<Array<Drawn | undefined>> {
+  const workspaceId = items[0]!.operation.workspaceId;
+  const rows = items.map(({ operation: op, task, snapshot }, i) => ({
+    i: i + 1,
+    task_id: task.id,
+    op_id: op.id,
+    actor_id: op.actorId,
+    title: task.title,
+    description: task.description,
+    step_id: task.stepId,
+    parent_id: task.parentId,
+    external_id: task.externalId,
+    plan: JSON.stringify(op.plan),
+    token_hash: op.tokenHash,
+    lease_owner: op.leaseOwner,
+    lease_expires_at: op.leaseExpiresAt,
+    at: op.at,
+    request_id: op.requestId,
+    // [kind, params JSON] pairs: `->> 1` gives back the exact params text the transaction form stores.
+    steps: op.plan.steps.map((s) => [s.kind, JSON.stringify(s.params)]),
+    // Revision 0's snapshot around its identifier, which the statement splices in (JSON-escaped by to_json).
+    head: snapshot[0],
+    tail: snapshot[1],
+  }));
   const out = await db.query<{ id: unknown; number: unknown; identifier: unknown }>(
     `WITH k AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
@@ -226,9 +201,9 @@ async function runBegin(db: Db, items: BeginRecord[]): Promise<Array<Task | unde
     [workspaceId, jsonParam(rows)],
   );
   const byId = new Map(out.map((r) => [str(r.id), r]));
-  return drafts.map((draft) => {
-    const r = byId.get(draft.id);
-    return r ? { ...draft, number: num(r.number), identifier: str(r.identifier) } : undefined;
+  return items.map(({ task }) => {
+    const r = byId.get(task.id);
+    return r ? { number: num(r.number), identifier: str(r.identifier) } : undefined;
   });
 }
 
@@ -255,19 +230,19 @@ async function runPhaseA(db: Db, batch: PhaseAItem[]): Promise<Array<true | unde
   });
 }
 
-async function runPhaseB(db: Db, batch: PhaseBItem[]): Promise<Array<Task | undefined>> {
-  const items = batch.map(({ s, task, payload }, i) => ({
+async function runPhaseB(db: Db, batch: SettleRows[]): Promise<Array<true | undefined>> {
+  const items = batch.map((s, i) => ({
     i: i + 1,
-    task_id: task.id,
-    external_id: task.externalId,
-    at: task.updatedAt,
-    outcome: JSON.stringify({ kind: 'created', event_id: payload.id }),
-    event_id: payload.id,
+    task_id: s.held.task.id,
+    external_id: s.held.task.externalId,
+    at: s.at,
+    outcome: JSON.stringify(s.held.outcome),
+    event_id: s.held.payload.id,
     op_id: s.operationId,
     gen: s.generation,
     actor_id: s.actorId,
-    snapshot: JSON.stringify(toTaskBody(task)),
-    payload: JSON.stringify(payload),
+    snapshot: JSON.stringify(s.held.snapshot),
+    payload: JSON.stringify(s.held.payload),
   }));
   return guarded(items, async () => {
     const rows = await db.query<{ i: unknown; ok: unknown }>(
@@ -300,6 +275,6 @@ async function runPhaseB(db: Db, batch: PhaseBItem[]): Promise<Array<Task | unde
       [jsonParam(items)],
     );
     const done = new Set(rows.filter((r) => r.ok === true).map((r) => num(r.i)));
-    return batch.map((b, i) => (done.has(i + 1) ? b.task : undefined));
+    return batch.map((_, i) => (done.has(i + 1) ? true : undefined));
   });
 }

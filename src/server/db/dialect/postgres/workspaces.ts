@@ -1,8 +1,9 @@
 // PostgreSQL's form of the create path's workspace read: creates validated in the same turn of the event loop share
-// one statement (statement-batch.ts); each gets exactly what its single-row read would return.
+// one statement (statement-batch.ts); each gets exactly what its single-row read would return. Only the store's
+// (cold) form has it: inside a transaction every statement belongs to that transaction.
 import { StatementBatch } from '../../statement-batch';
 import type { Prisma } from '../../prisma';
-import { toTarget, WorkspaceRepository, type CreateTarget, type TargetRow } from '../../repositories/workspaces';
+import { ColdWorkspaceRepository, toTarget, type CreateTarget, type TargetRow } from '../../repositories/workspaces';
 import type { Db } from '../../types';
 import { jsonParam } from '../../values';
 import { POSTGRES } from '../../drivers/index';
@@ -12,7 +13,7 @@ interface Item {
   stepId: string | null;
 }
 
-export class PostgresWorkspaceRepository extends WorkspaceRepository {
+export class PostgresWorkspaceRepository extends ColdWorkspaceRepository {
   private readonly targets: StatementBatch<Item, TargetRow | undefined>;
 
   constructor(db: Db, prisma: () => Promise<Prisma>) {

@@ -1,0 +1,208 @@
+// What each write of the create protocol stores, computed here so that the data layer only stores it (SPEC §4.1
+// step 7, §4.3, §9): the task row, its revision snapshots and the one `task.created` event payload. The creation store
+// (db/repositories/creation-store.ts) writes these rows as they are, on every dialect; it decides nothing about them.
+//
+// Two values of a new task exist only inside the statement that writes it: the number (drawn under the workspace row
+// lock, so identifiers stay gapless) and, for a create that named no step, the workspace's first step. A snapshot or
+// payload that contains them is handed over as a JSON template — the JSON cut around those values — which the store
+// fills with the values it drew (`fillJson`, or `to_json` inside PostgreSQL's one statement).
+import type { StoredOutcome } from '../../db/repositories/creation';
+import type { BeginRows, SettledRows, SettledWrite, SettleRows } from '../../db/repositories/creation-store';
+import type { DeferredIntent } from '../../db/repositories/launches';
+import type { JsonTemplate } from '../../db/values';
+import { eventPayload } from '../../model/events';
+import { toTaskBody, type Task } from '../../model/task';
+import type { CreationHandle } from './operation';
+import type { CreationPlan } from './plan';
+
+/**
+ * `value` as JSON, cut around the values of `keys` (each an empty string in `value`), in order: the template's
+ * parts. A `,"key":""` cannot occur inside an earlier string value (its quotes would be escaped).
+ */
+export function jsonTemplate(value: unknown, keys: readonly string[]): JsonTemplate {
+  const json = JSON.stringify(value);
+  const parts: string[] = [];
+  let from = 0;
+  for (const key of keys) {
+    const marker = `,"${key}":""`;
+    const at = json.indexOf(marker, from);
+    if (at < 0) throw new Error(`jsonTemplate: no empty "${key}" to cut around`);
+    const cut = at + marker.length - 2;
+    parts.push(json.slice(from, cut));
+    from = cut + 2;
+  }
+  parts.push(json.slice(from));
+  return parts;
+}
+
+/** The fields of a new task that the request decides. */
+export interface NewTask {
+  taskId: string;
+  workspaceId: string;
+  title: string;
+  description: string | null;
+  parentId: string | null;
+  externalId: string | null;
+  at: string;
+}
+
+/** The task Begin inserts: `preparing`, revision 0; number and identifier are the store's to draw. */
+function begunDraft(t: NewTask, stepId: string): Task {
+  return {
+    id: t.taskId,
+    workspaceId: t.workspaceId,
+    number: 0,
+    identifier: '',
+    title: t.title,
+    description: t.description,
+    stepId,
+    parentId: t.parentId,
+    archivedAt: null,
+    createdAt: t.at,
+    updatedAt: t.at,
+    revision: 0,
+    creationState: 'preparing',
+    externalId: t.externalId,
+    externalIdSettledAt: null,
+  };
+}
+
+/** The task with the values the store drew. */
+export function drawn(draft: Task, d: { number: number; identifier: string; stepId?: string }): Task {
+  return { ...draft, number: d.number, identifier: d.identifier, stepId: d.stepId ?? draft.stepId };
+}
+
+/** SPEC §4.1 step 7: Begin's rows — the operation (with its plan's steps), the task `preparing`, revision 0. */
+export function beginRows(
+  t: NewTask & {
+    stepId: string;
+    wipLimited: boolean;
+    operationId: string;
+    actorId: string;
+    plan: CreationPlan;
+    tokenHash: string;
+    leaseOwner: string;
+    leaseExpiresAt: string;
+    requestId: string | null;
+  },
+): BeginRows {
+  const task = begunDraft(t, t.stepId);
+  return {
+    operation: {
+      id: t.operationId,
+      workspaceId: t.workspaceId,
+      taskId: t.taskId,
+      actorId: t.actorId,
+      externalId: t.externalId,
+      plan: t.plan,
+      tokenHash: t.tokenHash,
+      leaseOwner: t.leaseOwner,
+      leaseExpiresAt: t.leaseExpiresAt,
+      at: t.at,
+      requestId: t.requestId,
+    },
+    task,
+    wipLimited: t.wipLimited,
+    snapshot: jsonTemplate(toTaskBody(task), ['identifier']),
+  };
+}
+
+/**
+ * SPEC §4.3, zero-step: Begin's rows as Complete leaves them, for one transaction — the task settled and `completed`
+ * at revision 1, revisions 0 (as Begin writes it) and 1, the operation `completed`, the one `task.created` event.
+ * The identifier and (when the request named none) the step are the store's to fill in.
+ */
+export function settledRows(
+  t: NewTask & {
+    stepId: string | null;
+    operationId: string;
+    actorId: string;
+    plan: CreationPlan;
+    tokenHash: string;
+    requestId: string | null;
+    eventId: string;
+    deferred?: DeferredIntent;
+    validate: boolean;
+    beforeCommit?: () => Promise<void>;
+  },
+): SettledRows {
+  const begun = begunDraft(t, '');
+  const task: Task = {
+    ...begun,
+    revision: 1,
+    creationState: 'completed',
+    externalIdSettledAt: t.externalId === null ? null : t.at,
+  };
+  const holes = ['identifier', 'step_id'];
+  return {
+    operation: {
+      id: t.operationId,
+      workspaceId: t.workspaceId,
+      taskId: t.taskId,
+      actorId: t.actorId,
+      externalId: t.externalId,
+      plan: t.plan,
+      tokenHash: t.tokenHash,
+      at: t.at,
+      requestId: t.requestId,
+    },
+    stepId: t.stepId,
+    task,
+    begunSnapshot: jsonTemplate(toTaskBody(begun), holes),
+    snapshot: jsonTemplate(toTaskBody(task), holes),
+    payload: jsonTemplate(eventPayload({ id: t.eventId, type: 'task.created', task, at: t.at }), holes),
+    outcome: { kind: 'created', event_id: t.eventId },
+    deferred: t.deferred,
+    validate: t.validate,
+    beforeCommit: t.beforeCommit,
+  };
+}
+
+function settledWrite(task: Task, eventId: string, at: string, kind: StoredOutcome['kind']): SettledWrite {
+  return {
+    task,
+    snapshot: toTaskBody(task),
+    payload: eventPayload({ id: eventId, type: 'task.created', task, at }),
+    outcome: { kind, event_id: eventId },
+  };
+}
+
+/**
+ * SPEC §4.3 phase B's rows for `handle`, from `base`, the task as Begin wrote it (after phase A nothing changes it
+ * but a release, which only clears its identity, or a delete). Two forms: the task still holds its identity (or never
+ * had one) and is settled; or it was released while preparing — CreatedIdentityLost. The store writes the one
+ * whose guard holds.
+ */
+export function settleRows(
+  handle: CreationHandle,
+  base: Task,
+  eventId: string,
+  fresh: boolean,
+  at: string,
+  deferred?: Omit<DeferredIntent, 'at'>,
+): SettleRows {
+  const { externalId } = handle;
+  const done: Task = { ...base, creationState: 'completed', revision: 1, updatedAt: at };
+  const held = settledWrite(
+    { ...done, externalId, externalIdSettledAt: externalId === null ? null : at },
+    eventId,
+    at,
+    'created',
+  );
+  const lost =
+    externalId === null
+      ? undefined
+      : settledWrite({ ...done, externalId: null, externalIdSettledAt: null }, eventId, at, 'created_identity_lost');
+  return {
+    operationId: handle.operationId,
+    generation: handle.generation,
+    taskId: handle.taskId,
+    externalId,
+    actorId: handle.actor.id,
+    at,
+    fresh,
+    held,
+    lost,
+    deferred: deferred && { ...deferred, at },
+  };
+}
