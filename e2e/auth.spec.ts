@@ -11,6 +11,7 @@ import {
   seedWorkspace,
   sessionDigest,
   signIn,
+  signInWithForm,
   type Seed,
 } from './support/console';
 
@@ -63,7 +64,7 @@ test('the console sends a signed-out visitor to sign-in, and back to the page th
 });
 
 test('signing out ends the session on the server and in the browser', async ({ page }) => {
-  await signIn(page, seed.operator.email);
+  await signInWithForm(page, seed.operator.email); // a session of its own: the one it ends
   const digest = await sessionDigest(page);
   expect(row('SELECT user_id FROM sessions WHERE id_hash = ?', digest)).toEqual({ user_id: seed.operator.id });
   await page.getByRole('button', { name: 'Sign out' }).click();
