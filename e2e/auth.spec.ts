@@ -78,8 +78,7 @@ test('signing out ends the session on the server and in the browser', async ({ p
 test('a viewer sees no release button, and the server refuses their release', async ({ page }) => {
   const externalId = `viewer-${Date.now()}`;
   const task = await createTask(seed, externalId);
-  await signIn(page, seed.viewer.email);
-  await page.goto(`/tasks/${task.id}`);
+  await signIn(page, seed.viewer.email, `/tasks/${task.id}`);
   await expect(page.getByRole('heading', { name: 'Identity' })).toBeVisible();
   await expect(page.getByRole('region', { name: 'Identity' }).getByText(externalId, { exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: /Release/ })).toHaveCount(0);
@@ -108,8 +107,7 @@ test('a viewer sees no release button, and the server refuses their release', as
 });
 
 test('a viewer sees settings are for admins only', async ({ page }) => {
-  await signIn(page, seed.viewer.email);
-  await page.goto('/settings');
+  await signIn(page, seed.viewer.email, '/settings');
   await expect(page.getByText('Settings are for workspace admins. You are a viewer')).toBeVisible();
   await expect(page.getByRole('heading', { name: 'API tokens' })).toHaveCount(0);
 });
