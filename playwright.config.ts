@@ -64,7 +64,9 @@ export default defineConfig({
   ],
   use: {
     baseURL,
-    screenshot: 'on',
+    // A failed test keeps its last screen and its trace; the pictures a reader of the run wants are taken by the specs
+    // (e2e/support/console.ts `screenshot`).
+    screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
     launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS },
   },

@@ -11,6 +11,7 @@ import {
   seedWorkspace,
   sessionDigest,
   signIn,
+  signInWithForm,
   type Seed,
 } from './support/console';
 
@@ -63,7 +64,7 @@ test('the console sends a signed-out visitor to sign-in, and back to the page th
 });
 
 test('signing out ends the session on the server and in the browser', async ({ page }) => {
-  await signIn(page, seed.operator.email);
+  await signInWithForm(page, seed.operator.email); // a session of its own: the one it ends
   const digest = await sessionDigest(page);
   expect(row('SELECT user_id FROM sessions WHERE id_hash = ?', digest)).toEqual({ user_id: seed.operator.id });
   await page.getByRole('button', { name: 'Sign out' }).click();
@@ -77,8 +78,7 @@ test('signing out ends the session on the server and in the browser', async ({ p
 test('a viewer sees no release button, and the server refuses their release', async ({ page }) => {
   const externalId = `viewer-${Date.now()}`;
   const task = await createTask(seed, externalId);
-  await signIn(page, seed.viewer.email);
-  await page.goto(`/tasks/${task.id}`);
+  await signIn(page, seed.viewer.email, `/tasks/${task.id}`);
   await expect(page.getByRole('heading', { name: 'Identity' })).toBeVisible();
   await expect(page.getByRole('region', { name: 'Identity' }).getByText(externalId, { exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: /Release/ })).toHaveCount(0);
@@ -107,8 +107,7 @@ test('a viewer sees no release button, and the server refuses their release', as
 });
 
 test('a viewer sees settings are for admins only', async ({ page }) => {
-  await signIn(page, seed.viewer.email);
-  await page.goto('/settings');
+  await signIn(page, seed.viewer.email, '/settings');
   await expect(page.getByText('Settings are for workspace admins. You are a viewer')).toBeVisible();
   await expect(page.getByRole('heading', { name: 'API tokens' })).toHaveCount(0);
 });

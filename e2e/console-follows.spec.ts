@@ -33,8 +33,7 @@ test('a paused create appears on Unsettled and Overview within 2 s and leaves wi
   page,
   context,
 }, testInfo) => {
-  await signIn(page, seed.operator.email);
-  await page.goto('/unsettled');
+  await signIn(page, seed.operator.email, '/unsettled');
   await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Unsettled identities' })).toBeVisible();
   const overview = await context.newPage();
@@ -84,8 +83,7 @@ test('a paused create appears on Unsettled and Overview within 2 s and leaves wi
 test('Operations (in flight) shows the paused create within 2 s; its page shows holder and history, then its end', async ({
   page,
 }, testInfo) => {
-  await signIn(page, seed.operator.email);
-  await page.goto('/operations?state=open');
+  await signIn(page, seed.operator.email, '/operations?state=open');
   await expect(page.getByRole('heading', { name: 'Creation operations' })).toBeVisible();
   await page.waitForTimeout(1_500);
   const ext = `history-${Date.now()}`;

@@ -69,8 +69,7 @@ const summary = (page: Page) => page.getByTestId('page-summary');
 test('operations: every page reachable with its place in the total; filters and the page are in the URL and survive a reload', async ({
   page,
 }, testInfo) => {
-  await signIn(page, operator.email);
-  await page.goto(`/operations?ws=${ws.id}`);
+  await signIn(page, operator.email, `/operations?ws=${ws.id}`);
   await expect(summary(page)).toHaveText(`Operations 1–50 of ${JIRA + GH}`);
   await expectAccessible(page);
   await screenshot(page, testInfo, 'operations-first-page');
@@ -119,8 +118,7 @@ test('operations: every page reachable with its place in the total; filters and 
 test('an operation is found by the request id of the create that began it, and names the token that began it', async ({
   page,
 }, testInfo) => {
-  await signIn(page, operator.email);
-  await page.goto(`/operations?ws=${ws.id}`);
+  await signIn(page, operator.email, `/operations?ws=${ws.id}`);
   const filters = page.getByRole('search', { name: 'Find and filter operations' });
   await filters.getByLabel('Operation id or request id').fill(requestId);
   await filters.getByRole('button', { name: 'Search' }).click();
@@ -144,8 +142,7 @@ test('an operation is found by the request id of the create that began it, and n
 });
 
 test('export: the whole filtered list, every page, as CSV and JSON', async ({ page }) => {
-  await signIn(page, operator.email);
-  await page.goto(`/operations?ws=${ws.id}&prefix=gh%3A`);
+  await signIn(page, operator.email, `/operations?ws=${ws.id}&prefix=gh%3A`);
   await expect(summary(page)).toHaveText(`Operations 1–${GH} of ${GH}`);
   const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'CSV' }).click()]);
   expect(csv.suggestedFilename()).toMatch(/^tether-operations-\d{8}T\d{6}Z\.csv$/);
@@ -164,8 +161,7 @@ test('export: the whole filtered list, every page, as CSV and JSON', async ({ pa
 test('releases: reason, request id and key; filters by reason and by who; replays and key conflicts beside the release they met', async ({
   page,
 }, testInfo) => {
-  await signIn(page, operator.email);
-  await page.goto(`/releases?ws=${ws.id}`);
+  await signIn(page, operator.email, `/releases?ws=${ws.id}`);
   await expect(summary(page)).toHaveText('Releases 1–3 of 3');
   const filters = page.getByRole('search', { name: 'Find and filter releases' });
   await filters.getByLabel('Reason contains').fill('WEBHOOK');
@@ -198,8 +194,7 @@ test('releases: reason, request id and key; filters by reason and by who; replay
 test('the overview counts work by id namespace: which integration holds, leaves unsettled, creates and releases', async ({
   page,
 }, testInfo) => {
-  await signIn(page, operator.email);
-  await page.goto(`/?ws=${ws.id}`);
+  await signIn(page, operator.email, `/?ws=${ws.id}`);
   const table = page.getByTestId('namespaces');
   const jira = table.getByRole('row', { name: /^jira/ });
   await expect(jira.getByRole('cell').nth(0)).toHaveText(String(JIRA - 2));

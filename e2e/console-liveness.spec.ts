@@ -31,8 +31,7 @@ test('offline: the indicator says so with the last update, the list keeps its ro
   context,
 }, testInfo) => {
   const task = await createTask(seed, `live-offline-${Date.now()}`, 'Kept while offline');
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks?ws=${seed.workspaceId}`);
+  await signIn(page, seed.operator.email, `/tasks?ws=${seed.workspaceId}`);
   const indicator = page.locator('.console-header__live').getByRole('status');
   await expect(indicator).toHaveText('Live');
   const line = page.getByRole('row', { name: new RegExp(`${task.identifier}\\b`) });
@@ -59,8 +58,7 @@ test('offline: the indicator says so with the last update, the list keeps its ro
 test('every console request answering 500: the Overview keeps its counts marked stale and its Server panel says the API fails', async ({
   page,
 }, testInfo) => {
-  await signIn(page, seed.operator.email);
-  await page.goto(`/?ws=${seed.workspaceId}`);
+  await signIn(page, seed.operator.email, `/?ws=${seed.workspaceId}`);
   await expect(page.getByRole('list', { name: 'Counts' })).toBeVisible();
   await expect(page.getByTestId('health')).toContainText('Ready');
 
@@ -99,8 +97,7 @@ test('the release dialog follows its holder: released elsewhere while it is open
 }, testInfo) => {
   const externalId = `follow-dialog-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Released elsewhere');
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks/${task.id}`);
+  await signIn(page, seed.operator.email, `/tasks/${task.id}`);
   await page.getByRole('button', { name: 'Release identity…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Release external identity' });
   await expect(dialog).toContainText('Settled');

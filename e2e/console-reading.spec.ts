@@ -55,8 +55,7 @@ test.describe('times', () => {
     expect(r.status).toBe(500);
     const op = row<{ id: string }>('SELECT id FROM creation_operations WHERE external_id = ?', externalId)!;
 
-    await signIn(page, seed.operator.email);
-    await page.goto(`/operations/${op.id}`);
+    await signIn(page, seed.operator.email, `/operations/${op.id}`);
     const history = page.getByRole('list', { name: 'Operation history' });
     const begun = history.getByRole('listitem').first();
     // New York in December: five hours behind UTC, and the zone is named.
@@ -93,8 +92,7 @@ test('Find by exact id is in the URL: reload keeps it, back returns to the previ
 }, testInfo) => {
   const first = await createTask(seed, `find-url-${stamp()}`, 'First found');
   const second = await createTask(seed, `find-url-${stamp()}`, 'Second found');
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks?ws=${seed.workspaceId}`);
+  await signIn(page, seed.operator.email, `/tasks?ws=${seed.workspaceId}`);
   const find = page.getByRole('search', { name: 'Find by external id' });
   const result = page.getByRole('region', { name: 'Find by external id' }).getByRole('status');
   await find.getByLabel('External id (exact)').fill(first.external_id!);
@@ -124,8 +122,7 @@ test('escapes can be typed back in any common form, with a hint, and are drawn i
   const s = stamp();
   const id = `invoice\u200B-42-${s}`;
   const task = await createTask(seed, id, 'Invisible inside');
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks?ws=${seed.workspaceId}`);
+  await signIn(page, seed.operator.email, `/tasks?ws=${seed.workspaceId}`);
   const find = page.getByRole('search', { name: 'Find by external id' });
   const input = find.getByLabel('External id (exact)');
   const result = page.getByRole('region', { name: 'Find by external id' }).getByRole('status');

@@ -123,8 +123,7 @@ test('an address naming a workspace the person cannot see says so, the same whet
 });
 
 test('the workspace picker opens the same id in the other workspace', async ({ page }) => {
-  await signIn(page, viewer.email);
-  await page.goto(`/identity?ws=${ops.id}&id=${encodeURIComponent(externalId)}`);
+  await signIn(page, viewer.email, `/identity?ws=${ops.id}&id=${encodeURIComponent(externalId)}`);
   await expect(page.getByTestId('identity-now')).toContainText(`Held by ${held.identifier}`);
   await picker(page).selectOption(int.id);
   await expect(page).toHaveURL(new RegExp(`ws=${int.id}`));

@@ -29,8 +29,7 @@ test('find by external id answers for a held, an archived and a free identity, s
   const archived = await createTask(seed, `archived-${Date.now()}`, 'Archived task');
   expect((await api('POST', `/tasks/${archived.id}/archive`, seed.token)).status).toBe(200);
 
-  await signIn(page, seed.operator.email);
-  await page.goto('/tasks');
+  await signIn(page, seed.operator.email, '/tasks');
   const find = page.getByRole('search', { name: 'Find by external id' });
   const result = page.getByRole('region', { name: 'Find by external id' }).getByRole('status');
 
@@ -63,8 +62,7 @@ test('find by external id answers for a held, an archived and a free identity, s
 });
 
 test('the tasks table sorts by a column and pages', async ({ page }) => {
-  await signIn(page, seed.operator.email);
-  await page.goto('/tasks');
+  await signIn(page, seed.operator.email, '/tasks');
   const table = page.getByRole('table');
   await expect(table.getByRole('row').nth(1)).toBeVisible();
   const header = table.getByRole('columnheader', { name: /Task/ });
@@ -94,8 +92,7 @@ test('an unsettled create held open by a failpoint appears with its operation, t
     )!;
     expect(op.state).toBe('preparing');
 
-    await signIn(page, seed.operator.email);
-    await page.goto('/unsettled');
+    await signIn(page, seed.operator.email, '/unsettled');
     await expect(page.getByRole('heading', { name: 'What unsettled means' })).toBeVisible();
     const line = page.getByRole('row', { name: new RegExp(externalId) });
     await expect(line).toContainText('preparing');
@@ -130,8 +127,7 @@ test('an unsettled create held open by a failpoint appears with its operation, t
 test('the operation detail page shows each step state of a finished create', async ({ page }, testInfo) => {
   const task = await createTask(seed, `steps-${Date.now()}`);
   const op = row<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = ?', task.id)!;
-  await signIn(page, seed.operator.email);
-  await page.goto('/operations?state=completed');
+  await signIn(page, seed.operator.email, '/operations?state=completed');
   await expect(page.getByRole('combobox', { name: 'State' })).toHaveValue('completed');
   await page.getByRole('link', { name: op.id.slice(0, 8) }).click();
   await expect(page.getByRole('heading', { name: `Creation operation ${op.id.slice(0, 8)}` })).toBeVisible();

@@ -48,8 +48,11 @@ test('a U+202E id renders isolated with its escape, Find for the shown text find
   const shown = id.replace('\u202E', '⟦U+202E⟧');
   const task = await createTask(seed, id, 'Spoofed');
 
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks?ws=${seed.workspaceId}&q=${encodeURIComponent('rtl:')}&sort=external_id&dir=asc`);
+  await signIn(
+    page,
+    seed.operator.email,
+    `/tasks?ws=${seed.workspaceId}&q=${encodeURIComponent('rtl:')}&sort=external_id&dir=asc`,
+  );
   const line = page.getByRole('row', { name: new RegExp(task.identifier) });
   await expect(line).toContainText(shown);
   const fact = await idElement(page, line);
@@ -101,8 +104,7 @@ test('a zero-width-space id shows its escape and is released by typing the shown
   const id = `zw\u200Bspace-${stamp()}`;
   const shown = id.replace('\u200B', '⟦U+200B⟧');
   const task = await createTask(seed, id, 'Zero width');
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks/${task.id}`);
+  await signIn(page, seed.operator.email, `/tasks/${task.id}`);
   const identity = page.getByRole('region', { name: 'Identity' });
   expect(await idElement(page, identity)).toMatchObject({ tag: 'BDI', bidi: 'isolate', text: shown });
   await page.getByRole('button', { name: 'Release identity…' }).click();
@@ -125,8 +127,7 @@ test('NFC and NFD spellings of one word: each row says another task holds a look
   const s = stamp();
   const nfc = await createTask(seed, `caf\u00e9-${s}`, 'NFC spelling');
   const nfd = await createTask(seed, `cafe\u0301-${s}`, 'NFD spelling');
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks?ws=${seed.workspaceId}&q=caf`);
+  await signIn(page, seed.operator.email, `/tasks?ws=${seed.workspaceId}&q=caf`);
   const nfcRow = page.getByRole('row', { name: new RegExp(nfc.identifier) });
   const nfdRow = page.getByRole('row', { name: new RegExp(nfd.identifier) });
   await expect(nfcRow.getByRole('note')).toContainText(`Looks the same as the id of ${nfd.identifier} (NFD spelling)`);
@@ -140,8 +141,7 @@ test('double-clicking Release releases once and says so once; focus then lands o
 }, testInfo) => {
   const id = `dbl-${stamp()}`;
   const task = await createTask(seed, id, 'Double click');
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks/${task.id}`);
+  await signIn(page, seed.operator.email, `/tasks/${task.id}`);
   const calls: string[] = [];
   page.on('request', (r) => {
     if (r.method() === 'POST' && r.url().includes('task.releaseExternalId')) calls.push(r.url());
@@ -168,8 +168,7 @@ test('the browser keeps prefix, filters, sort and page in the URL: a reload show
 }, testInfo) => {
   const p = `page-${stamp()}-`;
   for (let n = 0; n < 26; n++) await createTask(seed, `${p}${String(n).padStart(2, '0')}`, `Paged ${n}`);
-  await signIn(page, seed.operator.email);
-  await page.goto('/tasks');
+  await signIn(page, seed.operator.email, '/tasks');
   const browse = page.getByRole('search', { name: 'Browse tasks' });
   await browse.getByLabel('External id starts with').fill(p);
   await browse.getByLabel('Identity').selectOption('settled');
@@ -205,8 +204,7 @@ test('history after release and re-create: both holders, the release with its re
 }, testInfo) => {
   const id = `hist-${stamp()}`;
   const first = await createTask(seed, id, 'First holder');
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks/${first.id}`);
+  await signIn(page, seed.operator.email, `/tasks/${first.id}`);
   await page.getByRole('button', { name: 'Release identity…' }).click();
   const dialog = dialogOf(page);
   await dialog.getByLabel('Type the external id exactly to confirm').fill(id);
@@ -254,8 +252,7 @@ test('release straight from an Unsettled row: the same guarded dialog, and the r
   try {
     await expect.poll(() => row('SELECT id FROM tasks WHERE external_id = ?', id)).toBeTruthy();
     const task = row<{ id: string; identifier: string }>('SELECT id, identifier FROM tasks WHERE external_id = ?', id)!;
-    await signIn(page, seed.operator.email);
-    await page.goto('/unsettled');
+    await signIn(page, seed.operator.email, '/unsettled');
     const line = page.getByRole('row', { name: new RegExp(id) });
     await line.getByRole('button', { name: `Release ${task.identifier}…` }).click();
     const dialog = dialogOf(page);

@@ -89,8 +89,7 @@ test('an admin re-attests, sees the legacy row blocking readiness, settles it, a
 });
 
 test('people who are not workspace admins do not get the section', async ({ page }) => {
-  await signIn(page, seed.operator.email);
-  await page.goto('/settings');
+  await signIn(page, seed.operator.email, '/settings');
   await expect(page.getByText('Settings are for workspace admins.')).toBeVisible();
   await expect(page.getByRole('region', { name: 'Identity readiness' })).toHaveCount(0);
 });

@@ -31,8 +31,7 @@ test('the release dialog refuses until the identity is typed exactly, then relea
   const task = await createTask(seed, externalId, 'Release me');
   const before = row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!;
 
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks/${task.id}`);
+  await signIn(page, seed.operator.email, `/tasks/${task.id}`);
   await expectAccessible(page);
   await screenshot(page, testInfo, 'task-detail');
   const trigger = page.getByRole('button', { name: 'Release identity…' });
@@ -101,8 +100,7 @@ test('a release retried after its answer was lost re-uses the key and releases o
   const externalId = `retry-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Retry me');
   const before = row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!;
-  await signIn(page, seed.operator.email);
-  await page.goto(`/tasks/${task.id}`);
+  await signIn(page, seed.operator.email, `/tasks/${task.id}`);
 
   // The first request reaches the server (which releases) but the browser never sees the answer.
   const sentKeys: string[] = [];

@@ -1,14 +1,20 @@
 // Shared helpers for the console specs: seed through the real CLI and REST API (the same DATABASE_URL as the
 // webServer in playwright.config.ts), read the stored rows straight from the SQLite file, sign in by label,
 // and run axe. Nothing here reaches into server code.
-import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page, type TestInfo } from '@playwright/test';
+import { expect, type Cookie, type Page, type TestInfo } from '@playwright/test';
+import axe from 'axe-core';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+
+declare global {
+  interface Window {
+    axe: typeof axe;
+  }
+}
 
 export const DATABASE_URL = process.env.TETHER_E2E_DATABASE_URL!;
 export const BASE_URL = `http://127.0.0.1:${process.env.TETHER_E2E_PORT}`;
@@ -222,8 +228,8 @@ export async function releaseFailpoint(name: string): Promise<void> {
   });
 }
 
-/** Signs in through the form and waits for the console to show who is signed in. */
-export async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+/** Signs in through the form (a new session) and waits for the console to show who is signed in. */
+export async function signInWithForm(page: Page, email: string, password = PASSWORD): Promise<void> {
   await page.goto('/signin');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
@@ -231,20 +237,81 @@ export async function signIn(page: Page, email: string, password = PASSWORD): Pr
   await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
 }
 
+/**
+ * Signs in as `email`, opens `at` (a console page; the Overview unless told) and waits for the console to show who is
+ * signed in. Each person signs in through the form once a run; later calls hand the browser that session's cookie
+ * (kept next to the run's database file) and open `at` directly: one page load instead of three and no password hash.
+ * A session that no longer works (signed out) is replaced through the form. A spec about sessions themselves (signing
+ * out, the session row) uses signInWithForm.
+ */
+export async function signIn(page: Page, email: string, at = '/'): Promise<void> {
+  const cache = join(dirname(DATABASE_URL.replace(/^file:/, '')), 'sessions.json');
+  const sessions = (existsSync(cache) ? JSON.parse(readFileSync(cache, 'utf8')) : {}) as Record<string, Cookie[]>;
+  const held = sessions[email];
+  if (held) {
+    await page.context().addCookies(held);
+    await page.goto(at);
+    if (!new URL(page.url()).pathname.startsWith('/signin')) {
+      await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+      return;
+    }
+    await page.context().clearCookies();
+  }
+  await signInWithForm(page, email);
+  sessions[email] = await page.context().cookies();
+  writeFileSync(cache, JSON.stringify(sessions));
+  if (at !== '/') {
+    await page.goto(at);
+    await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  }
+}
+
 /** Points the console at the spec's workspace (an instance-wide admin sees every spec's workspaces). */
 export async function chooseWorkspace(page: Page, workspaceId: string): Promise<void> {
   await page.getByLabel('Workspace').selectOption(workspaceId);
 }
 
-/** SPEC-independent quality bar: no serious or critical axe violations on the page as it is now. */
+/**
+ * SPEC-independent quality bar: no serious or critical axe violations on the page as it is now. Every axe rule runs, in
+ * the page, on what it shows (axe-core's own source, as @axe-core/playwright injects it): one injection and one
+ * `axe.run`, instead of that package's per-frame partial runs finished in a second, blank page with axe injected
+ * again — the console has no frames. Only violations are gathered in full (`resultTypes`); passes are not listed.
+ */
 export async function expectAccessible(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
+    return violations.map((v) => ({
+      id: v.id,
+      help: v.help,
+      impact: v.impact,
+      targets: v.nodes.map((n) => n.target.join(' ')),
+    }));
+  });
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.targets.join(', ')})`)).toEqual([]);
 }
 
+/** The tallest full-page screenshot taken: a longer page is captured from its top to this height. */
+const SCREENSHOT_MAX_HEIGHT = 6_000;
+
+/**
+ * Saves a picture of the page under the test's output folder for a reader of the run (no assertion reads it): the whole
+ * page, or its first SCREENSHOT_MAX_HEIGHT pixels — at 390 px the API reference is tens of thousands of pixels tall,
+ * and capturing all of it took longer than the rest of its test.
+ */
 export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+  const size = await page.evaluate(() => ({
+    width: document.documentElement.clientWidth,
+    height: document.documentElement.scrollHeight,
+  }));
+  await page.screenshot({
+    path: testInfo.outputPath(`${name}.png`),
+    fullPage: true,
+    ...(size.height > SCREENSHOT_MAX_HEIGHT
+      ? { clip: { x: 0, y: 0, width: size.width, height: SCREENSHOT_MAX_HEIGHT } }
+      : {}),
+  });
 }
 
 /** Waits until a create is paused at failpoint `name` (GET /api/_test/failpoints lists how many wait there). */

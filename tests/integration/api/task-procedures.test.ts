@@ -3,38 +3,30 @@
 // are plain data (never HTTP statuses) and every "not there" is an error, release included.
 import { randomUUID } from 'node:crypto';
 import { TRPCError, type inferRouterInputs, type inferRouterOutputs } from '@trpc/server';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { Actor } from '../../../src/server/domain/access';
 import { createContextInner } from '../../../src/server/api/context';
 import { appRouter, type AppRouter } from '../../../src/server/api/root';
 import { createCallerFactory } from '../../../src/server/api/trpc';
-import type { Db } from '../../../src/server/db/types';
 import { isDomainError } from '../../../src/server/domain/errors/domain-error';
-import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import { count, makeWorkspace, testServices, tokenActor, uniq, type TestWorkspace } from '../../support/fixtures';
+import { describe, expect, expectTypeOf, it as base } from '../../support/database-test';
+import { count, tokenActor, uniq } from '../../support/fixtures';
 
 const createCaller = createCallerFactory(appRouter);
 
-let db: Db;
-let services: Services;
-let ws: TestWorkspace;
-let other: TestWorkspace;
-let writer: Actor;
-
-const as = (actor: Actor) => createCaller(createContextInner({ services, actor }));
-const caller = () => as(writer);
-
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db);
-  ws = await makeWorkspace(db);
-  other = await makeWorkspace(db);
-  writer = tokenActor([ws.id]);
-});
-afterAll(async () => {
-  await services?.store.close();
-});
+// A caller for any actor over the file's services (`as`), and one for a token that may write to the file's workspace
+// (`trpc`; a fixture may not be named `caller`, a property every function has).
+const it = base
+  .extend(
+    'as',
+    { scope: 'file' },
+    async ({ services }) =>
+      (actor: Actor) =>
+        createCaller(createContextInner({ services, actor })),
+  )
+  .extend('trpc', { scope: 'file' }, async ({ ws, as }) => {
+    const writer = tokenActor([ws.id]);
+    return () => as(writer);
+  });
 
 /** The tRPC code, message and domain code of a failed call (createCaller throws the TRPCError itself). */
 async function failure(call: Promise<unknown>): Promise<{ code: string; message: string; domainCode?: string }> {
@@ -47,9 +39,9 @@ async function failure(call: Promise<unknown>): Promise<{ code: string; message:
 }
 
 describe('task.create (SPEC §3, §4)', () => {
-  it('Created, then Found with the same task; results carry both booleans and no status', async () => {
+  it('Created, then Found with the same task; results carry both booleans and no status', async ({ ws, trpc }) => {
     const ext = uniq('cc-');
-    const created = await caller().task.create({ workspace_id: ws.id, external_id: ext, title: 'First' });
+    const created = await trpc().task.create({ workspace_id: ws.id, external_id: ext, title: 'First' });
     expect(created).toMatchObject({
       workspace_id: ws.id,
       external_id: ext,
@@ -59,48 +51,54 @@ describe('task.create (SPEC §3, §4)', () => {
     });
     expect(created).not.toHaveProperty('status');
     // SPEC §10: an identity envelope without a title is accepted, and returns the stored task unchanged.
-    const found = await caller().task.create({ workspace_id: ws.id, external_id: ext });
+    const found = await trpc().task.create({ workspace_id: ws.id, external_id: ext });
     expect(found).toEqual({ ...created, deduplicated: true });
   });
 
-  it('names the workspace through the parent alone (SPEC §4.1 step 2)', async () => {
-    const parent = await caller().task.create({ workspace_id: ws.id, title: 'Parent' });
-    const child = await caller().task.create({ parent_id: parent.id, title: 'Child' });
+  it('names the workspace through the parent alone (SPEC §4.1 step 2)', async ({ ws, trpc }) => {
+    const parent = await trpc().task.create({ workspace_id: ws.id, title: 'Parent' });
+    const child = await trpc().task.create({ parent_id: parent.id, title: 'Child' });
     expect(child).toMatchObject({ workspace_id: ws.id, parent_id: parent.id, deduplicated: false });
     expect(child).not.toHaveProperty('external_id');
   });
 
-  it('neither workspace nor parent: BAD_REQUEST workspace_id is required (a typed client cannot even write it)', async () => {
+  it('neither workspace nor parent: BAD_REQUEST workspace_id is required (a typed client cannot even write it)', async ({
+    trpc,
+  }) => {
     // @ts-expect-error — the input type requires workspace_id or parent_id
-    const err = await failure(caller().task.create({ title: 'Nowhere' }));
+    const err = await failure(trpc().task.create({ title: 'Nowhere' }));
     expect(err).toEqual({ code: 'BAD_REQUEST', message: 'workspace_id is required', domainCode: 'workspace_required' });
   });
 
-  it('a workspace the caller cannot access: NOT_FOUND task not created, nothing written', async () => {
+  it('a workspace the caller cannot access: NOT_FOUND task not created, nothing written', async ({
+    db,
+    other,
+    trpc,
+  }) => {
     const before = await count(db, 'SELECT COUNT(*) AS n FROM tasks');
-    const err = await failure(caller().task.create({ workspace_id: other.id, external_id: uniq('cc-'), title: 'T' }));
+    const err = await failure(trpc().task.create({ workspace_id: other.id, external_id: uniq('cc-'), title: 'T' }));
     expect(err).toEqual({ code: 'NOT_FOUND', message: 'task not created', domainCode: 'task_not_created' });
     expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks')).toBe(before);
   });
 });
 
 describe('task.byExternalId (SPEC §7 lookup)', () => {
-  it('returns the holder with creation_complete; a miss is NOT_FOUND task not found', async () => {
+  it('returns the holder with creation_complete; a miss is NOT_FOUND task not found', async ({ ws, trpc }) => {
     const ext = uniq('cl-');
-    const created = await caller().task.create({ workspace_id: ws.id, external_id: ext, title: 'Held' });
+    const created = await trpc().task.create({ workspace_id: ws.id, external_id: ext, title: 'Held' });
     const { deduplicated: _d, ...body } = created;
-    expect(await caller().task.byExternalId({ workspace_id: ws.id, external_id: ext })).toEqual(body);
-    const miss = await failure(caller().task.byExternalId({ workspace_id: ws.id, external_id: uniq('none-') }));
+    expect(await trpc().task.byExternalId({ workspace_id: ws.id, external_id: ext })).toEqual(body);
+    const miss = await failure(trpc().task.byExternalId({ workspace_id: ws.id, external_id: uniq('none-') }));
     expect(miss).toEqual({ code: 'NOT_FOUND', message: 'task not found', domainCode: 'task_not_found' });
   });
 });
 
 describe('task.releaseExternalId (SPEC §7 release)', () => {
-  it('released → data; the same key again → the stored result, replayed', async () => {
+  it('released → data; the same key again → the stored result, replayed', async ({ ws, trpc }) => {
     const ext = uniq('cr-');
-    const task = await caller().task.create({ workspace_id: ws.id, external_id: ext, title: 'Release me' });
+    const task = await trpc().task.create({ workspace_id: ws.id, external_id: ext, title: 'Release me' });
     const key = randomUUID();
-    const released = await caller().task.releaseExternalId({
+    const released = await trpc().task.releaseExternalId({
       workspace_id: ws.id,
       external_id: ext,
       idempotency_key: key,
@@ -111,20 +109,20 @@ describe('task.releaseExternalId (SPEC §7 release)', () => {
       release_id: expect.any(String),
       holder_task_id: task.id,
     });
-    const replay = await caller().task.releaseExternalId({
+    const replay = await trpc().task.releaseExternalId({
       workspace_id: ws.id,
       external_id: ext,
       idempotency_key: key,
     });
     expect(replay).toEqual({ ...released, replayed: true });
-    expect(await caller().task.get({ id: task.id })).not.toHaveProperty('external_id');
+    expect(await trpc().task.get({ id: task.id })).not.toHaveProperty('external_id');
   });
 
-  it('nothing holds it → NOT_FOUND task not found, stored; its replay is the same error', async () => {
+  it('nothing holds it → NOT_FOUND task not found, stored; its replay is the same error', async ({ db, ws, trpc }) => {
     const key = randomUUID();
     const ext = uniq('nobody-');
     const input = { workspace_id: ws.id, external_id: ext, idempotency_key: key };
-    expect(await failure(caller().task.releaseExternalId(input))).toEqual({
+    expect(await failure(trpc().task.releaseExternalId(input))).toEqual({
       code: 'NOT_FOUND',
       message: 'task not found',
       domainCode: 'task_not_found',
@@ -135,23 +133,23 @@ describe('task.releaseExternalId (SPEC §7 release)', () => {
     );
     expect(Number(stored?.result_status)).toBe(404);
     // A task taking the identity afterwards changes nothing for this key: the stored 404 is replayed (SPEC §7).
-    await caller().task.create({ workspace_id: ws.id, external_id: ext, title: 'Later' });
-    expect(await failure(caller().task.releaseExternalId(input))).toMatchObject({
+    await trpc().task.create({ workspace_id: ws.id, external_id: ext, title: 'Later' });
+    expect(await failure(trpc().task.releaseExternalId(input))).toMatchObject({
       code: 'NOT_FOUND',
       message: 'task not found',
     });
-    expect(await caller().task.byExternalId({ workspace_id: ws.id, external_id: ext })).toMatchObject({
+    expect(await trpc().task.byExternalId({ workspace_id: ws.id, external_id: ext })).toMatchObject({
       external_id: ext,
     });
   });
 
-  it('the same key for another request → CONFLICT idempotency_key_conflict', async () => {
+  it('the same key for another request → CONFLICT idempotency_key_conflict', async ({ ws, trpc }) => {
     const key = randomUUID();
     await failure(
-      caller().task.releaseExternalId({ workspace_id: ws.id, external_id: uniq('k1-'), idempotency_key: key }),
+      trpc().task.releaseExternalId({ workspace_id: ws.id, external_id: uniq('k1-'), idempotency_key: key }),
     );
     const err = await failure(
-      caller().task.releaseExternalId({ workspace_id: ws.id, external_id: uniq('k2-'), idempotency_key: key }),
+      trpc().task.releaseExternalId({ workspace_id: ws.id, external_id: uniq('k2-'), idempotency_key: key }),
     );
     expect(err).toEqual({
       code: 'CONFLICT',
@@ -160,9 +158,14 @@ describe('task.releaseExternalId (SPEC §7 release)', () => {
     });
   });
 
-  it('a key that is not a UUID → BAD_REQUEST; a caller without access → NOT_FOUND whatever the key', async () => {
+  it('a key that is not a UUID → BAD_REQUEST; a caller without access → NOT_FOUND whatever the key', async ({
+    ws,
+    other,
+    as,
+    trpc,
+  }) => {
     const bad = { workspace_id: ws.id, external_id: uniq('cr-'), idempotency_key: 'not-a-uuid' };
-    expect(await failure(caller().task.releaseExternalId(bad))).toEqual({
+    expect(await failure(trpc().task.releaseExternalId(bad))).toEqual({
       code: 'BAD_REQUEST',
       message: 'Idempotency-Key must be a UUID',
       domainCode: 'idempotency_key_invalid',
@@ -177,25 +180,25 @@ describe('task.releaseExternalId (SPEC §7 release)', () => {
 });
 
 describe('task.update (SPEC §2.3)', () => {
-  it('applies the patch and ignores external_id in it', async () => {
+  it('applies the patch and ignores external_id in it', async ({ ws, trpc }) => {
     const ext = uniq('cu-');
-    const task = await caller().task.create({ workspace_id: ws.id, external_id: ext, title: 'Before' });
+    const task = await trpc().task.create({ workspace_id: ws.id, external_id: ext, title: 'Before' });
     const patch = { title: 'After', external_id: 'stolen' } as { title: string };
-    const updated = await caller().task.update({ id: task.id, patch });
+    const updated = await trpc().task.update({ id: task.id, patch });
     expect(updated).toMatchObject({ id: task.id, title: 'After', external_id: ext, revision: task.revision + 1 });
   });
 
-  it('refuses a patch that breaks its schema with REST words, changing nothing', async () => {
-    const task = await caller().task.create({ workspace_id: ws.id, title: 'Kept' });
-    const err = await failure(caller().task.update({ id: task.id, patch: { title: '  ' } }));
+  it('refuses a patch that breaks its schema with REST words, changing nothing', async ({ ws, trpc }) => {
+    const task = await trpc().task.create({ workspace_id: ws.id, title: 'Kept' });
+    const err = await failure(trpc().task.update({ id: task.id, patch: { title: '  ' } }));
     expect(err).toEqual({ code: 'BAD_REQUEST', message: 'title is required', domainCode: 'title_required' });
     // @ts-expect-error — a patch is an object with a schema, not a number
-    expect(await failure(caller().task.update({ id: task.id, patch: 42 }))).toEqual({
+    expect(await failure(trpc().task.update({ id: task.id, patch: 42 }))).toEqual({
       code: 'BAD_REQUEST',
       message: 'invalid payload',
       domainCode: 'invalid_payload',
     });
-    expect((await caller().task.get({ id: task.id })).title).toBe('Kept');
+    expect((await trpc().task.get({ id: task.id })).title).toBe('Kept');
   });
 });
 

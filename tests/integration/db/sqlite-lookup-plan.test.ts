@@ -2,45 +2,35 @@
 // once ANALYZE has written sqlite_stat4, SQLite plans it once instead of on every execution. The `+` must change
 // nothing else: the plan stays the unique identity index's one-row search (SPEC §4.1 step 5), and every lookup
 // answers exactly what the plain statement answers — bytes compared as stored (SPEC §2.1), per workspace.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteDb } from '../../../src/server/db/drivers/sqlite';
 import { SQLITE_BY_EXTERNAL_ID } from '../../../src/server/db/dialect/sqlite/tasks';
 import { BY_EXTERNAL_ID } from '../../../src/server/db/repositories/tasks';
-import type { Db } from '../../../src/server/db/types';
-import type { Services } from '../../../src/server/services';
-import { freshDb, testDialect } from '../../support/db';
-import { createIdentities, makeWorkspace, testServices, uniq, type TestWorkspace } from '../../support/fixtures';
+import { describe, expect, it as base } from '../../support/database-test';
+import { testDialect } from '../../support/db';
+import { createIdentities, uniq } from '../../support/fixtures';
 
 const positional = (sql: string) => sql.replace(/\$\d+/g, '?');
 
+// Identities that differ only by case, by a trailing space, or by normalization form, in two workspaces (`ws` is A,
+// `other` is B), then the statistics that made the plain statement re-plan on every execution.
+const it = base.extend('ids', { scope: 'file' }, async ({ db, services, ws: a, other: b }) => {
+  const ids = await createIdentities(services, [
+    [a, 'JIRA-1'],
+    [a, 'jira-1'],
+    [a, 'caf\u00e9'],
+    [a, '42'],
+    [b, 'JIRA-1'],
+  ] as const);
+  await db.exec('ANALYZE');
+  return ids;
+});
+
 describe.skipIf(testDialect() !== 'sqlite')('the SQLite identity lookup, planned once', () => {
-  let db: Db;
-  let services: Services;
-  let a: TestWorkspace;
-  let b: TestWorkspace;
-  let ids: Record<string, string> = {};
-
-  beforeAll(async () => {
-    db = await freshDb();
-    services = await testServices(db);
-    a = await makeWorkspace(db);
-    b = await makeWorkspace(db);
-    // Identities that differ only by case, by a trailing space, or by normalization form, in two workspaces.
-    ids = await createIdentities(services, [
-      [a, 'JIRA-1'],
-      [a, 'jira-1'],
-      [a, 'caf\u00e9'],
-      [a, '42'],
-      [b, 'JIRA-1'],
-    ] as const);
-    // The statistics that made the plain statement re-plan on every execution.
-    await db.exec('ANALYZE');
-  });
-  afterAll(async () => {
-    await db?.close();
-  });
-
-  it('after ANALYZE (sqlite_stat4) the plan is still the unique identity index, searched on both columns', () => {
+  it('after ANALYZE (sqlite_stat4) the plan is still the unique identity index, searched on both columns', ({
+    db,
+    ws: a,
+    ids: _analyzed,
+  }) => {
     const raw = (db as SqliteDb).raw;
     expect(raw.prepare('SELECT count(*) AS n FROM sqlite_stat4').get()).not.toEqual({ n: 0 });
     const plan = raw
@@ -50,7 +40,13 @@ describe.skipIf(testDialect() !== 'sqlite')('the SQLite identity lookup, planned
     expect(plan).toEqual(['SEARCH tasks USING INDEX uniq_tasks_external_id (workspace_id=? AND external_id=?)']);
   });
 
-  it('answers exactly what the plain statement answers: bytes as stored, per workspace', async () => {
+  it('answers exactly what the plain statement answers: bytes as stored, per workspace', async ({
+    db,
+    services,
+    ws: a,
+    other: b,
+    ids,
+  }) => {
     const asks = [
       [a.id, 'JIRA-1'],
       [a.id, 'jira-1'],

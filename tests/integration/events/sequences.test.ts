@@ -1,43 +1,41 @@
 // SPEC §8–§9: the exact events and revisions each lifecycle change writes, on the dialect of the running project.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
 import { listEvents, listRevisions } from '../../../src/server/domain/events/history';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
-import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import {
-  makeWorkspace,
-  testServices,
-  tokenActor,
-  uniq,
-  until,
-  userActor,
-  withPlannedStep,
-  type TestWorkspace,
-} from '../../support/fixtures';
+import { describe, expect, it as base } from '../../support/database-test';
+import { makeWorkspace, tokenActor, uniq, until, userActor, withPlannedStep } from '../../support/fixtures';
 
-let db: Db;
-let services: Services;
-let ws: TestWorkspace;
-
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db);
-  ws = await makeWorkspace(db);
-});
-afterAll(async () => db.close());
-
-const writer = () => tokenActor([ws.id], ['tasks:read', 'tasks:write', 'identities:release']);
-const release = (ext: string) =>
-  releaseExternalId(services, writer(), {
-    workspaceId: ws.id,
-    rawExternalId: ext,
-    idempotencyKey: randomUUID(),
-    source: 'test',
-  });
+// The file's workspace seen by a writer that may also release, and the two changes most tests start from.
+const it = base
+  .extend(
+    'writer',
+    { scope: 'file' },
+    async ({ ws }) =>
+      () =>
+        tokenActor([ws.id], ['tasks:read', 'tasks:write', 'identities:release']),
+  )
+  .extend(
+    'create',
+    { scope: 'file' },
+    async ({ services, ws, writer }) =>
+      (ext?: string) =>
+        createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'Sequenced' }),
+  )
+  .extend(
+    'release',
+    { scope: 'file' },
+    async ({ services, ws, writer }) =>
+      (ext: string) =>
+        releaseExternalId(services, writer(), {
+          workspaceId: ws.id,
+          rawExternalId: ext,
+          idempotencyKey: randomUUID(),
+          source: 'test',
+        }),
+  );
 
 interface Ev {
   type: string;
@@ -47,7 +45,7 @@ interface Ev {
 }
 
 /** The task's outbox events in seq order, reduced to what each test asserts. */
-async function eventsOf(taskId: string): Promise<Ev[]> {
+async function eventsOf(db: Db, taskId: string): Promise<Ev[]> {
   const rows = await db.query<{ payload: string }>(
     'SELECT payload FROM outbox_events WHERE task_id = $1 ORDER BY seq',
     [taskId],
@@ -63,7 +61,7 @@ async function eventsOf(taskId: string): Promise<Ev[]> {
   });
 }
 
-async function revisionsOf(taskId: string): Promise<number[]> {
+async function revisionsOf(db: Db, taskId: string): Promise<number[]> {
   return (
     await db.query<{ revision: unknown }>('SELECT revision FROM task_revisions WHERE task_id = $1 ORDER BY revision', [
       taskId,
@@ -71,21 +69,20 @@ async function revisionsOf(taskId: string): Promise<number[]> {
   ).map((r) => Number(r.revision));
 }
 
-async function create(ext?: string) {
-  return createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'Sequenced' });
-}
-
 describe('event sequences (SPEC §9)', () => {
-  it('create writes exactly one task.created at revision 1 carrying the identity; Begin writes none', async () => {
+  it('create writes exactly one task.created at revision 1 carrying the identity; Begin writes none', async ({
+    db,
+    create,
+  }) => {
     const ext = uniq('c-');
     const out = await create(ext);
-    expect(await eventsOf(out.task.id)).toEqual([
+    expect(await eventsOf(db, out.task.id)).toEqual([
       { type: 'task.created', revision: 1, external_id: ext, archived: false },
     ]);
-    expect(await revisionsOf(out.task.id)).toEqual([0, 1]);
+    expect(await revisionsOf(db, out.task.id)).toEqual([0, 1]);
   });
 
-  it('a retry of the same identity writes no event and no revision', async () => {
+  it('a retry of the same identity writes no event and no revision', async ({ db, services, ws, writer, create }) => {
     const ext = uniq('r-');
     const first = await create(ext);
     const again = await createTask(services, writer(), {
@@ -94,35 +91,47 @@ describe('event sequences (SPEC §9)', () => {
       title: 'drifted title',
     });
     expect(again.kind).toBe('found_settled');
-    expect(await eventsOf(first.task.id)).toHaveLength(1);
-    expect(await revisionsOf(first.task.id)).toEqual([0, 1]);
+    expect(await eventsOf(db, first.task.id)).toHaveLength(1);
+    expect(await revisionsOf(db, first.task.id)).toEqual([0, 1]);
   });
 
-  it('update, archive, release, delete: one event each at contiguous revisions, identity only while held', async () => {
+  it('update, archive, release, delete: one event each at contiguous revisions, identity only while held', async ({
+    db,
+    services,
+    writer,
+    create,
+    release,
+  }) => {
     const ext = uniq('life-');
     const { task } = await create(ext);
     await updateTask(services, writer(), task.id, { title: 'Renamed' });
     await setArchived(services, writer(), task.id, true);
     expect((await release(ext)).status).toBe(204);
     await deleteTask(services, writer(), task.id);
-    expect(await eventsOf(task.id)).toEqual([
+    expect(await eventsOf(db, task.id)).toEqual([
       { type: 'task.created', revision: 1, external_id: ext, archived: false },
       { type: 'task.updated', revision: 2, external_id: ext, archived: false },
       { type: 'task.updated', revision: 3, external_id: ext, archived: true },
       { type: 'task.updated', revision: 4, external_id: undefined, archived: true },
       { type: 'task.deleted', revision: 5, external_id: undefined, archived: true },
     ]);
-    expect(await revisionsOf(task.id)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(await revisionsOf(db, task.id)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
-  it('an update that changes nothing writes no event', async () => {
+  it('an update that changes nothing writes no event', async ({ db, services, writer, create }) => {
     const { task } = await create();
     await updateTask(services, writer(), task.id, { title: 'Sequenced' });
     await setArchived(services, writer(), task.id, false);
-    expect(await eventsOf(task.id)).toHaveLength(1);
+    expect(await eventsOf(db, task.id)).toHaveLength(1);
   });
 
-  it('release while preparing → no event then; the later task.created (CreatedIdentityLost) carries no identity', async () => {
+  it('release while preparing → no event then; the later task.created (CreatedIdentityLost) carries no identity', async ({
+    db,
+    services,
+    ws,
+    writer,
+    release,
+  }) => {
     const ext = uniq('lost-');
     services.failpoints.arm({ name: 'after_begin', action: 'pause', match: ext, times: 1 });
     const pending = createTask(
@@ -134,15 +143,15 @@ describe('event sequences (SPEC §9)', () => {
     await until(() => (services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'paused after Begin');
     const row = await db.one<{ id: string }>('SELECT id FROM tasks WHERE external_id = $1', [ext]);
     expect((await release(ext)).status).toBe(204);
-    expect(await eventsOf(row!.id)).toEqual([]);
+    expect(await eventsOf(db, row!.id)).toEqual([]);
     services.failpoints.release('after_begin');
     expect((await pending).kind).toBe('created_identity_lost');
-    expect(await eventsOf(row!.id)).toEqual([
+    expect(await eventsOf(db, row!.id)).toEqual([
       { type: 'task.created', revision: 1, external_id: undefined, archived: false },
     ]);
   });
 
-  it('re-using a freed identity never rewrites earlier payloads', async () => {
+  it('re-using a freed identity never rewrites earlier payloads', async ({ db, services, writer, create }) => {
     const ext = uniq('reuse-');
     const first = await create(ext);
     await deleteTask(services, writer(), first.task.id);
@@ -155,12 +164,16 @@ describe('event sequences (SPEC §9)', () => {
     expect(
       await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [first.task.id]),
     ).toEqual(before);
-    expect((await eventsOf(second.task.id))[0]).toMatchObject({ type: 'task.created', revision: 1, external_id: ext });
+    expect((await eventsOf(db, second.task.id))[0]).toMatchObject({
+      type: 'task.created',
+      revision: 1,
+      external_id: ext,
+    });
   });
 });
 
 describe('history reads (SPEC §9)', () => {
-  it('event.list pages by seq with a stable cursor and no event twice', async () => {
+  it('event.list pages by seq with a stable cursor and no event twice', async ({ db, services }) => {
     const own = await makeWorkspace(db);
     const actor = tokenActor([own.id], ['tasks:read', 'tasks:write']);
     for (let i = 0; i < 5; i++) await createTask(services, actor, { workspace_id: own.id, title: `t${i}` });
@@ -177,13 +190,18 @@ describe('history reads (SPEC §9)', () => {
     expect(new Set(seen).size).toBe(5);
   });
 
-  it('event.list of a workspace the caller cannot read is the ordinary not-found', async () => {
+  it('event.list of a workspace the caller cannot read is the ordinary not-found', async ({ services, ws }) => {
     await expect(listEvents(services, tokenActor([randomUUID()]), { workspaceId: ws.id })).rejects.toMatchObject({
       code: 'not_found',
     });
   });
 
-  it('task revisions stay readable after delete, 0..n in order, to readers of its workspace only', async () => {
+  it('task revisions stay readable after delete, 0..n in order, to readers of its workspace only', async ({
+    services,
+    ws,
+    writer,
+    create,
+  }) => {
     const { task } = await create(uniq('rev-'));
     await deleteTask(services, writer(), task.id);
     const revs = await listRevisions(services, userActor({ [ws.id]: 'viewer' }), task.id);

@@ -1,39 +1,24 @@
 // On PostgreSQL, identity lookups issued together share one statement (src/server/db/dialect/postgres/
 // tasks.ts). Each caller must still get exactly the answer its own single-row lookup would give.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCHED_BY_EXTERNAL_ID } from '../../../src/server/db/dialect/postgres/tasks';
 import { MAX_BATCH } from '../../../src/server/db/statement-batch';
-import type { Db } from '../../../src/server/db/types';
-import type { Services } from '../../../src/server/services';
-import { freshDb, testDialect } from '../../support/db';
-import { createIdentities, makeWorkspace, testServices, uniq, type TestWorkspace } from '../../support/fixtures';
+import { describe, expect, it as base } from '../../support/database-test';
+import { testDialect } from '../../support/db';
+import { createIdentities, makeWorkspace, uniq } from '../../support/fixtures';
 
-describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (PostgreSQL)', () => {
-  let db: Db;
-  let services: Services;
-  let a: TestWorkspace;
-  let b: TestWorkspace;
-  let ids: Record<string, string> = {};
-
-  beforeAll(async () => {
-    db = await freshDb();
-    services = await testServices(db);
-    a = await makeWorkspace(db);
-    b = await makeWorkspace(db);
-    // Identities that differ only by case, by a trailing space, or by normalization form, in two workspaces.
-    ids = await createIdentities(services, [
+// Identities that differ only by case, by a trailing space, or by normalization form, in two workspaces (`ws` is A,
+// `other` is B), and the lookups the tests issue together (asked only once those identities exist).
+const it = base
+  .extend('ids', { scope: 'file' }, async ({ services, ws: a, other: b }) =>
+    createIdentities(services, [
       [a, 'JIRA-1'],
       [a, 'jira-1'],
       [a, 'caf\u00e9'],
       [b, 'JIRA-1'],
       [b, 'thread <x@y>'],
-    ] as const);
-  });
-  afterAll(async () => {
-    await db?.close();
-  });
-
-  const asks = () => [
+    ] as const),
+  )
+  .extend('asks', { scope: 'file' }, async ({ ws: a, other: b, ids: _held }) => () => [
     [a.id, 'JIRA-1'],
     [a.id, 'jira-1'],
     [a.id, 'JIRA-1 '],
@@ -45,9 +30,15 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (Postgre
     [a.id, 'thread <x@y>'],
     [a.id, 'JIRA-1'], // asked twice in one batch
     [uniq('no-such-workspace'), 'JIRA-1'],
-  ];
+  ]);
 
-  it('lookups issued together each get their own answer, as the single-row lookup gives it', async () => {
+describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (PostgreSQL)', () => {
+  it('lookups issued together each get their own answer, as the single-row lookup gives it', async ({
+    services,
+    ws: a,
+    ids,
+    asks,
+  }) => {
     const together = await Promise.all(asks().map(([w, e]) => services.store.tasks.findByExternalId(w!, e!)));
     const alone: Array<string | undefined> = [];
     for (const [w, e] of asks()) alone.push((await services.store.tasks.findByExternalId(w!, e!))?.id);
@@ -61,7 +52,12 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (Postgre
     });
   });
 
-  it('lookups issued together share statements (up to MAX_BATCH each); a lone lookup costs one', async () => {
+  it('lookups issued together share statements (up to MAX_BATCH each); a lone lookup costs one', async ({
+    db,
+    services,
+    ws: a,
+    asks,
+  }) => {
     let before = db.stats.statements;
     await Promise.all(asks().map(([w, e]) => services.store.tasks.findByExternalId(w!, e!)));
     expect(db.stats.statements - before).toBe(Math.ceil(asks().length / MAX_BATCH));
@@ -70,7 +66,12 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (Postgre
     expect(db.stats.statements - before).toBe(1);
   });
 
-  it('a value PostgreSQL cannot hold fails alone, not the lookups issued with it', async () => {
+  it('a value PostgreSQL cannot hold fails alone, not the lookups issued with it', async ({
+    services,
+    ws: a,
+    other: b,
+    ids,
+  }) => {
     // A lone surrogate is carried as U+FFFD, as a text parameter would be: an answer (a miss), not an error.
     const [held, odd] = await Promise.all([
       services.store.tasks.findByExternalId(a.id, 'JIRA-1'),
@@ -86,7 +87,11 @@ describe.skipIf(testDialect() !== 'postgres')('batched identity lookups (Postgre
     expect(results[0]).toMatchObject({ value: { id: ids[`${a.id}/JIRA-1`] } });
   });
 
-  it('the shared statement probes the identity index, even before the table was analyzed', async () => {
+  it('the shared statement probes the identity index, even before the table was analyzed', async ({
+    db,
+    ws: a,
+    other: b,
+  }) => {
     const big = await makeWorkspace(db);
     await db.run(
       `INSERT INTO tasks (id, workspace_id, number, identifier, title, step_id, created_at, updated_at, revision, creation_state, external_id, external_id_settled_at)

@@ -1,59 +1,62 @@
 // Release, unsettled holders and lifecycle (SPEC §2.3, §4.3, §7, §8), on the dialect of the running project.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Actor } from '../../../src/server/domain/access';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { lookupTaskByExternalId } from '../../../src/server/domain/tasks/lookup-task';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
-import type { Db } from '../../../src/server/db/types';
-import type { Services } from '../../../src/server/services';
-import {
-  count,
-  makeWorkspace,
-  testServices,
-  tokenActor,
-  uniq,
-  until,
-  userActor,
-  withPlannedStep,
-  type TestWorkspace,
-} from '../../support/fixtures';
-import { freshDb } from '../../support/db';
+import { describe, expect, it as base } from '../../support/database-test';
+import { count, tokenActor, uniq, until, userActor, withPlannedStep } from '../../support/fixtures';
 
-let db: Db;
-let services: Services;
-let ws: TestWorkspace;
-
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db);
-  ws = await makeWorkspace(db);
-});
-afterAll(async () => db.close());
-
-const operator = userActor({});
-beforeAll(() => {
-  (operator.roles as Map<string, string>).set(ws.id, 'operator');
-});
-const writer = () => tokenActor([ws.id], ['tasks:read', 'tasks:write']);
-const release = (ext: string, key: string = randomUUID(), actor = operator) =>
-  releaseExternalId(services, actor, { workspaceId: ws.id, rawExternalId: ext, idempotencyKey: key, source: 'test' });
-
-async function pausedCreate(ext: string, point = 'after_begin') {
-  services.failpoints.arm({ name: point, action: 'pause', match: ext, times: 1 });
-  const pending = createTask(
-    services,
-    writer(),
-    withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }),
+// Who acts on the file's workspace (an operator releases, a token writes), a release by the operator unless told
+// otherwise, and a create paused at a failpoint between its phases.
+const it = base
+  .extend(
+    'writer',
+    { scope: 'file' },
+    async ({ ws }) =>
+      () =>
+        tokenActor([ws.id], ['tasks:read', 'tasks:write']),
+  )
+  .extend('operator', { scope: 'file' }, async ({ ws }) => userActor({ [ws.id]: 'operator' }))
+  .extend(
+    'release',
+    { scope: 'file' },
+    async ({ services, ws, operator }) =>
+      (ext: string, key: string = randomUUID(), actor: Actor = operator) =>
+        releaseExternalId(services, actor, {
+          workspaceId: ws.id,
+          rawExternalId: ext,
+          idempotencyKey: key,
+          source: 'test',
+        }),
+  )
+  .extend(
+    'pausedCreate',
+    { scope: 'file' },
+    async ({ services, ws, writer }) =>
+      async (ext: string, point = 'after_begin') => {
+        services.failpoints.arm({ name: point, action: 'pause', match: ext, times: 1 });
+        const pending = createTask(
+          services,
+          writer(),
+          withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'slow' }),
+        );
+        pending.catch(() => {});
+        await until(() => (services.failpoints.paused.get(point) ?? 0) === 1, 10_000, `paused at ${point}`);
+        // Wrapped: returning the promise itself from an async function would wait for it.
+        return { pending };
+      },
   );
-  pending.catch(() => {});
-  await until(() => (services.failpoints.paused.get(point) ?? 0) === 1, 10_000, `paused at ${point}`);
-  // Wrapped: returning the promise itself from an async function would wait for it.
-  return { pending };
-}
 
 describe('unsettled holders (SPEC §3, §4.3)', () => {
-  it('lookup and create report creation_complete:false only with deduplicated:true, and retries change nothing', async () => {
+  it('lookup and create report creation_complete:false only with deduplicated:true, and retries change nothing', async ({
+    db,
+    services,
+    ws,
+    writer,
+    pausedCreate,
+  }) => {
     const ext = uniq('uns-');
     const { pending } = await pausedCreate(ext);
     const look = await lookupTaskByExternalId(services, writer(), ws.id, ext);
@@ -69,7 +72,14 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
     expect((await lookupTaskByExternalId(services, writer(), ws.id, ext)).creationComplete).toBe(true);
   });
 
-  it('release during preparing → the create completes as CreatedIdentityLost, with no identity in its event', async () => {
+  it('release during preparing → the create completes as CreatedIdentityLost, with no identity in its event', async ({
+    db,
+    services,
+    ws,
+    writer,
+    release,
+    pausedCreate,
+  }) => {
     const ext = uniq('lost-');
     const { pending } = await pausedCreate(ext);
     expect((await release(ext)).status).toBe(204);
@@ -86,7 +96,12 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
     });
   });
 
-  it('delete during preparing → the create answers task not created', async () => {
+  it('delete during preparing → the create answers task not created', async ({
+    db,
+    services,
+    writer,
+    pausedCreate,
+  }) => {
     const ext = uniq('del-');
     const { pending } = await pausedCreate(ext);
     const row = await db.one<{ id: string }>('SELECT id FROM tasks WHERE external_id = $1', [ext]);
@@ -101,7 +116,12 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
     expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [row!.id])).toBe(0);
   });
 
-  it('release during completing → 409 creation_completing, nothing changes, nothing stored', async () => {
+  it('release during completing → 409 creation_completing, nothing changes, nothing stored', async ({
+    db,
+    services,
+    release,
+    pausedCreate,
+  }) => {
     const ext = uniq('cmp-');
     const { pending } = await pausedCreate(ext, 'complete_between_phases');
     const key = randomUUID();
@@ -115,7 +135,13 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
 });
 
 describe('release (SPEC §7)', () => {
-  it('204 keeps the task with both columns NULL; lookup 404; the next create is a new task', async () => {
+  it('204 keeps the task with both columns NULL; lookup 404; the next create is a new task', async ({
+    db,
+    services,
+    ws,
+    writer,
+    release,
+  }) => {
     const ext = uniq('rel-');
     const created = await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T' });
     const r = await release(ext);
@@ -142,7 +168,12 @@ describe('release (SPEC §7)', () => {
     expect(again.task.id).not.toBe(created.task.id);
   });
 
-  it('a replay with the same key after the identity was re-used does not release the new task', async () => {
+  it('a replay with the same key after the identity was re-used does not release the new task', async ({
+    services,
+    ws,
+    writer,
+    release,
+  }) => {
     const ext = uniq('rep-');
     await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T' });
     const key = randomUUID();
@@ -154,13 +185,13 @@ describe('release (SPEC §7)', () => {
     expect(look.task.id).toBe(reused.task.id);
   });
 
-  it('same key with another identity → 409 idempotency_key_conflict', async () => {
+  it('same key with another identity → 409 idempotency_key_conflict', async ({ release }) => {
     const key = randomUUID();
     await release(uniq('a-'), key);
     await expect(release(uniq('b-'), key)).rejects.toMatchObject({ code: 'idempotency_key_conflict' });
   });
 
-  it('no holder → 404 stored and replayed', async () => {
+  it('no holder → 404 stored and replayed', async ({ services, ws, writer, release }) => {
     const key = randomUUID();
     const ext = uniq('none-');
     expect((await release(ext, key)).status).toBe(404);
@@ -168,14 +199,19 @@ describe('release (SPEC §7)', () => {
     expect(await release(ext, key)).toMatchObject({ status: 404, replayed: true });
   });
 
-  it('missing or malformed key → 400; blank id → 400', async () => {
+  it('missing or malformed key → 400; blank id → 400', async ({ release }) => {
     await expect(release('x', '')).rejects.toMatchObject({ code: 'idempotency_key_required' });
     await expect(release('x', 'not-a-uuid')).rejects.toMatchObject({ code: 'idempotency_key_invalid' });
     await expect(release('  ')).rejects.toMatchObject({ code: 'external_id_required' });
     await expect(release('a\u0000b')).rejects.toMatchObject({ code: 'invalid_external_id_control' });
   });
 
-  it('unauthorized → 404 task not found and the identity stays held; a viewer cannot release', async () => {
+  it('unauthorized → 404 task not found and the identity stays held; a viewer cannot release', async ({
+    services,
+    ws,
+    writer,
+    release,
+  }) => {
     const ext = uniq('deny-');
     await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T' });
     await expect(release(ext, randomUUID(), tokenActor([]))).rejects.toMatchObject({ code: 'task_not_found' });
@@ -186,7 +222,7 @@ describe('release (SPEC §7)', () => {
     expect((await lookupTaskByExternalId(services, writer(), ws.id, ext)).task.externalId).toBe(ext);
   });
 
-  it('a token with identities:release may release', async () => {
+  it('a token with identities:release may release', async ({ services, ws, writer, release }) => {
     const ext = uniq('tok-');
     await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T' });
     expect((await release(ext, randomUUID(), tokenActor([ws.id], ['identities:release']))).status).toBe(204);
@@ -194,7 +230,7 @@ describe('release (SPEC §7)', () => {
 });
 
 describe('lifecycle keeps or frees the identity (SPEC §2.3, §8)', () => {
-  it('archived task keeps its identity and is found still archived', async () => {
+  it('archived task keeps its identity and is found still archived', async ({ services, ws, writer }) => {
     const ext = uniq('arc-');
     const created = await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T' });
     await setArchived(services, writer(), created.task.id, true);
@@ -203,7 +239,7 @@ describe('lifecycle keeps or frees the identity (SPEC §2.3, §8)', () => {
     expect(again.task.archivedAt).not.toBeNull();
   });
 
-  it('delete frees the identity and writes a final task.deleted event', async () => {
+  it('delete frees the identity and writes a final task.deleted event', async ({ db, services, ws, writer }) => {
     const ext = uniq('del-');
     const created = await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T' });
     await deleteTask(services, writer(), created.task.id);
@@ -219,7 +255,11 @@ describe('lifecycle keeps or frees the identity (SPEC §2.3, §8)', () => {
     expect(again.kind).toBe('created');
   });
 
-  it('update with external_id changes nothing about the identity but still applies the title', async () => {
+  it('update with external_id changes nothing about the identity but still applies the title', async ({
+    services,
+    ws,
+    writer,
+  }) => {
     const ext = uniq('upd-');
     const created = await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'Before' });
     const updated = await updateTask(services, writer(), created.task.id, { title: 'After', external_id: 'hijack' });
