@@ -70,16 +70,26 @@ export async function startApp(databaseUrl: string, opts: StartAppOptions = {}):
   });
 }
 
-/**
- * The hand-written endpoint (bench/lib/hand-written.ts) in a process of its own, with the flags and environment
- * Tether's servers get: its sources through tsx (a loader that only works while modules load).
- */
+/** The hand-written endpoint's bundle, built like Tether's (scripts/bundle-options.mjs), so neither runs under tsx. */
+const HAND_BUNDLE = 'dist/bench/hand-written.mjs';
+let handBundled = false;
+function ensureHandBundle(): void {
+  if (handBundled) return;
+  const script = `import { build } from 'esbuild'; import { bundleOptions } from './scripts/bundle-options.mjs';
+    await build(bundleOptions('bench/hand-written-server.ts', '${HAND_BUNDLE}'));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`the hand-written endpoint did not build (${HAND_BUNDLE})`);
+  handBundled = true;
+}
+
+/** The hand-written endpoint (bench/lib/hand-written.ts) in a process of its own, started like Tether's servers. */
 export function startHandWritten(
   databaseUrl: string,
   serves: { tokenSha256: string; workspace: { id: string; stepId: string; prefix: string }; poolSize: number },
   opts: Pick<StartAppOptions, 'profileDir'> = {},
 ): Promise<AppProcess> {
-  return spawnServer(['--import', 'tsx', 'bench/hand-written-server.ts'], databaseUrl, /hand-written listening on/, {
+  ensureHandBundle();
+  return spawnServer([HAND_BUNDLE], databaseUrl, /hand-written listening on/, {
     ...opts,
     env: {
       BENCH_TOKEN_SHA256: serves.tokenSha256,
