@@ -45,11 +45,40 @@ function sourceFrame(frame: ProfileNode['callFrame']): ProfileNode['callFrame'] 
   return { ...frame, url: entry.originalSource, lineNumber: entry.originalLine };
 }
 
-export function summarize(profile: Profile, top = 25): string {
+/**
+ * The samples of the seconds in which the process was under load (at least 80 % of the second not idle), start-up
+ * excluded (every second before the first one below 10 %): a bench server's profile covers its whole life, most of it
+ * waiting while other series run, so the whole profile mostly says `(idle)` and how the server started.
+ */
+function loadedSeconds(profile: Profile, byId: Map<number, ProfileNode>): (i: number) => boolean {
+  const second: number[] = [];
+  const busy = new Map<number, [number, number]>();
+  let t = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    t += dt;
+    const s = Math.floor(t / 1e6);
+    second.push(s);
+    const b = busy.get(s) ?? [0, 0];
+    b[byId.get(id)!.callFrame.functionName === '(idle)' ? 1 : 0] += dt;
+    busy.set(s, b);
+  });
+  const share = (s: number) => {
+    const [work, idle] = busy.get(s) ?? [0, 0];
+    return work / Math.max(1, work + idle);
+  };
+  const started = [...busy.keys()].sort((a, b) => a - b).find((s) => share(s) < 0.1) ?? 0;
+  return (i) => second[i]! > started && share(second[i]!) >= 0.8;
+}
+
+export function summarize(profile: Profile, top = 25, loadedOnly = false): string {
   for (const node of profile.nodes) node.callFrame = sourceFrame(node.callFrame);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const counted = loadedOnly ? loadedSeconds(profile, byId) : () => true;
   const selfByNode = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    if (counted(i)) selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const total = [...selfByNode.values()].reduce((a, b) => a + b, 0);
   const byOwner = new Map<string, number>();
   const byFn = new Map<string, number>();
@@ -68,7 +97,11 @@ export function summarize(profile: Profile, top = 25): string {
   return lines.join('\n');
 }
 
-const file = process.argv[2];
-if (file) process.stdout.write(summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile) + '\n');
+const args = process.argv.slice(2);
+const file = args.find((a) => !a.startsWith('--'));
+if (file)
+  process.stdout.write(
+    summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile, 25, args.includes('--loaded')) + '\n',
+  );
 else if (process.argv[1]?.endsWith('profile-summary.ts'))
-  console.error('usage: tsx bench/profile-summary.ts <file.cpuprofile>');
+  console.error('usage: tsx bench/profile-summary.ts [--loaded] <file.cpuprofile>');

@@ -1,5 +1,6 @@
 // `npm run bench [-- --quick] [-- --profile]`: Tether's cost of idempotency against the database's own limit,
 // measured in one run. See docs/BENCHMARKS.md for how to read the output.
+import { createHash } from 'node:crypto';
 import { Agent, get } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,8 @@ import { browseTasks } from '../src/server/domain/console/browse';
 import {
   ANCHOR_INSERT,
   ANCHOR_LOOKUP,
+  HAND_CREATED,
+  HAND_FOUND,
   toMarkdown,
   VIA_PGBOUNCER,
   writeReport,
@@ -28,7 +31,8 @@ import {
   type Series,
 } from './lib/report';
 import { bulkLoad, seed, type Seeded } from './lib/seed';
-import { ensureBuilt, ROOT, startApp, type AppProcess } from './lib/server';
+import { ensureBuilt, ROOT, startApp, startHandWritten, type AppProcess } from './lib/server';
+import { handBulkLoad } from './lib/hand-written';
 import { countStatements, inProcess } from './lib/tether';
 import { cpuProbe, type CpuProbe } from './lib/cpu';
 
@@ -69,6 +73,8 @@ interface Plan {
   baseline?: string;
   /** The physical anchor (anchors.ts) this series is also read against. */
   anchor?: string;
+  /** The hand-written endpoint's series (hand-written.ts) an HTTP series is read against. */
+  handWritten?: string;
   run(seconds: number): Promise<LoadResult>;
 }
 
@@ -79,10 +85,17 @@ async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuPro
     name: p.name,
     baseline: p.baseline,
     anchor: p.anchor,
+    handWritten: p.handWritten,
     runs: [],
   }));
   report.series.push(...series);
-  for (const p of plans) await p.run(opts.warmupSeconds);
+  // Every server process gets the same warm-up time: a series warms its server for `warmupSeconds`, and a server that
+  // serves fewer series (the hand-written endpoint, the one behind PgBouncer) warms up for proportionally longer, so
+  // none is measured colder than Tether's first server, which six HTTP series warm.
+  const perServer = new Map<AppProcess | undefined, number>();
+  for (const p of plans) if (p.server) perServer.set(p.server, (perServer.get(p.server) ?? 0) + 1);
+  const most = Math.max(1, ...perServer.values());
+  for (const p of plans) await p.run(opts.warmupSeconds * (p.server ? most / perServer.get(p.server)! : 1));
   for (let round = 0; round < opts.runs; round++) {
     for (const [i, p] of plans.entries()) {
       const stop = await cpu.start(p.server ? [p.server.pid] : undefined, p.pooled);
@@ -102,6 +115,7 @@ function plansFor(
   raw: Baseline,
   anchor: Anchor,
   app: AppProcess,
+  hand: AppProcess,
   surfaces: Array<'rest' | 'trpc'>,
   more: {
     /** A server on `?pgbouncer=true`: REST Found and Created through PgBouncer, against the same series direct. */
@@ -116,6 +130,10 @@ function plansFor(
   const target: HttpTarget = { url: app.url, token: seeded.token, workspaceId: seeded.main.id, held };
   const reads = { baseline: 'raw lookup', anchor: ANCHOR_LOOKUP };
   const writes = { baseline: 'raw insert', anchor: ANCHOR_INSERT };
+  // What each HTTP series is read against: the hand-written endpoint's Found (a lookup is the same one read) or Created.
+  const handReads = { ...reads, handWritten: HAND_FOUND };
+  const handWrites = { ...writes, handWritten: HAND_CREATED };
+  const handTarget: HttpTarget = { ...target, url: hand.url };
   const plans: Plan[] = [
     { name: ANCHOR_LOOKUP, run: loop(anchor.lookup) },
     { name: ANCHOR_INSERT, run: loop(anchor.insert) },
@@ -130,6 +148,18 @@ function plansFor(
   plans.push(
     { name: 'raw lookup', anchor: ANCHOR_LOOKUP, run: loop(() => raw.lookup(seeded.main.id, held)) },
     { name: 'raw insert', anchor: ANCHOR_INSERT, run: loop(() => raw.insert(seeded.baseline)) },
+    {
+      name: HAND_FOUND,
+      ...reads,
+      server: hand,
+      run: (s) => httpLoad(handTarget, 'rest', 'found', { connections: c, seconds: s }),
+    },
+    {
+      name: HAND_CREATED,
+      ...writes,
+      server: hand,
+      run: (s) => httpLoad(handTarget, 'rest', 'created', { connections: c, seconds: s }),
+    },
     { name: 'in-process Found', ...reads, run: loop(tether.found) },
     { name: 'in-process Created', ...writes, run: loop(tether.created) },
   );
@@ -146,6 +176,7 @@ function plansFor(
           name: `${label} ${name} ${VIA_PGBOUNCER}`,
           baseline: `${label} ${name}`,
           anchor: op === 'found' ? ANCHOR_LOOKUP : ANCHOR_INSERT,
+          handWritten: op === 'found' ? HAND_FOUND : HAND_CREATED,
           server: pooled,
           pooled: true,
           run: (s) => httpLoad(other, surface, op, { connections: c, seconds: s }),
@@ -155,27 +186,27 @@ function plansFor(
     plans.push(
       {
         name: `${label} Found`,
-        ...reads,
+        ...handReads,
         server: app,
         run: (s) => httpLoad(target, surface, 'found', { connections: c, seconds: s }),
       },
       ...viaPooler('found'),
       {
         name: `${label} Created`,
-        ...writes,
+        ...handWrites,
         server: app,
         run: (s) => httpLoad(target, surface, 'created', { connections: c, seconds: s }),
       },
       ...viaPooler('created'),
       {
         name: `${label} lookup`,
-        ...reads,
+        ...handReads,
         server: app,
         run: (s) => httpLoad(target, surface, 'lookup', { connections: c, seconds: s }),
       },
     );
   }
-  const measuredAgainst = (name: string) => /^(raw|anchor|pgbench) /.test(name);
+  const measuredAgainst = (name: string) => /^(raw|anchor|pgbench|hand-written) /.test(name);
   return plans.filter((p) => measuredAgainst(p.name) || !opts.series || opts.series.some((x) => p.name.includes(x)));
 }
 
@@ -257,6 +288,13 @@ async function prefixPages(
   return { prefixPageP50Ms: firstR.p50Ms, prefixNextPageP50Ms: nextR.p50Ms };
 }
 
+/** The hand-written endpoint over the same database, accepting the bench token for the main workspace. */
+function startHand(databaseUrl: string, seeded: Seeded, profileDir: string | undefined): Promise<AppProcess> {
+  const tokenSha256 = createHash('sha256').update(seeded.token).digest('hex');
+  const serves = { tokenSha256, workspace: seeded.main, poolSize: loadConfig().postgres.poolSize };
+  return startHandWritten(databaseUrl, serves, { profileDir });
+}
+
 async function prepare(databaseUrl: string): Promise<{ services: Services; seeded: Seeded }> {
   const services = createServices({ config: { ...loadConfig(), databaseUrl, failpointsEnabled: false } });
   await migrate(services.store.driver);
@@ -265,6 +303,7 @@ async function prepare(databaseUrl: string): Promise<{ services: Services; seede
   await bulkLoad(services.store.driver, seeded.main, opts.smallTasks);
   await bulkLoad(services.store.driver, seeded.small, opts.smallTasks);
   await createAnchorTables(services.store.driver);
+  await handBulkLoad(services.store.driver, seeded.main, opts.smallTasks);
   return { services, seeded };
 }
 
@@ -280,6 +319,7 @@ async function postgresPhase(): Promise<void> {
   let services: Services | undefined;
   let raw: Baseline | undefined;
   let anchor: Anchor | undefined;
+  let hand: AppProcess | undefined;
   try {
     const name = `tether_bench_${Date.now()}`;
     const url = await createDatabase(server.url, name);
@@ -291,6 +331,9 @@ async function postgresPhase(): Promise<void> {
     apps.push(...(await Promise.all([startApp(url, { profileDir }), startApp(url)])));
     for (const a of apps) cleanups.add(a.kill);
     const app = apps[0]!;
+    log('starting the hand-written endpoint');
+    hand = await startHand(url, seeded, profileDir);
+    cleanups.add(hand.kill);
     // PgBouncer in transaction pooling mode in front of the same server, with as many server connections as one
     // server process has pool connections, and two server processes through it (SPEC §12 "Production PostgreSQL"):
     // the race runs through it too, and REST Found and Created through it are set against the direct ones.
@@ -330,7 +373,8 @@ async function postgresPhase(): Promise<void> {
         ? (kind: 'lookup' | 'insert', s: number) => runPgbench(bin, url, kind, opts.concurrency, opts.cores, s)
         : undefined;
       const more = { pooled: pooledApps[0], pgbench };
-      await matrix('postgres', plansFor(services, seeded, raw, anchor, app, ['rest', 'trpc'], more), probe([]));
+      const plans = plansFor(services, seeded, raw, anchor, app, hand, ['rest', 'trpc'], more);
+      await matrix('postgres', plans, probe([]));
       report.peakRssMb = app.peakRssMb();
     }
     if (opts.phases.has('race')) await racePhase(services, seeded, apps, pooledApps);
@@ -340,8 +384,9 @@ async function postgresPhase(): Promise<void> {
     try {
       await raw?.close();
       await anchor?.close();
-      await Promise.all([...apps, ...pooledApps].map((a) => a.stop()));
-      for (const a of [...apps, ...pooledApps]) cleanups.delete(a.kill);
+      const stopped = [...apps, ...pooledApps, ...(hand ? [hand] : [])];
+      await Promise.all(stopped.map((a) => a.stop()));
+      for (const a of stopped) cleanups.delete(a.kill);
       await services?.store.close();
     } finally {
       if (bouncer) {
@@ -398,12 +443,16 @@ async function sqlitePhase(): Promise<void> {
   let raw: Baseline | undefined;
   let anchor: Anchor | undefined;
   let app: AppProcess | undefined;
+  let hand: AppProcess | undefined;
   try {
     const prepared = await prepare(`file:${file}`);
     services = prepared.services;
     const { seeded } = prepared;
-    app = await startApp(`file:${file}`, { profileDir: opts.profile ? resolve(RESULTS, 'profiles') : undefined });
+    const profileDir = opts.profile ? resolve(RESULTS, 'profiles') : undefined;
+    app = await startApp(`file:${file}`, { profileDir });
     cleanups.add(app.kill);
+    hand = await startHand(`file:${file}`, seeded, profileDir);
+    cleanups.add(hand.kill);
     raw = sqliteBaseline(file);
     anchor = sqliteAnchor(file);
     report.counts.sqlite = await countStatements(
@@ -415,14 +464,16 @@ async function sqlitePhase(): Promise<void> {
     const live = app;
     await matrix(
       'sqlite',
-      plansFor(services, seeded, raw, anchor, app, ['rest']),
+      plansFor(services, seeded, raw, anchor, app, hand, ['rest', 'trpc']),
       cpuProbe(() => [live.pid], undefined),
     );
   } finally {
     await raw?.close();
     await anchor?.close();
-    await app?.stop();
-    if (app) cleanups.delete(app.kill);
+    for (const a of [app, hand]) {
+      await a?.stop();
+      if (a) cleanups.delete(a.kill);
+    }
     await services?.store.close();
     rmSync(dir, { recursive: true, force: true });
   }

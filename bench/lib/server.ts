@@ -59,6 +59,52 @@ process.once('exit', () => {
 
 export async function startApp(databaseUrl: string, opts: StartAppOptions = {}): Promise<AppProcess> {
   ensureBundle();
+  return spawnServer([SERVER_BUNDLE, ...(opts.args ?? [])], databaseUrl, /Tether listening on/, {
+    ...opts,
+    env: {
+      // One bench token sends thousands of requests a second: the per-actor limiter (default 1000/s) would
+      // turn the measurement into a measurement of 429s. Everything else is the production configuration.
+      TETHER_RATE_LIMIT_PER_SEC: '0',
+      ...opts.env,
+    },
+  });
+}
+
+/** The hand-written endpoint's bundle, built like Tether's (scripts/bundle-options.mjs), so neither runs under tsx. */
+const HAND_BUNDLE = 'dist/bench/hand-written.mjs';
+let handBundled = false;
+function ensureHandBundle(): void {
+  if (handBundled) return;
+  const script = `import { build } from 'esbuild'; import { bundleOptions } from './scripts/bundle-options.mjs';
+    await build(bundleOptions('bench/hand-written-server.ts', '${HAND_BUNDLE}'));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`the hand-written endpoint did not build (${HAND_BUNDLE})`);
+  handBundled = true;
+}
+
+/** The hand-written endpoint (bench/lib/hand-written.ts) in a process of its own, started like Tether's servers. */
+export function startHandWritten(
+  databaseUrl: string,
+  serves: { tokenSha256: string; workspace: { id: string; stepId: string; prefix: string }; poolSize: number },
+  opts: Pick<StartAppOptions, 'profileDir'> = {},
+): Promise<AppProcess> {
+  ensureHandBundle();
+  return spawnServer([HAND_BUNDLE], databaseUrl, /hand-written listening on/, {
+    ...opts,
+    env: {
+      BENCH_TOKEN_SHA256: serves.tokenSha256,
+      BENCH_WORKSPACE: JSON.stringify(serves.workspace),
+      BENCH_POOL_SIZE: String(serves.poolSize),
+    },
+  });
+}
+
+async function spawnServer(
+  entry: string[],
+  databaseUrl: string,
+  listening: RegExp,
+  opts: StartAppOptions,
+): Promise<AppProcess> {
   const port = await freePort();
   const flags = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
   if (opts.profileDir) mkdirSync(opts.profileDir, { recursive: true });
@@ -69,21 +115,14 @@ export async function startApp(databaseUrl: string, opts: StartAppOptions = {}):
     DATABASE_URL: databaseUrl,
     PORT: String(port),
     HOST: '127.0.0.1',
-    // One bench token sends thousands of requests a second: the per-actor limiter (default 1000/s) would
-    // turn the measurement into a measurement of 429s. Everything else is the production configuration.
-    TETHER_RATE_LIMIT_PER_SEC: '0',
     ...opts.env,
   };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...flags, '--max-old-space-size=512', SERVER_BUNDLE, ...(opts.args ?? [])],
-    {
-      cwd: ROOT,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child: ChildProcess = spawn(process.execPath, [...flags, '--max-old-space-size=512', ...entry], {
+    cwd: ROOT,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   child.once('exit', () => running.delete(child));
   // Kept for start-up checks and error messages, up to MAX_OUTPUT: under load the server writes one line per request,
@@ -99,7 +138,7 @@ export async function startApp(databaseUrl: string, opts: StartAppOptions = {}):
     // Only until it has started: scanning everything printed so far on every chunk costs the bench more with every
     // request line (it was ~400 µs of the bench's CPU per REST Found in the quick mode).
     const check = () => {
-      if (/Tether listening on/.test(output)) {
+      if (listening.test(output)) {
         clearTimeout(timer);
         child.stdout!.off('data', check);
         if (/NOT READY/.test(output)) fail(new Error(`server is not ready:\n${output}`));
