@@ -8,12 +8,13 @@
 import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
 import * as publicServer from '@trpc/server';
 import * as unstableCore from '@trpc/server/unstable-core-do-not-import';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../../src/server/api/context';
 import { NATIVE_CALL_VERIFIED_WITH, tryNativeCall } from '../../../src/server/api/native-call';
-import { appRouter } from '../../../src/server/api/root';
+import { appRouter, type AppRouter } from '../../../src/server/api/root';
 import type { Db } from '../../../src/server/db/types';
 import { createUser } from '../../../src/server/domain/users/create-user';
 import { uniq, type TestWorkspace } from '../../support/fixtures';
@@ -271,6 +272,128 @@ describe('tRPC native path answers exactly like the adapter', () => {
   });
 });
 
+/** One HTTP exchange as @trpc/client made it: what went out and the answer, bytes and all. */
+interface Exchange {
+  method: string;
+  path: string;
+  status: number;
+  /** Every response header but the two that differ between any two answers (date, the generated request id). */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * A typed client on `base` with one link kind, recording each exchange (its `fetch` is the platform's, wrapped).
+ * Returns what a caller sees — the data, or the TRPCClientError's message, `data` and shape — and the exchanges.
+ */
+function typedClient(base: string, link: 'httpLink' | 'httpBatchLink', bearer: string | undefined) {
+  const exchanges: Exchange[] = [];
+  const recordingFetch = async (url: URL | RequestInfo, init?: RequestInit) => {
+    const res = await fetch(url, init);
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => {
+      if (k !== 'date' && k !== 'x-request-id') headers[k] = v;
+    });
+    const target = new URL(String(url));
+    exchanges.push({
+      method: init?.method ?? 'GET',
+      path: target.pathname + target.search,
+      status: res.status,
+      headers,
+      body: Buffer.from(await res.clone().arrayBuffer()),
+    });
+    return res;
+  };
+  const options = {
+    url: `${base}/api/trpc`,
+    headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+    fetch: recordingFetch,
+  };
+  const client = createTRPCClient<AppRouter>({
+    links: [link === 'httpLink' ? httpLink(options) : httpBatchLink(options)],
+  });
+  const outcome = async (run: (c: typeof client) => Promise<unknown>) => {
+    try {
+      return { data: await run(client) };
+    } catch (err) {
+      if (!(err instanceof TRPCClientError)) throw err;
+      return { error: { message: err.message, data: err.data as unknown, shape: err.shape as unknown } };
+    }
+  };
+  return { exchanges, outcome };
+}
+
+type Typed = ReturnType<typeof createTRPCClient<AppRouter>>;
+// [what, the call, expected status, anonymous?]
+const typedCases: Array<[string, (c: Typed) => Promise<unknown>, number, boolean]> = [
+  ['a query (task.get)', (c) => c.task.get.query({ id: taskId }), 200, false],
+  [
+    'a query by identity (task.byExternalId)',
+    (c) => c.task.byExternalId.query({ workspace_id: ws.id, external_id: replayInput.external_id as string }),
+    200,
+    false,
+  ],
+  [
+    'a mutation that finds its task (task.create, Found)',
+    (c) => c.task.create.mutate(replayInput as Parameters<Typed['task']['create']['mutate']>[0]),
+    200,
+    false,
+  ],
+  ['a domain error (task.get of no task: task_not_found)', (c) => c.task.get.query({ id: 'no-such-task' }), 404, false],
+  [
+    'an input-validation error from the procedure input (task.get with a number id)',
+    (c) => c.task.get.query({ id: 42 as unknown as string }),
+    400,
+    false,
+  ],
+  [
+    'an input-validation error from the domain (task.create with a number title)',
+    (c) => c.task.create.mutate({ workspace_id: ws.id, title: 42 as unknown as string }),
+    400,
+    false,
+  ],
+  [
+    'a refusal before the procedure (no credentials: 401)',
+    (c) => c.task.create.mutate(replayInput as Parameters<Typed['task']['create']['mutate']>[0]),
+    401,
+    true,
+  ],
+  ['a public query without input (session.me, anonymous)', (c) => c.session.me.query(), 200, true],
+];
+
+describe("@trpc/client sees the same answers from the native path as from tRPC's adapter", () => {
+  for (const link of ['httpLink', 'httpBatchLink'] as const) {
+    it.each(typedCases)(`${link}: %s`, async (_what, run, status, anonymous) => {
+      const bearer = anonymous ? undefined : token;
+      const fast = typedClient(api.url, link, bearer);
+      const adapter = typedClient(adapterApi.url, link, bearer);
+      const fastOutcome = await fast.outcome(run);
+      const adapterOutcome = await adapter.outcome(run);
+      // What the typed client hands its caller: the same data, or the same error with the same data and shape.
+      expect(fastOutcome).toEqual(adapterOutcome);
+      // And on the wire: the same request, status, headers (content-type among them) and body, byte for byte.
+      expect(fast.exchanges).toHaveLength(1);
+      expect(fast.exchanges).toEqual(adapter.exchanges);
+      const [exchange] = fast.exchanges;
+      expect(exchange!.headers['content-type']).toBe('application/json');
+      // A batch of one answers 200 or 207 per call; an unbatched call carries the call's own status.
+      if (link === 'httpLink') expect(exchange!.status).toBe(status);
+      else expect((JSON.parse(exchange!.body.toString()) as unknown[])[0]).toBeDefined();
+    });
+  }
+
+  it("httpLink calls are the native path's, httpBatchLink calls the adapter's", async () => {
+    for (const [link, native] of [
+      ['httpLink', true],
+      ['httpBatchLink', false],
+    ] as const) {
+      const probed = typedClient(probeUrl, link, token);
+      await probed.outcome((c) => c.task.get.query({ id: taskId }));
+      expect(probed.exchanges[0]!.status !== 599, link).toBe(native);
+    }
+  });
+});
+
 describe('what the native path relies on in @trpc/server (a tRPC upgrade must fail here, loudly)', () => {
   it(`is the @trpc/server version the native path was checked against (${NATIVE_CALL_VERIFIED_WITH})`, () => {
     const require = createRequire(import.meta.url);
@@ -302,6 +425,9 @@ describe('what the native path relies on in @trpc/server (a tRPC upgrade must fa
       expect(typeof publicServer[name], name).toBe('function');
     // The router shape it reads: the root config (transformer, error formatter) and a procedure's type.
     expect(appRouter._def._config.transformer.input.deserialize).toBeTypeOf('function');
+    // Answers skip transformTRPCResponse when the router's transformer is tRPC's default one (its serialize is the
+    // identity): the check is by identity with the object tRPC exports.
+    expect(appRouter._def._config.transformer).toBe(unstableCore.defaultTransformer);
     expect(appRouter._def.procedures).toHaveProperty(['task.get']);
   });
 });
