@@ -6,7 +6,7 @@
 // lock, so identifiers stay gapless) and, for a create that named no step, the workspace's first step. A snapshot or
 // payload that contains them is handed over as a JSON template — the JSON cut around those values — which the store
 // fills with the values it drew (`fillJson`, or `to_json` inside PostgreSQL's one statement).
-import type { StoredOutcome } from '../../db/repositories/creation';
+import type { NewOperation, StoredOutcome } from '../../db/repositories/creation';
 import type { BeginRows, SettledRows, SettledWrite, SettleRows } from '../../db/repositories/creation-store';
 import type { DeferredIntent } from '../../db/repositories/launches';
 import type { JsonTemplate } from '../../db/values';
@@ -72,6 +72,29 @@ export function drawn(draft: Task, d: { number: number; identifier: string; step
   return { ...draft, number: d.number, identifier: d.identifier, stepId: d.stepId ?? draft.stepId };
 }
 
+/** The operation's row as both Begin forms write it (Begin alone adds the lease its creating request holds). */
+function operationRow(
+  t: NewTask & {
+    operationId: string;
+    actorId: string;
+    plan: CreationPlan;
+    tokenHash: string;
+    requestId: string | null;
+  },
+): Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'> {
+  return {
+    id: t.operationId,
+    workspaceId: t.workspaceId,
+    taskId: t.taskId,
+    actorId: t.actorId,
+    externalId: t.externalId,
+    plan: t.plan,
+    tokenHash: t.tokenHash,
+    at: t.at,
+    requestId: t.requestId,
+  };
+}
+
 /** SPEC §4.1 step 7: Begin's rows — the operation (with its plan's steps), the task `preparing`, revision 0. */
 export function beginRows(
   t: NewTask & {
@@ -88,19 +111,7 @@ export function beginRows(
 ): BeginRows {
   const task = begunDraft(t, t.stepId);
   return {
-    operation: {
-      id: t.operationId,
-      workspaceId: t.workspaceId,
-      taskId: t.taskId,
-      actorId: t.actorId,
-      externalId: t.externalId,
-      plan: t.plan,
-      tokenHash: t.tokenHash,
-      leaseOwner: t.leaseOwner,
-      leaseExpiresAt: t.leaseExpiresAt,
-      at: t.at,
-      requestId: t.requestId,
-    },
+    operation: { ...operationRow(t), leaseOwner: t.leaseOwner, leaseExpiresAt: t.leaseExpiresAt },
     task,
     wipLimited: t.wipLimited,
     snapshot: jsonTemplate(toTaskBody(task), ['identifier']),
@@ -135,17 +146,7 @@ export function settledRows(
   };
   const holes = ['identifier', 'step_id'];
   return {
-    operation: {
-      id: t.operationId,
-      workspaceId: t.workspaceId,
-      taskId: t.taskId,
-      actorId: t.actorId,
-      externalId: t.externalId,
-      plan: t.plan,
-      tokenHash: t.tokenHash,
-      at: t.at,
-      requestId: t.requestId,
-    },
+    operation: operationRow(t),
     stepId: t.stepId,
     task,
     begunSnapshot: jsonTemplate(toTaskBody(begun), holes),
