@@ -52,56 +52,26 @@ export function createContextInner(opts: {
   };
 }
 
-/**
- * ContextHttp over the Node request and response: one object per call, its methods shared, and the cookie read only
- * when asked for (most calls carry a bearer token and never look).
- */
-class NodeContextHttp implements ContextHttp {
-  private cookieRead = false;
-  private cookieValue: string | undefined;
-
-  constructor(
-    private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
-    private readonly services: Services,
-  ) {}
-
-  get sessionCookie(): string | undefined {
-    if (!this.cookieRead) {
-      this.cookieValue = cookie(this.req.headers, SESSION_COOKIE);
-      this.cookieRead = true;
-    }
-    return this.cookieValue;
-  }
-
-  get secure(): boolean {
-    return secureCookies(
-      (this.req.socket as { encrypted?: boolean }).encrypted === true,
-      this.services.config.http.secureCookies,
-    );
-  }
-
-  setCookie(value: string): void {
-    this.res.appendHeader('set-cookie', value);
-  }
-
-  setHeader(name: string, value: string): void {
-    if (!this.res.headersSent) this.res.setHeader(name, value);
-  }
-
-  get clientAddress(): string | null {
-    return this.req.socket.remoteAddress ?? null;
-  }
-}
-
 export async function createContext(services: Services, req: IncomingMessage, res?: ServerResponse): Promise<Context> {
   const auth = await authenticateRequest(services, req);
+  const http: ContextHttp | undefined = res && {
+    sessionCookie: cookie(req.headers, SESSION_COOKIE),
+    secure: secureCookies(
+      (req.socket as { encrypted?: boolean }).encrypted === true,
+      services.config.http.secureCookies,
+    ),
+    setCookie: (value) => res.appendHeader('set-cookie', value),
+    setHeader: (name, value) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    },
+    clientAddress: req.socket.remoteAddress ?? null,
+  };
   return createContextInner({
     services,
     actor: auth?.actor ?? null,
     source: auth?.via === 'cookie' ? 'console' : 'trpc',
     session: auth?.session,
-    http: res && new NodeContextHttp(req, res, services),
+    http,
     request: services.requests.of(req),
   });
 }

@@ -21,7 +21,6 @@ import { createURL } from '@trpc/server/adapters/node-http';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { TRPCResponse } from '@trpc/server/rpc';
 import {
-  defaultTransformer,
   getProcedureAtPath,
   isAsyncIterable,
   isObject,
@@ -61,58 +60,23 @@ export async function tryNativeCall(
   const type = req.headers['content-type'];
   if (method === 'POST' ? !isJson(type) : type !== undefined && !isJson(type)) return false;
 
-  const target = plainTarget(req, opts.basePath) ?? parsedTarget(req, opts.basePath);
-  if (!target) return false; // the adapter reports a bad URL or path encoding itself
-  const { path, query } = target;
+  let url: URL;
+  let path: string;
+  try {
+    url = createURL(req); // the adapter's own URL parsing (Host header, normalisation)
+    path = decodeURIComponent(url.pathname.slice(opts.basePath.length));
+  } catch {
+    return false; // the adapter reports a bad URL or path encoding itself
+  }
+  const q = url.searchParams;
   // Batches (httpBatchLink's `batch=1`) and connection params go through the adapter.
-  if (query && (query.has('batch') || query.has('connectionParams'))) return false;
-  // The router's own table first (what getProcedureAtPath reads), without a promise; lazy routers through tRPC.
-  const proc =
-    (opts.router._def.procedures as Record<string, AnyTRPCProcedure | undefined>)[path] ??
-    (await getProcedureAtPath(opts.router, path));
+  if (q.has('batch') || q.has('connectionParams')) return false;
+  const proc = await getProcedureAtPath(opts.router, path);
   // Unknown paths, subscriptions (SSE) and a method the procedure does not accept (405) stay with the adapter.
   if (!proc || proc._def.type !== (method === 'GET' ? 'query' : 'mutation')) return false;
 
-  await answer(req, res, opts, proc, path, query);
+  await answer(req, res, opts, proc, path, q);
   return true;
-}
-
-interface Target {
-  /** The procedure path, decoded. */
-  path: string;
-  /** The query string's parameters; undefined when there is none (a POST's usual target). */
-  query: URLSearchParams | undefined;
-}
-
-/** A procedure path of letters, digits, `_`, `$`, `-` and dots (no slash, no escape, no dot segment), then a query. */
-const PLAIN_PROCEDURE = /^[A-Za-z0-9_$][A-Za-z0-9_$.-]*(?:\?[^#]*)?$/;
-/** A Host header the WHATWG URL parser takes as it is: a name or IPv4 address, or a bracketed IPv6 one, and a port. */
-const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-/**
- * What createURL (the adapter's URL parsing) would give, read straight off a plain target: for such a target the URL
- * parser changes nothing (no escapes, dot segments or backslashes to normalise) and decodeURIComponent is the identity,
- * so the path and the parameters are the same — without a URL object per request. Undefined for anything else.
- */
-function plainTarget(req: IncomingMessage, basePath: string): Target | undefined {
-  const url = req.url;
-  const host = req.headers.host;
-  if (!url?.startsWith(basePath) || host === undefined || !PLAIN_HOST.test(host)) return undefined;
-  const rest = url.slice(basePath.length);
-  if (!PLAIN_PROCEDURE.test(rest)) return undefined;
-  const q = rest.indexOf('?');
-  if (q === -1) return { path: rest, query: undefined };
-  return { path: rest.slice(0, q), query: new URLSearchParams(rest.slice(q + 1)) };
-}
-
-/** Any other target, through the adapter's own URL parsing (Host header, normalisation); undefined where it fails. */
-function parsedTarget(req: IncomingMessage, basePath: string): Target | undefined {
-  try {
-    const url = createURL(req);
-    return { path: decodeURIComponent(url.pathname.slice(basePath.length)), query: url.searchParams };
-  } catch {
-    return undefined;
-  }
 }
 
 async function answer(
@@ -121,26 +85,33 @@ async function answer(
   opts: NativeCallOptions,
   proc: AnyTRPCProcedure,
   path: string,
-  query: URLSearchParams | undefined,
+  q: URLSearchParams,
 ) {
   const config = opts.router._def._config;
   const procType = proc._def.type;
   const input = lazyInput(
-    () => readInput(req, query, opts.maxBodySize),
+    () => readInput(req, q, opts.maxBodySize),
     (raw) => config.transformer.input.deserialize(raw),
   );
+  // The adapter aborts the procedure's signal when the client goes away before the answer is written.
+  const abort = new AbortController();
+  res.once('close', () => {
+    if (!res.writableEnded) abort.abort();
+  });
 
   let ctx: unknown;
   let body: TRPCResponse;
   try {
     // A refusal while building the context (CSRF, rate limit, database away) is reported as this call's error.
     ctx = await opts.createContext(req, res);
-    // The adapter aborts the procedure's signal when the client goes away before the answer is written (abortSignalOf).
-    const data = await callProcedure(
-      proc,
-      { path, type: procType, batchIndex: 0, res },
-      { ctx, input: undefined, getRawInput: input.read },
-    );
+    const data = await callProcedure(proc, {
+      path,
+      getRawInput: input.read,
+      ctx,
+      type: procType,
+      signal: abort.signal,
+      batchIndex: 0,
+    });
     if (isDataStream(data)) {
       // resolveResponse throws this outside the call, so its error shape carries no path.
       const error = new TRPCError({
@@ -156,51 +127,20 @@ async function answer(
     body = { error: getErrorShape({ config, ctx, error, input: input.result(), path, type: procType }) };
   }
 
-  // What the adapter writes for this Response: status (unless already set), `vary` and `content-type`, and the body
-  // chunked (no content-length: the adapter streams its Response). The headers go with the status line and the body
-  // with `end`, so Node writes it all at once, and none is set ahead (setHeader would send every header of the
-  // response down Node's slower path: http/response.ts).
-  const status = res.statusCode === 200 ? getHTTPStatusCode([body]) : res.statusCode;
-  // The default transformer's serialize is the identity, and transformTRPCResponse then only copies the envelope.
-  const wire = config.transformer === defaultTransformer ? body : transformTRPCResponse(config, body);
-  res.writeHead(status, RESPONSE_HEADERS);
-  res.end(JSON.stringify(wire));
+  // What the adapter writes for this Response: status (unless already set), `vary` and `content-type`, and the
+  // body as one chunk (so `transfer-encoding: chunked`, as before — clients see no difference).
+  if (res.statusCode === 200) res.statusCode = getHTTPStatusCode([body]);
+  res.setHeader('vary', 'trpc-accept, accept');
+  res.setHeader('content-type', 'application/json');
+  res.write(JSON.stringify(transformTRPCResponse(config, body)));
+  res.end();
 }
 
-/** The headers the adapter gives a JSON answer, in its order (frozen: writeHead only reads them). */
-const RESPONSE_HEADERS = Object.freeze({ vary: 'trpc-accept, accept', 'content-type': 'application/json' });
-
-/** The adapter's per-call signal: aborted when the connection closes before the answer has been written. */
-function abortSignalOf(res: ServerResponse): AbortSignal {
-  const abort = new AbortController();
-  if (res.destroyed) {
-    if (!res.writableEnded) abort.abort();
-  } else {
-    res.once('close', () => {
-      if (!res.writableEnded) abort.abort();
-    });
-  }
-  return abort.signal;
-}
-
-/** What stays the same through a call's middleware levels (resolveResponse's options for `proc(…)`). */
-interface Call {
-  path: string;
-  type: string;
-  batchIndex: number;
-  /** The response whose closing aborts the call's signal, made on first use (abortSignalOf). */
-  res: ServerResponse;
-  signal?: AbortSignal;
-}
-/** What a middleware may change for the next level (callRecursive reads exactly these from `next(…)`). */
-interface Level {
-  ctx: unknown;
-  input: unknown;
-  getRawInput: () => Promise<unknown>;
-}
+/** A call's options as tRPC's middlewares get them (path, getRawInput, ctx, type, signal, batchIndex, …). */
+type CallOptions = Record<string, unknown> & { ctx: unknown; input?: unknown; getRawInput: () => Promise<unknown> };
 type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
 type Middleware = (
-  opts: Level & Record<string, unknown> & { next(nextOpts?: Partial<Level>): Promise<MiddlewareResult> },
+  opts: CallOptions & { meta: unknown; next(nextOpts?: Partial<CallOptions>): Promise<MiddlewareResult> },
 ) => Promise<MiddlewareResult>;
 /** What a built procedure carries (`createProcedureCaller`'s `_def`): its middlewares, the resolver last, and meta. */
 interface ProcedureDef {
@@ -210,14 +150,13 @@ interface ProcedureDef {
 
 /**
  * `proc(opts)` — tRPC's createProcedureCaller and callRecursive (src/unstable-core-do-not-import/procedureBuilder.ts),
- * step for step. Where tRPC's build copies the call's options key by key twice per middleware level (Babel's
- * `_objectSpread2`), each level here gets one object literal with the same keys in the same order and the same values;
- * only the signal is an accessor, so it exists only if someone reads it. Same order of middlewares, same results and
- * errors.
+ * step for step, with the language's object spread where tRPC's build has Babel's `_objectSpread2` helper: that
+ * helper copied the call's options key by key twice per middleware level, the dearest part of a tRPC Found
+ * (docs/BENCHMARKS.md). Same keys, same values, same order of middlewares, same results and errors.
  */
-async function callProcedure(proc: AnyTRPCProcedure, call: Call, level: Level): Promise<unknown> {
+async function callProcedure(proc: AnyTRPCProcedure, opts: CallOptions): Promise<unknown> {
   const def = proc._def as unknown as ProcedureDef;
-  const result = await callMiddleware(0, def, call, level);
+  const result = await callMiddleware(0, def, opts);
   if (!result)
     throw new TRPCError({
       code: 'INTERNAL_SERVER_ERROR',
@@ -227,25 +166,19 @@ async function callProcedure(proc: AnyTRPCProcedure, call: Call, level: Level): 
   return result.data;
 }
 
-async function callMiddleware(index: number, def: ProcedureDef, call: Call, level: Level): Promise<MiddlewareResult> {
+async function callMiddleware(index: number, def: ProcedureDef, opts: CallOptions): Promise<MiddlewareResult> {
   try {
     const middleware = def.middlewares[index]!;
     return await middleware({
-      path: call.path,
-      getRawInput: level.getRawInput,
-      ctx: level.ctx,
-      type: call.type,
-      get signal() {
-        return (call.signal ??= abortSignalOf(call.res));
-      },
-      batchIndex: call.batchIndex,
+      ...opts,
       meta: def.meta,
-      input: level.input,
+      input: opts.input,
       next(nextOpts) {
-        return callMiddleware(index + 1, def, call, {
-          ctx: nextOpts?.ctx ? { ...(level.ctx as object), ...(nextOpts.ctx as object) } : level.ctx,
-          input: nextOpts && 'input' in nextOpts ? nextOpts.input : level.input,
-          getRawInput: nextOpts?.getRawInput ?? level.getRawInput,
+        return callMiddleware(index + 1, def, {
+          ...opts,
+          ctx: nextOpts?.ctx ? { ...(opts.ctx as object), ...(nextOpts.ctx as object) } : opts.ctx,
+          input: nextOpts && 'input' in nextOpts ? nextOpts.input : opts.input,
+          getRawInput: nextOpts?.getRawInput ?? opts.getRawInput,
         });
       },
     });
@@ -259,10 +192,10 @@ async function callMiddleware(index: number, def: ProcedureDef, call: Call, leve
  * `Request.json()` (UTF-8, a BOM dropped, then JSON.parse) except that bytes that are not UTF-8 are refused, in the
  * query string or the body, as the adapter path refuses them (strict-input.ts).
  */
-async function readInput(req: IncomingMessage, q: URLSearchParams | undefined, limit: number): Promise<unknown> {
+async function readInput(req: IncomingMessage, q: URLSearchParams, limit: number): Promise<unknown> {
   refuseMalformedTrpcQuery(req.url);
   if (req.method === 'GET') {
-    const raw = q?.get('input');
+    const raw = q.get('input');
     return raw ? (JSON.parse(raw) as unknown) : undefined;
   }
   return JSON.parse(decodeBody(await readBody(req, limit))) as unknown;

@@ -94,8 +94,7 @@ const requireActor = t.middleware(async function requireActor({ ctx, next }) {
     const cause = new DomainError('unauthenticated'); // its domain code reaches `data.domainCode`, as REST's 401 says
     throw new TRPCError({ code: 'UNAUTHORIZED', message: cause.message, cause });
   }
-  // tRPC merges this into the context it has (callRecursive): only what changes is passed, so it is copied once.
-  return mapFailure(await next({ ctx: { actor: ctx.actor } }), ctx);
+  return mapFailure(await next({ ctx: { ...ctx, actor: ctx.actor } }), ctx);
 });
 
 export const router = t.router;
