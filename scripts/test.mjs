@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite, in three steps; a step in which a stage failed is the last one run.
+// `npm test`: the whole suite, in two steps; a step in which a stage failed is the last one run.
 //   1. typecheck → next build  ‖  lint → format check  ‖  client build → openapi build → server build
-//   2. vitest (projects unit, sqlite, postgres)
-//   3. playwright (the built app in Chromium)
-// `‖` runs side by side (two cores: the checks and builds are single-threaded until next build). Each stage's output is printed
+//   2. vitest (projects unit, sqlite, postgres)  ‖  playwright (the built app in Chromium)
+// `‖` runs side by side (two cores: the checks and builds are single-threaded until next build; Playwright's one
+// worker mostly waits on the browser and the server, about half a core over its run, beside vitest's two workers). Each stage's output is printed
 // whole when it ends (the longest stage of a step streams as it runs); the summary gives every stage's own time and
 // each step's wall time.
 // Flags: --no-e2e (skip Playwright), --e2e-only (server and next builds, then Playwright).
@@ -62,10 +62,9 @@ const PLAN = [
     ['lint', 'format check'],
     ['client build', 'openapi build', 'server build'],
   ],
-  // One after the other: side by side on two cores, the timing-bound tests of both (slow clients, outages, the
-  // browser's 60 s budget) failed under the load; measured only on a busy machine, so left for a quiet one to decide.
-  [['vitest']],
-  [['playwright']],
+  // Side by side: both share the step-1 builds (dist/server/main.mjs, .next) and only read them; each starts its
+  // servers on ports of its own. vitest streams, Playwright's list is printed whole when it ends.
+  [['vitest'], ['playwright']],
 ];
 
 const wanted = (name) => {
