@@ -33,9 +33,21 @@ function csvLine(values: readonly ExportValue[]): string {
   return `${values.map(csvField).join(',')}\r\n`;
 }
 
-/** Writes `chunk`, waiting while the client's buffer is full (a slow download must not make the server buffer it all). */
+/**
+ * Writes `chunk`, waiting while the client's buffer is full (a slow download must not make the server buffer it all).
+ * The wait that loses the race is cancelled: left pending, each full buffer would leave a `close` and an `error`
+ * listener on the response for the rest of the download.
+ */
 async function write(res: ServerResponse, chunk: string): Promise<void> {
-  if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  if (!res.write(chunk)) {
+    const settled = new AbortController();
+    const { signal } = settled;
+    try {
+      await Promise.race([once(res, 'drain', { signal }), once(res, 'close', { signal })]);
+    } finally {
+      settled.abort();
+    }
+  }
   if (res.destroyed) throw new Error('client went away');
 }
 
