@@ -107,7 +107,16 @@ describe('layering', () => {
   it("the drivers are the data layer's ground floor: they import no repository, dialect form or store", () => {
     const drivers = files.filter((f) => f.rel.startsWith('src/server/db/drivers/'));
     expect(drivers.length).toBeGreaterThan(0);
-    expect(hits(drivers, /from '\.\.\/(repositories|dialect|store|prisma)\b/)).toEqual([]);
+    expect(hits(drivers, /from '\.\.\/(repositories|dialect|store|prisma|schema)\b/)).toEqual([]);
+  });
+
+  it("the data layer's root holds only its face; the rest lives in the folder of its floor", () => {
+    // store.ts (what the domain is handed), types.ts (a connection), values.ts (a row's values), errors.ts (what a
+    // database error means). Drivers, repositories, dialect forms, Prisma Client and the schema have folders.
+    const root = files
+      .filter((f) => /^src\/server\/db\/[^/]+$/.test(f.rel))
+      .map((f) => f.rel.slice('src/server/db/'.length));
+    expect(root.sort()).toEqual(['errors.ts', 'store.ts', 'types.ts', 'values.ts']);
   });
 
   it('the model imports nothing above it', () => {

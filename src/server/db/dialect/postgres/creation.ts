@@ -31,7 +31,7 @@ import {
   type Transactor,
 } from '../../repositories/creation-store';
 import { TASK_COLUMNS } from '../../repositories/tasks';
-import { StatementBatch } from '../../statement-batch';
+import { StatementBatch } from './statement-batch';
 import type { Db } from '../../types';
 import { jsonParam, num, str } from '../../values';
 import { POSTGRES } from '../../drivers/index';
