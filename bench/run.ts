@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../src/server/config';
-import { migrate } from '../src/server/db/migrate';
+import { migrate } from '../src/server/db/schema/migrate';
 import { createServices } from '../src/server/app';
 import type { Services } from '../src/server/services';
 import { startPgBouncer, type PgBouncer } from '../tests/support/postgres-cluster';

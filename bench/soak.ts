@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createSession, SESSION_COOKIE } from '../src/server/auth/session';
 import { openDb } from '../src/server/db/drivers';
-import { migrate } from '../src/server/db/migrate';
+import { migrate } from '../src/server/db/schema/migrate';
 import { Store } from '../src/server/db/store';
 import type { Db } from '../src/server/db/types';
 import { createApiToken } from '../src/server/domain/tokens/api-tokens';

@@ -15,7 +15,10 @@ const servicesModule =
   ['src/server/app.ts', 'src/server/create-services.ts'].find((f) => existsSync(resolve(root, f))) ??
   'src/server/services.ts';
 const { createServices } = await load(servicesModule);
-const { migrate } = await load('src/server/db/migrate.ts');
+// The migrator moved too: db/schema/migrate.ts now, db/migrate.ts in older checkouts.
+const migrateModule =
+  ['src/server/db/schema/migrate.ts'].find((f) => existsSync(resolve(root, f))) ?? 'src/server/db/migrate.ts';
+const { migrate } = await load(migrateModule);
 const { seed, bulkLoad } = await load('bench/lib/seed.ts');
 
 const services = createServices({ config: { ...loadConfig(), databaseUrl, failpointsEnabled: false } });

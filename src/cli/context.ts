@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { userInfo } from 'node:os';
 import type { Actor } from '../server/domain/access';
-import { schemaVersion } from '../server/db/migrate';
+import { schemaVersion } from '../server/db/schema/migrate';
 import type { Store } from '../server/db/store';
 import { loadConfig } from '../server/config';
 import { createServices } from '../server/app';

@@ -4,7 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { MigrationError } from '../server/db/migrate';
+import { MigrationError } from '../server/db/schema/migrate';
 import { isDomainError } from '../server/domain/errors/domain-error';
 import { CliError, createCliContext, type CliContext } from './context';
 import { register as migrate } from './commands/migrate';

@@ -194,7 +194,7 @@ export interface Config {
   databaseUrl: string;
   /**
    * PostgreSQL itself when `databaseUrl` goes through PgBouncer: what needs a session (migrations, which hold an
-   * advisory lock across transactions) runs there (db/migrate.ts). Null: everything uses `databaseUrl`.
+   * advisory lock across transactions) runs there (db/schema/migrate.ts). Null: everything uses `databaseUrl`.
    */
   directDatabaseUrl: string | null;
   port: number;

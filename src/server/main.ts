@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { isDatabaseUnavailable } from './db/errors';
-import { migrate, MigrationError } from './db/migrate';
+import { migrate, MigrationError } from './db/schema/migrate';
 import { describePostgresUrl, isPostgresUrl } from './db/drivers/postgres-url';
 import { startRelay } from './runtime/relay';
 import { startRecoveryRuntime } from './runtime';

@@ -1,5 +1,5 @@
 // The project's folder (package.json, prisma/, .next/), for the files the server reads at run time: the migrations
-// (db/migrate.ts) and Next's build (main.ts). Two levels above this module wherever it runs — src/server/ under tsx,
+// (db/schema/migrate.ts) and Next's build (main.ts). Two levels above this module wherever it runs — src/server/ under tsx,
 // and dist/server/, where scripts/build-server.mjs writes the bundle `npm start` serves.
 import { resolve } from 'node:path';
 

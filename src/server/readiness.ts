@@ -9,8 +9,8 @@
 // The server does not re-run migrations when the schema disappears: a database re-created by an operator may be
 // about to receive a restore, and tables created underneath it would break that. Migrating stays a deliberate
 // step (`tether migrate`, or a restart); the next attestation then reports ready again.
-import { attest, type AttestationResult } from './db/attest';
-import { schemaVersion } from './db/migrate';
+import { attest, type AttestationResult } from './db/schema/attest';
+import { schemaVersion } from './db/schema/migrate';
 import type { Db } from './db/types';
 import { DomainError } from './domain/errors/domain-error';
 

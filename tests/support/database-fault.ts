@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDb } from '../../src/server/db/drivers';
-import { migrate } from '../../src/server/db/migrate';
+import { migrate } from '../../src/server/db/schema/migrate';
 import type { Db } from '../../src/server/db/types';
 import { freshDatabaseUrl, testDialect } from './db';
 import { until } from './fixtures';

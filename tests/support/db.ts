@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { openDb } from '../../src/server/db/drivers';
-import { migrate } from '../../src/server/db/migrate';
+import { migrate } from '../../src/server/db/schema/migrate';
 import { Store } from '../../src/server/db/store';
 import type { Db, Dialect } from '../../src/server/db/types';
 import { createDatabase } from './postgres-server';

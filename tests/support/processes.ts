@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { bundleOptions } from '../../scripts/bundle-options.mjs';
 import { afterAll, beforeAll } from 'vitest';
 import { openDb } from '../../src/server/db/drivers';
-import { migrate } from '../../src/server/db/migrate';
+import { migrate } from '../../src/server/db/schema/migrate';
 import type { Db } from '../../src/server/db/types';
 import { freshDatabaseUrl } from './db';
 

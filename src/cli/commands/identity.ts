@@ -2,7 +2,7 @@
 // rows, and on-demand re-attestation. Every running server process re-attests within about a second of a resolution
 // or an `attest` (it polls for requests), so readiness returns without a restart.
 import type { Command } from 'commander';
-import type { AttestationResult } from '../../server/db/attest';
+import type { AttestationResult } from '../../server/db/schema/attest';
 import { attestOnDemand, listLegacyIdentities, resolveLegacyIdentity } from '../../server/domain/identity/legacy';
 import { CliError, cliActor, table, type CliContext } from '../context';
 

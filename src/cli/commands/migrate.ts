@@ -1,7 +1,7 @@
 // `tether migrate`: apply pending migrations, then attest the catalog (SPEC §12).
 import type { Command } from 'commander';
-import { attest } from '../../server/db/attest';
-import { migrate } from '../../server/db/migrate';
+import { attest } from '../../server/db/schema/attest';
+import { migrate } from '../../server/db/schema/migrate';
 import { CliError, type CliContext } from '../context';
 
 export function register(program: Command, ctx: CliContext): void {

@@ -26,6 +26,19 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
+/**
+ * A fenced statement matched no row: the creation operation is owned by a newer generation (SPEC §4.2). Raised inside
+ * a fenced transaction so that it rolls back whole; the creating request then waits for recovery's outcome, and a
+ * recovery worker or cleanup pass that lost its claim stops. The domain raises it too, when the PostgreSQL
+ * one-statement Complete reports the same finding.
+ */
+export class LeaseLostError extends Error {
+  constructor(operationId: string) {
+    super(`creation operation ${operationId} is now owned by a newer generation`);
+    this.name = 'LeaseLostError';
+  }
+}
+
 /** True when `err` means the database is unavailable (SPEC §4.4): the outcome of what was in flight is unknown. */
 export function isDatabaseUnavailable(err: unknown): boolean {
   return err instanceof DatabaseUnavailable || dbErrorInfo(err)?.unavailable === true;

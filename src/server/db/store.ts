@@ -1,6 +1,6 @@
 // The data layer's front door: every read and write the domain makes goes through a repository here.
 // Repositories are the only home of SQL text and Prisma calls. The hot paths (create, lookup, release, outbox,
-// recovery claims) run on the driver; cold paths on Prisma Client over the same connections (db/prisma.ts).
+// recovery claims) run on the driver; cold paths on Prisma Client over the same connections (db/prisma/).
 // Dialect differences are chosen once, here, when the store is built: a dialect may supply a faster form of a
 // repository (dialect/postgres/*.ts) behind the same interface; nothing outside db/ asks which dialect it runs on.
 //
@@ -104,7 +104,7 @@ export class Store {
     return this.driver.transaction((sql) => fn(txRepositories(sql, this.sqlDialect)));
   }
 
-  /** Whether Prisma Client has been built: not until a cold path needs it (db/prisma.ts). */
+  /** Whether Prisma Client has been built: not until a cold path needs it (db/prisma/). */
   get prismaLoaded(): boolean {
     return this.prismaClient !== undefined;
   }

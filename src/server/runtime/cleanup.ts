@@ -3,7 +3,7 @@
 // attempt a lease ahead with a compare-and-set, so two processes never retry the same step at once; a process that
 // dies mid-retry leaves it due again after that lease (compensations are idempotent).
 import { retryCompensation } from '../domain/creation/cleanup';
-import { LeaseLostError } from '../model/creation';
+import { LeaseLostError } from '../db/errors';
 import type { Services } from '../services';
 
 /** One pass: claims up to `limit` due compensations and retries each. Returns how many were compensated. */

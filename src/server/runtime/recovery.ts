@@ -4,14 +4,13 @@
 // database (the creation store's claim: PostgreSQL skips rows another claimer holds; SQLite runs one immediate
 // transaction at a time).
 import type { Actor } from '../domain/access';
-import { isDatabaseUnavailable } from '../db/errors';
+import { isDatabaseUnavailable, LeaseLostError } from '../db/errors';
 import type { StepChange, StepRecord } from '../db/repositories/creation';
 import { abortOperation } from '../domain/creation/abort';
 import { recordFailedAttempt } from '../domain/creation/attempts';
 import { complete } from '../domain/creation/complete';
 import { runPlannedSteps } from '../domain/creation/coordinator';
 import { UnknownStepError } from '../domain/creation/errors';
-import { LeaseLostError } from '../model/creation';
 import { withLease } from '../domain/creation/fence';
 import type { CreationHandle } from '../domain/creation/operation';
 import { STEP_KINDS } from '../domain/creation/steps';

@@ -6,7 +6,7 @@ import type { Db } from '../../../src/server/db/types';
 import { openDb } from '../../../src/server/db/drivers';
 import { complete } from '../../../src/server/domain/creation/complete';
 import { runPlannedSteps } from '../../../src/server/domain/creation/coordinator';
-import { LeaseLostError } from '../../../src/server/model/creation';
+import { LeaseLostError } from '../../../src/server/db/errors';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { claimExpired, driveRecovered } from '../../../src/server/runtime/recovery';
 import type { Services } from '../../../src/server/services';

@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { attest } from '../../../src/server/db/attest';
+import { attest } from '../../../src/server/db/schema/attest';
 import { openDb } from '../../../src/server/db/drivers';
-import { migrate } from '../../../src/server/db/migrate';
+import { migrate } from '../../../src/server/db/schema/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { freshDb, testDialect } from '../../support/db';
 import { makeWorkspace } from '../../support/fixtures';

@@ -1,7 +1,7 @@
 // SPEC §12: attestation reads the real catalog and fails with a specific reason for every look-alike of the
 // SPEC §2.2 identity schema. Each case damages its own freshly migrated database.
 import { afterEach, describe, expect, it } from 'vitest';
-import { attest } from '../../../src/server/db/attest';
+import { attest } from '../../../src/server/db/schema/attest';
 import type { SqliteDb } from '../../../src/server/db/drivers';
 import type { Db } from '../../../src/server/db/types';
 import { freshDb, testDialect } from '../../support/db';

@@ -1,9 +1,9 @@
 // The real catalog of a database in one neutral shape, for the tests that hold the Prisma schema, the migrations
 // and the database to each other (SPEC §12). PostgreSQL from pg_catalog / information_schema (the columns Prisma's
 // own describer reads); SQLite from its pragmas, with collations and predicates parsed from sqlite_master as the
-// attestation does (db/dialect/sqlite-attest.ts).
-import { declaredCollation, indexPredicate, splitTableDefinition } from '../../../src/server/db/dialect/sqlite/attest';
-import { normalizePredicate } from '../../../src/server/db/attest';
+// attestation does (db/schema/catalog-sqlite.ts).
+import { declaredCollation, indexPredicate, splitTableDefinition } from '../../../src/server/db/schema/catalog-sqlite';
+import { normalizePredicate } from '../../../src/server/db/schema/attest';
 import type { Sql } from '../../../src/server/db/types';
 
 export interface CatalogColumn {

@@ -2,7 +2,7 @@
 // readiness (identity reads and writes answer 503) and is listed, until an operator resolves it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attest } from '../../../src/server/db/attest';
+import { attest } from '../../../src/server/db/schema/attest';
 import type { Db } from '../../../src/server/db/types';
 import { DomainError } from '../../../src/server/domain/errors/domain-error';
 import { Readiness } from '../../../src/server/readiness';

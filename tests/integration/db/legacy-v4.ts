@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PRISMA_DIR } from '../../../src/server/db/migrate';
-import { LEGACY_MIGRATIONS } from '../../../src/server/db/migration-history';
+import { PRISMA_DIR } from '../../../src/server/db/schema/migrate';
+import { LEGACY_MIGRATIONS } from '../../../src/server/db/schema/migration-history';
 import type { Db, Dialect } from '../../../src/server/db/types';
 
 /** sha256 of each numbered file as it was committed before the move (git show 3705e7d:migrations/<dialect>/…). */

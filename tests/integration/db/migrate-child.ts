@@ -1,7 +1,7 @@
 // A separate process that migrates one database: `node --import tsx migrate-child.ts <url> <startAtMs> [migrationsDir]`.
 // Waits until startAtMs so sibling processes start migrating at the same moment, then prints the result as JSON.
 import { openDb } from '../../../src/server/db/drivers';
-import { migrate, readMigrations } from '../../../src/server/db/migrate';
+import { migrate, readMigrations } from '../../../src/server/db/schema/migrate';
 
 const [url, startAt, dir] = process.argv.slice(2) as [string, string, string | undefined];
 const db = openDb(url);

@@ -2,7 +2,7 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lockfileText } from '../../../src/server/db/migration-history';
+import { lockfileText } from '../../../src/server/db/schema/migration-history';
 import { testDialect } from '../../support/db';
 
 const dialect = testDialect();

@@ -13,8 +13,8 @@ import {
   type SqlMigrationAwareDriverAdapterFactory,
 } from '@prisma/driver-adapter-utils';
 import type * as SchemaEngineBg from '@prisma/schema-engine-wasm/schema_engine_bg';
-import type { MigrationFile } from '../../../src/server/db/migrate';
-import { lockfileText } from '../../../src/server/db/migration-history';
+import type { MigrationFile } from '../../../src/server/db/schema/migrate';
+import { lockfileText } from '../../../src/server/db/schema/migration-history';
 import type { Dialect } from '../../../src/server/db/types';
 
 const require = createRequire(import.meta.url);

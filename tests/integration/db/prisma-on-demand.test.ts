@@ -1,4 +1,4 @@
-// Prisma Client is built on first use (db/prisma.ts): a server process that only starts and answers the API's hot
+// Prisma Client is built on first use (db/prisma/): a server process that only starts and answers the API's hot
 // paths never loads it. Loaded, it is ~100 MB of a server's peak memory and it made every Found dearer (the
 // bench measured peak RSS ~300 MB against ~200 MB without it; docs/BENCHMARKS.md). So the start-up check for
 // first-run setup and the hot paths (token authentication, create, Found, lookup, health) run on the driver, and a

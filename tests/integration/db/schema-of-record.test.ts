@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderSqliteSchema } from '../../../scripts/prisma-schemas.mjs';
-import { attest } from '../../../src/server/db/attest';
-import { PRISMA_DIR } from '../../../src/server/db/migrate';
+import { attest } from '../../../src/server/db/schema/attest';
+import { PRISMA_DIR } from '../../../src/server/db/schema/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { emptyDb, freshDb, testDialect } from '../../support/db';
 import { readCatalog, sqliteAffinity, type CatalogColumn, type CatalogTable } from './catalog';
@@ -42,7 +42,7 @@ const COLLATIONS_ONLY_IN_MIGRATIONS: Record<typeof dialect, string[]> = {
  * Prisma's own DDL, on purpose, and are tolerated here:
  * - Boolean: Prisma declares BOOLEAN (NUMERIC affinity); the migrations `integer`. Both hold 0/1 integers.
  * - DateTime: Prisma declares DATETIME (NUMERIC); the migrations `text`, holding ISO-8601 UTC text, which is what
- *   the driver writes and what the Prisma client is configured to read and write (db/prisma.ts, `iso8601`).
+ *   the driver writes and what the Prisma client is configured to read and write (db/prisma/, `iso8601`).
  */
 const SQLITE_AFFINITY: Record<string, string> = {
   String: 'TEXT',

@@ -2,10 +2,10 @@
 // one transaction without losing a byte of any row, and a failure mid-rebuild leaves the original intact.
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attest } from '../../../src/server/db/attest';
+import { attest } from '../../../src/server/db/schema/attest';
 import type { SqliteDb } from '../../../src/server/db/drivers';
-import { migrate } from '../../../src/server/db/migrate';
-import { rebuildSqliteTasksTable, type RebuildStage } from '../../../src/server/db/sqlite-rebuild';
+import { migrate } from '../../../src/server/db/schema/migrate';
+import { rebuildSqliteTasksTable, type RebuildStage } from '../../../src/server/db/schema/sqlite-rebuild';
 import { freshDb, testDialect } from '../../support/db';
 import { makeWorkspace } from '../../support/fixtures';
 import { makeSqliteTasksNocase, replaceSqliteTasksTable } from './schema-edits';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/drivers';
-import { migrate } from '../../../src/server/db/migrate';
+import { migrate } from '../../../src/server/db/schema/migrate';
 import type { Db, Sql } from '../../../src/server/db/types';
 import { settledHighWater } from '../../../src/server/domain/events/horizon';
 import type { Services } from '../../../src/server/services';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../../src/server/auth/secrets';
 import { createSession, SESSION_COOKIE } from '../../../src/server/auth/session';
 import { openDb } from '../../../src/server/db/drivers';
-import { migrate } from '../../../src/server/db/migrate';
+import { migrate } from '../../../src/server/db/schema/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { createApiToken, parseApiToken, revokeApiToken } from '../../../src/server/domain/tokens/api-tokens';
 import { createUser } from '../../../src/server/domain/users/create-user';

@@ -5,7 +5,7 @@
 // And a server started while PostgreSQL is down stays up, not ready, and becomes ready when it arrives (SPEC §12).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/drivers';
-import { migrate } from '../../../src/server/db/migrate';
+import { migrate } from '../../../src/server/db/schema/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { testDialect } from '../../support/db';
 import { count, makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';

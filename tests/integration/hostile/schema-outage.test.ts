@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../../src/server/config';
 import { openDb } from '../../../src/server/db/drivers';
-import { migrate } from '../../../src/server/db/migrate';
+import { migrate } from '../../../src/server/db/schema/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { freshDatabaseUrl, freshDb, testDialect } from '../../support/db';
 import { makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';

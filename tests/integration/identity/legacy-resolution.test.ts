@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/drivers';
-import { migrate } from '../../../src/server/db/migrate';
+import { migrate } from '../../../src/server/db/schema/migrate';
 import type { Db } from '../../../src/server/db/types';
 import { freshDatabaseUrl } from '../../support/db';
 import { count, makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';

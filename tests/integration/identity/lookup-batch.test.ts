@@ -1,7 +1,7 @@
 // On PostgreSQL, identity lookups issued together share one statement (src/server/db/dialect/postgres/
 // tasks.ts). Each caller must still get exactly the answer its own single-row lookup would give.
 import { BATCHED_BY_EXTERNAL_ID } from '../../../src/server/db/dialect/postgres/tasks';
-import { MAX_BATCH } from '../../../src/server/db/statement-batch';
+import { MAX_BATCH } from '../../../src/server/db/dialect/postgres/statement-batch';
 import { describe, expect, it as base } from '../../support/database-test';
 import { testDialect } from '../../support/db';
 import { createIdentities, makeWorkspace, uniq } from '../../support/fixtures';

@@ -8,7 +8,7 @@
 // The creates plan nothing (zero-step, SPEC §4.3: one commit), so this scenario is about the topology alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/drivers';
-import { migrate } from '../../../src/server/db/migrate';
+import { migrate } from '../../../src/server/db/schema/migrate';
 import { Store } from '../../../src/server/db/store';
 import type { Db } from '../../../src/server/db/types';
 import { testDialect } from '../../support/db';

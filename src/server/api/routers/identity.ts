@@ -2,7 +2,7 @@
 // the workspace's legacy rows, resolving one (settle or release, audited), and re-attesting on demand. The domain
 // (domain/identity/legacy.ts) checks `admin` on the workspace; anyone else gets the 404 of a workspace not there.
 import { z } from 'zod';
-import type { AttestationResult } from '../../db/attest';
+import type { AttestationResult } from '../../db/schema/attest';
 import {
   attestOnDemand,
   LEGACY_ACTIONS,

@@ -45,7 +45,7 @@ export interface PostgresOptions {
   max?: number;
   connectTimeoutMs?: number;
   queryTimeoutMs?: number;
-  /** DIRECT_DATABASE_URL: PostgreSQL itself, for what needs a session (migrations, db/migrate.ts) when `url` goes
+  /** DIRECT_DATABASE_URL: PostgreSQL itself, for what needs a session (migrations, db/schema/migrate.ts) when `url` goes
    *  through PgBouncer. */
   directUrl?: string;
 }

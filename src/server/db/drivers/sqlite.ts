@@ -45,7 +45,7 @@ export class SqliteDb implements Db {
     string,
     { stmt: Database.Statement; reader: boolean; sql: string; order: number[] }
   >();
-  /** Every statement of this process goes through it, Prisma's included (dialect/sqlite/prisma.ts). */
+  /** Every statement of this process goes through it, Prisma's included (prisma/sqlite-adapter.ts). */
   readonly mutex = new Mutex();
 
   poolStats(): PoolStats {

@@ -9,7 +9,7 @@ import type {
   ConsoleOperation,
   ConsoleRevision,
   ConsoleStep,
-  ConsoleTask,
+  ConsoleTaskRow,
   CurrentStep,
   ListCursor,
   ListPage,
@@ -17,7 +17,6 @@ import type {
   OverviewCounts,
   ReleasesQuery,
 } from '../../domain/console/rows';
-import { settlementOf } from '../../model/task';
 import type { SqlDialect } from '../drivers';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
@@ -71,16 +70,14 @@ interface TaskFields {
   step: { name: string } | null;
 }
 
-function toConsoleTask(t: TaskFields): ConsoleTask {
-  const settledAt = t.externalIdSettledAt?.toISOString() ?? null;
+function toConsoleTask(t: TaskFields): ConsoleTaskRow {
   return {
     id: t.id,
     workspace_id: t.workspaceId,
     identifier: t.identifier,
     title: t.title,
     external_id: t.externalId,
-    external_id_settled_at: settledAt,
-    settlement: settlementOf(t.externalId, settledAt),
+    external_id_settled_at: t.externalIdSettledAt?.toISOString() ?? null,
     creation_state: t.creationState,
     archived_at: t.archivedAt?.toISOString() ?? null,
     created_at: t.createdAt.toISOString(),
@@ -367,21 +364,21 @@ export class ConsoleRepository {
     private readonly prisma: () => Promise<Prisma>,
   ) {}
 
-  async findTask(taskId: string): Promise<ConsoleTask | undefined> {
+  async findTask(taskId: string): Promise<ConsoleTaskRow | undefined> {
     const prisma = await this.prisma();
     const task = await prisma.task.findUnique({ where: { id: taskId }, select: TASK_SELECT });
     return task ? toConsoleTask(task) : undefined;
   }
 
   /** Exact match on the stored (normalized) value. */
-  async findTaskByExternalId(workspaceId: string, externalId: string): Promise<ConsoleTask | undefined> {
+  async findTaskByExternalId(workspaceId: string, externalId: string): Promise<ConsoleTaskRow | undefined> {
     const prisma = await this.prisma();
     const task = await prisma.task.findFirst({ where: { workspaceId, externalId }, select: TASK_SELECT });
     return task ? toConsoleTask(task) : undefined;
   }
 
   /** Tasks holding an identity that is not settled (SPEC §4.3), oldest first. */
-  async unsettledTasks(workspaceId: string, limit: number): Promise<ConsoleTask[]> {
+  async unsettledTasks(workspaceId: string, limit: number): Promise<ConsoleTaskRow[]> {
     const prisma = await this.prisma();
     const tasks = await prisma.task.findMany({
       where: { workspaceId, externalId: { not: null }, externalIdSettledAt: null },

@@ -1,6 +1,6 @@
 // The creation store: the writes of the create protocol (SPEC §4.1 step 7, §4.3, §4.2 fence and lease, §6 claims),
 // each one transaction composed of the one-statement methods of the repositories it touches. The domain computes
-// every row it writes — the task, its revision snapshots, the event payload, the stored outcome
+// every row it writes — the task, its revisions (change label and snapshot), the event payload, the stored outcome
 // (domain/creation/rows.ts) — and interprets what it answers (a task gone, a lease lost, a target refused); the store
 // draws what only the statement can (the task number under the workspace row lock, a zero-step create's step), fills
 // it into the rows and stores them. This transaction form is every dialect's; PostgreSQL's store
@@ -30,6 +30,12 @@ import type { DeferredIntent } from './launches';
 
 export type Transactor = <T>(fn: (tx: TxRepositories) => Promise<T>) => Promise<T>;
 
+/** One revision row as the domain hands it over: its change label (`begin`, `create`) and the task's snapshot. */
+export interface RevisionRow<Snapshot> {
+  change: string;
+  snapshot: Snapshot;
+}
+
 /** Everything Begin writes (SPEC §4.1 step 7). */
 export interface BeginRows {
   /** The operation, `preparing`; its plan's steps are written `planned`. */
@@ -38,8 +44,8 @@ export interface BeginRows {
   task: Task;
   /** The step had a WIP limit when validated: admission counts the step's tasks under the workspace lock. */
   wipLimited: boolean;
-  /** Revision 0's snapshot, the identifier a hole. */
-  snapshot: JsonTemplate;
+  /** Revision 0, its snapshot's identifier a hole. */
+  revision: RevisionRow<JsonTemplate>;
 }
 
 /** What the store drew for a new task. */
@@ -66,10 +72,10 @@ export type CompletingResult =
   | { kind: 'task_moved'; state: string }
   | { kind: 'operation_moved' };
 
-/** One form of what phase B writes: the task as it leaves it, revision 1's snapshot, the event, the outcome. */
+/** One form of what phase B writes: the task as it leaves it, revision 1, the event, the outcome. */
 export interface SettledWrite {
   task: Task;
-  snapshot: TaskBody;
+  revision: RevisionRow<TaskBody>;
   payload: EventPayload;
   outcome: StoredOutcome;
 }
@@ -98,9 +104,8 @@ export interface SettledRows {
   stepId: string | null;
   /** The task settled and `completed` at revision 1; number, identifier and step ('') are the store's to fill. */
   task: Task;
-  /** Revision 0 (as Begin writes it) and 1, and the `task.created` payload; holes: identifier, then step id. */
-  begunSnapshot: JsonTemplate;
-  snapshot: JsonTemplate;
+  /** Revisions 0 (as Begin writes it) and 1, and the `task.created` payload; holes: identifier, then step id. */
+  revisions: readonly [RevisionRow<JsonTemplate>, RevisionRow<JsonTemplate>];
   payload: JsonTemplate;
   outcome: StoredOutcome;
   /** SPEC §5 deferred start: the start-when-unblocked intent, written with the completion. */
@@ -195,9 +200,9 @@ export class CreationStore extends CreationRepository {
             taskId: b.task.id,
             revision: 0,
             workspaceId: b.task.workspaceId,
-            change: 'begin',
+            change: b.revision.change,
             actorId: op.actorId,
-            snapshot: fillJson(b.snapshot, [identifier]),
+            snapshot: fillJson(b.revision.snapshot, [identifier]),
             at: op.at,
           },
         ]);
@@ -224,17 +229,18 @@ export class CreationStore extends CreationRepository {
         const { number, stepId } = drawn;
         const identifier = `${drawn.prefix}-${number}`;
         const holes = [identifier, stepId];
-        const revision = (n: number, change: string, snapshot: JsonTemplate) => ({
-          taskId: s.task.id,
-          revision: n,
-          workspaceId: s.task.workspaceId,
-          change,
-          actorId: op.actorId,
-          snapshot: fillJson(snapshot, holes),
-          at: op.at,
-        });
         await tx.tasks.insert({ ...s.task, number, identifier, stepId });
-        await tx.events.insertRevisions([revision(0, 'begin', s.begunSnapshot), revision(1, 'create', s.snapshot)]);
+        await tx.events.insertRevisions(
+          s.revisions.map((r, n) => ({
+            taskId: s.task.id,
+            revision: n,
+            workspaceId: s.task.workspaceId,
+            change: r.change,
+            actorId: op.actorId,
+            snapshot: fillJson(r.snapshot, holes),
+            at: op.at,
+          })),
+        );
         await tx.creation.insertCompletedOperation(op, s.outcome);
         await tx.events.insertEventText({
           id: s.outcome.event_id!,
@@ -297,7 +303,7 @@ export class CreationStore extends CreationRepository {
           throw new Rollback<SettleResult>({ kind: 'task_missing' });
         }
         const write = kind === 'held' ? s.held : s.lost!;
-        await tx.events.insertRevision(write.task, 'create', s.actorId, write.snapshot, s.at);
+        await tx.events.insertRevision(write.task, write.revision.change, s.actorId, write.revision.snapshot, s.at);
         await tx.events.insertEvent(write.payload);
         if (s.deferred) await tx.launches.insertDeferredIntent(s.deferred);
         if (!(await tx.creation.finishCompleted(s, write.outcome, s.at)))

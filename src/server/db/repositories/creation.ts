@@ -2,11 +2,11 @@
 // recovery claims, on the driver (hot path). Each method is one statement; the transactions that compose them are
 // in creation-store.ts (and the PostgreSQL one-statement forms in dialect/postgres/creation.ts).
 import { randomUUID } from 'node:crypto';
-import { LeaseLostError } from '../../model/creation';
 import type { OperationState } from '../../domain/creation/operation';
 import type { CreationPlan, PlannedStep, StepKind } from '../../domain/creation/plan';
 import type { Task } from '../../model/task';
 import type { SqlDialect } from '../drivers';
+import { LeaseLostError } from '../errors';
 import type { Sql } from '../types';
 import { json, num, numOrNull, str, strOrNull } from '../values';
 import { TASK_COLUMNS, toTask, type TaskRow } from './tasks';

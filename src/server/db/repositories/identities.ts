@@ -2,8 +2,7 @@
 // the driver: its plan is part of the contract (a prefix page is a range of uniq_tasks_external_id on both dialects,
 // checked by tests/integration/console/browse-plan.test.ts), which Prisma's generated SQL would not let us hold.
 // The history reads are cold paths on Prisma Client.
-import type { BrowseCursor, BrowseQuery, ConsoleTask } from '../../domain/console/rows';
-import { settlementOf } from '../../model/task';
+import type { BrowseCursor, BrowseQuery, ConsoleTaskRow } from '../../domain/console/rows';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { num, str, strOrNull } from '../values';
@@ -28,7 +27,7 @@ interface BrowseRow {
 }
 
 export interface BrowsedTask {
-  task: ConsoleTask;
+  task: ConsoleTaskRow;
   /** This row as a keyset position (a page's first and last rows become its cursors). */
   cursor: BrowseCursor;
 }
@@ -42,15 +41,13 @@ export interface BrowsePage {
 
 function toBrowsed(r: BrowseRow, q: BrowseQuery): BrowsedTask {
   const externalId = strOrNull(r.external_id);
-  const settledAt = strOrNull(r.external_id_settled_at);
-  const task: ConsoleTask = {
+  const task: ConsoleTaskRow = {
     id: str(r.id),
     workspace_id: str(r.workspace_id),
     identifier: str(r.identifier),
     title: str(r.title),
     external_id: externalId,
-    external_id_settled_at: settledAt,
-    settlement: settlementOf(externalId, settledAt),
+    external_id_settled_at: strOrNull(r.external_id_settled_at),
     creation_state: str(r.creation_state),
     archived_at: strOrNull(r.archived_at),
     created_at: str(r.created_at),

@@ -1,7 +1,7 @@
 // Legacy identity rows (SPEC §12): a task holding an identity with no settlement and no creation operation — data
 // from before the create protocol, which nothing can settle or release automatically, so it blocks readiness
 // until an operator resolves it (settle it as it is, or release its identity). On the driver: attestation runs the
-// same statement (db/attest.ts), and a resolution takes the task row inside the transaction that writes its
+// same statement (db/schema/attest.ts), and a resolution takes the task row inside the transaction that writes its
 // revision, event and audit record.
 import type { CreationState, Task } from '../../model/task';
 import type { SqlDialect } from '../drivers';

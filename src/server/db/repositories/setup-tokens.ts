@@ -1,6 +1,6 @@
 // First-run setup tokens (SPEC §11): sha256 of the one-time link's token, spent once. Cold path on
 // Prisma Client, except the token a server start issues: that is on the driver, so that starting a process does not
-// load Prisma Client (db/prisma.ts). The spend is a conditional update so that of two racing submissions exactly
+// load Prisma Client (db/prisma/). The spend is a conditional update so that of two racing submissions exactly
 // one wins.
 import type { Prisma } from '../prisma';
 import type { Db } from '../types';

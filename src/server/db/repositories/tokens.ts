@@ -1,8 +1,8 @@
 // API tokens and their workspace grants (SPEC §11). Verification runs on every request that presents a token the
 // cache does not hold, so it stays ONE driver statement (token joined with its grants); creating, listing and
 // revoking are cold paths on Prisma Client.
-import { SCOPES, type Scope } from '../../model/access';
-import type { ApiTokenInfo, StoredToken } from '../../domain/tokens/token';
+import type { Scope } from '../../model/access';
+import type { ApiTokenInfo, AsStored, StoredToken } from '../../domain/tokens/token';
 import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { bool, json, str, strOrNull } from '../values';
@@ -27,9 +27,9 @@ interface VerifyRow {
   workspace_id: unknown;
 }
 
-/** Stored scopes are a JSON array; a scope this version does not know grants nothing. */
-function toScopes(stored: unknown): Scope[] {
-  return json<string[]>(stored).filter((s): s is Scope => SCOPES.includes(s as Scope));
+/** Stored scopes are a JSON array of words (the domain keeps those it knows). */
+function toScopes(stored: unknown): string[] {
+  return json<string[]>(stored);
 }
 
 const INFO_SELECT = {
@@ -56,7 +56,7 @@ interface InfoRow {
   grants: Array<{ workspaceId: string }>;
 }
 
-function toInfo(r: InfoRow): ApiTokenInfo {
+function toInfo(r: InfoRow): AsStored<ApiTokenInfo> {
   return {
     id: r.id,
     name: r.name,
@@ -157,14 +157,14 @@ export class TokenRepository {
   }
 
   /** One token with its grants, or undefined. */
-  async find(id: string): Promise<ApiTokenInfo | undefined> {
+  async find(id: string): Promise<AsStored<ApiTokenInfo> | undefined> {
     const prisma = await this.prisma();
     const token = await prisma.apiToken.findUnique({ where: { id }, select: INFO_SELECT });
     return token ? toInfo(token) : undefined;
   }
 
   /** Every token with its grants, newest first. */
-  async list(): Promise<ApiTokenInfo[]> {
+  async list(): Promise<Array<AsStored<ApiTokenInfo>>> {
     const prisma = await this.prisma();
     const tokens = await prisma.apiToken.findMany({
       select: INFO_SELECT,

@@ -1,6 +1,6 @@
 // Console users and their workspace memberships (SPEC §11): cold paths (sign-in, admin pages, CLI) on Prisma
 // Client — except `any()`, which every server start asks (first-run setup) and which stays one driver statement so
-// that a process serving only the API never loads Prisma Client (db/prisma.ts). A taken email surfaces as the
+// that a process serving only the API never loads Prisma Client (db/prisma/). A taken email surfaces as the
 // unique violation of uniq_users_email; the domain names it.
 import type { Role } from '../../domain/access';
 import type { Member, User } from '../../domain/users/user';

@@ -9,7 +9,7 @@ import { DomainError } from '../errors/domain-error';
 import { MAX_EXTERNAL_ID_BYTES } from '../identity/normalize';
 import type { TTasksInput } from './list-inputs';
 import { withLookalikes } from './lookalikes';
-import { requireRead, type BrowseCursor, type BrowseQuery } from './rows';
+import { consoleTask, requireRead, type BrowseCursor, type BrowseQuery } from './rows';
 
 /** A broad filter on a huge workspace is counted only this far ("more than 10,000"). */
 export const COUNT_CAP = 10_000;
@@ -121,7 +121,7 @@ export async function browseTasks(store: Pick<Repositories, 'identities'>, actor
     rows: await withLookalikes(
       store,
       input.workspaceId,
-      page.rows.map((r) => r.task),
+      page.rows.map((r) => consoleTask(r.task)),
     ),
     prev_cursor: page.before && first ? encodeCursor(first.cursor, q) : null,
     next_cursor: page.after && last ? encodeCursor(last.cursor, q) : null,

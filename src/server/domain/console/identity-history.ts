@@ -9,7 +9,7 @@ import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
 import { requireExternalId } from '../identity/normalize';
 import { withLookalikes } from './lookalikes';
-import { requireRead, type ConsoleActor } from './rows';
+import { consoleTask, requireRead, type ConsoleActor } from './rows';
 
 /** Enough for any real identity; a longer history shows its newest releases and oldest creates. */
 const HISTORY_LIMIT = 500;
@@ -109,7 +109,7 @@ export async function historyOf(store: HistoryStore, workspaceId: string, extern
   holders.sort((a, b) => a.since.localeCompare(b.since));
   const ends = holders.flatMap((h) => (h.until ? [h.until] : [])).sort();
   return {
-    holder: current ?? null,
+    holder: current ? consoleTask(current) : null,
     holders,
     /** Newest first. */
     releases,

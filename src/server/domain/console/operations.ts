@@ -5,7 +5,7 @@ import type { Repositories } from '../../db/store';
 import { CLEANUP_FAILING_AFTER } from '../creation/cleanup';
 import { DomainError } from '../errors/domain-error';
 import { withLookalikes } from './lookalikes';
-import { requireRead } from './rows';
+import { consoleTask, requireRead } from './rows';
 
 export { OPERATION_STATES, type OperationStateFilter } from './rows';
 
@@ -19,7 +19,8 @@ export async function readUnsettled(
 ) {
   requireRead(actor, workspaceId);
   // Each id says when another task holds an NFC/NFD spelling of it (SPEC §13).
-  const tasks = await withLookalikes(store, workspaceId, await store.console.unsettledTasks(workspaceId, 500));
+  const rows = await store.console.unsettledTasks(workspaceId, 500);
+  const tasks = await withLookalikes(store, workspaceId, rows.map(consoleTask));
   const byTask = await store.console.operationsByTask(
     workspaceId,
     tasks.map((t) => t.id),
@@ -57,5 +58,5 @@ export async function readOperation(store: ConsoleStore, actor: Actor, operation
     store.console.findTask(operation.task_id),
     store.console.operationHistory(operationId),
   ]);
-  return { operation, task: task ?? null, steps, history };
+  return { operation, task: task ? consoleTask(task) : null, steps, history };
 }

@@ -4,7 +4,7 @@
 // db/repositories/console.ts; this module is their contract (a leaf: types and rules only).
 import { can, type Actor } from '../access';
 import { DomainError } from '../errors/domain-error';
-import type { Settlement } from '../../model/task';
+import { settlementOf, type Settlement } from '../../model/task';
 
 export function requireRead(actor: Actor, workspaceId: string): void {
   if (!can(actor, workspaceId, 'read')) throw new DomainError('not_found');
@@ -122,6 +122,29 @@ export interface ConsoleTask {
   revision: number;
   step_id: string;
   step_name: string | null;
+}
+
+/** A console task as the data layer reads it: the columns, without the settlement the domain reads from two of them. */
+export type ConsoleTaskRow = Omit<ConsoleTask, 'settlement'>;
+
+/** The row with its settlement (SPEC §4.3), in the order the console's answers have always listed the fields. */
+export function consoleTask(row: ConsoleTaskRow): ConsoleTask {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    identifier: row.identifier,
+    title: row.title,
+    external_id: row.external_id,
+    external_id_settled_at: row.external_id_settled_at,
+    settlement: settlementOf(row.external_id, row.external_id_settled_at),
+    creation_state: row.creation_state,
+    archived_at: row.archived_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    revision: row.revision,
+    step_id: row.step_id,
+    step_name: row.step_name,
+  };
 }
 
 /** A creation operation (never its `token_hash` or `plan`'s internals), with step progress counted. */

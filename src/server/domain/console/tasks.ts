@@ -8,7 +8,7 @@ import { normalizeExternalId } from '../identity/normalize';
 import { getTaskOrThrow } from '../tasks/get-task';
 import { heldElsewhere, historyOf, workspaceSummary } from './identity-history';
 import { withLookalikes } from './lookalikes';
-import { requireRead } from './rows';
+import { consoleTask, requireRead } from './rows';
 
 /**
  * Exact find (SPEC §7 lookup semantics, §2.1 normalization): the normalized value is shown back so the operator sees
@@ -89,7 +89,7 @@ export async function readTaskDetail(
     store.console.eventsOfTask(task.id, 200),
   ]);
   if (!row) throw new DomainError('task_not_found');
-  const [withHint] = await withLookalikes(store, task.workspaceId, [row]);
+  const [withHint] = await withLookalikes(store, task.workspaceId, [consoleTask(row)]);
   return {
     task: { ...withHint!, description: task.description, parent_id: task.parentId },
     operation: operation ?? null,

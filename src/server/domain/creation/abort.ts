@@ -2,11 +2,10 @@
 // retries it until it succeeds, runtime/cleanup.ts),
 // remove the task row (freeing the identity), end the operation `aborted` with the error. No event is written.
 // A step whose outcome is unknown blocks Abort until recovery verifies it; once `completing`, Abort is impossible.
-import { isDatabaseUnavailable } from '../../db/errors';
+import { isDatabaseUnavailable, LeaseLostError } from '../../db/errors';
 import type { Services } from '../../services';
 import type { DomainError } from '../errors/domain-error';
 import { UnknownStepError } from './errors';
-import { LeaseLostError } from '../../model/creation';
 import type { CreationHandle } from './operation';
 import { compensateStep, handOverToCleanup } from './cleanup';
 

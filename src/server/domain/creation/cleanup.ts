@@ -2,11 +2,10 @@
 // fails during Abort is handed to cleanup; the runtime (runtime/cleanup.ts) retries it with backoff until it
 // succeeds, and one that keeps failing is shown to operators (health's `cleanup`, the console's operations page).
 import type { Actor } from '../access';
-import { isDatabaseUnavailable } from '../../db/errors';
+import { isDatabaseUnavailable, LeaseLostError } from '../../db/errors';
 import type { CleanupClaim } from '../../db/repositories/cleanup';
 import type { StepRecord } from '../../db/repositories/creation';
 import type { Services } from '../../services';
-import { LeaseLostError } from '../../model/creation';
 import type { CreationHandle } from './operation';
 import { STEP_KINDS } from './steps';
 import { stepContext } from './steps/records';

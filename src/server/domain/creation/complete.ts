@@ -5,7 +5,7 @@
 // stored (one statement on PostgreSQL, a transaction otherwise) is the creation store's business
 // (db/repositories/creation-store.ts), which says what it found (a task gone, a lease lost) for this code to act on.
 import { randomUUID } from 'node:crypto';
-import { isDatabaseUnavailable } from '../../db/errors';
+import { isDatabaseUnavailable, LeaseLostError } from '../../db/errors';
 import type { OperationRecord } from '../../db/repositories/creation';
 import type { DeferredIntent } from '../../db/repositories/launches';
 import type { Services } from '../../services';
@@ -14,7 +14,6 @@ import type { Task } from '../../model/task';
 import { abortOperation } from './abort';
 import { hashToken } from './begin';
 import { TASK_GONE, UnknownStepError } from './errors';
-import { LeaseLostError } from '../../model/creation';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
 import { settleRows } from './rows';

@@ -4,14 +4,13 @@
 // step's outcome is unknown, so it stays `running` (or `planned`, if even that was not recorded) and the error goes
 // up unchanged — the caller answers 503 and recovery (SPEC §6) verifies the step once its lease runs out, then
 // finishes the operation. Found never reaches this code.
-import { isDatabaseUnavailable } from '../../db/errors';
+import { isDatabaseUnavailable, LeaseLostError } from '../../db/errors';
 import type { StepRecord } from '../../db/repositories/creation';
 import type { Services } from '../../services';
 import type { DomainError } from '../errors/domain-error';
 import { abortOperation } from './abort';
 import { refundAttemptWhenBack } from './attempts';
 import { UnknownStepError } from './errors';
-import { LeaseLostError } from '../../model/creation';
 import { withLease } from './fence';
 import type { CreationHandle } from './operation';
 import { STEP_KINDS } from './steps';

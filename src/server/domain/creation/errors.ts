@@ -1,6 +1,6 @@
 // The creation protocol's own failures (SPEC §4.2, §4.4). They are not DomainErrors: no caller ever sees them as
 // an answer — a creating request that loses its lease waits for recovery's outcome, and an unknown step waits for
-// recovery to verify it. LeaseLostError, which the data layer raises too, lives with the model (model/creation.ts).
+// recovery to verify it. LeaseLostError, which the fenced statement raises, is the data layer's (db/errors.ts).
 
 /** A step whose outcome is unknown blocks Complete and Abort until recovery verifies it (SPEC §4.4). */
 export class UnknownStepError extends Error {

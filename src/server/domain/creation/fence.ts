@@ -1,7 +1,7 @@
 // SPEC §4.2 / §6: the fence and the lease. Whoever holds an operation (the creating request at generation 0, or a
 // recovery worker at the generation it claimed) proves it inside every transaction that writes for the operation
 // (`store.creation.fenced`, `tx.creation.assertOwner`): a claim bumps the generation, after which a stale owner's
-// transactions roll back whole (LeaseLostError, errors.ts). The lease says when recovery may claim: a live owner
+// transactions roll back whole (LeaseLostError, db/errors.ts). The lease says when recovery may claim: a live owner
 // renews it while it works.
 import type { Fence } from '../../db/repositories/creation';
 import type { Services } from '../../services';

@@ -1,6 +1,7 @@
 // What each write of the create protocol stores, computed here so that the data layer only stores it (SPEC §4.1
-// step 7, §4.3, §9): the task row, its revision snapshots and the one `task.created` event payload. The creation store
-// (db/repositories/creation-store.ts) writes these rows as they are, on every dialect; it decides nothing about them.
+// step 7, §4.3, §9): the task row, its revisions (each one's change label and snapshot) and the one `task.created`
+// event payload. The creation store (db/repositories/creation-store.ts) writes these rows as they are, on every
+// dialect; it decides nothing about them.
 //
 // Two values of a new task exist only inside the statement that writes it: the number (drawn under the workspace row
 // lock, so identifiers stay gapless) and, for a create that named no step, the workspace's first step. A snapshot or
@@ -114,7 +115,7 @@ export function beginRows(
     operation: { ...operationRow(t), leaseOwner: t.leaseOwner, leaseExpiresAt: t.leaseExpiresAt },
     task,
     wipLimited: t.wipLimited,
-    snapshot: jsonTemplate(toTaskBody(task), ['identifier']),
+    revision: { change: 'begin', snapshot: jsonTemplate(toTaskBody(task), ['identifier']) },
   };
 }
 
@@ -149,8 +150,10 @@ export function settledRows(
     operation: operationRow(t),
     stepId: t.stepId,
     task,
-    begunSnapshot: jsonTemplate(toTaskBody(begun), holes),
-    snapshot: jsonTemplate(toTaskBody(task), holes),
+    revisions: [
+      { change: 'begin', snapshot: jsonTemplate(toTaskBody(begun), holes) },
+      { change: 'create', snapshot: jsonTemplate(toTaskBody(task), holes) },
+    ],
     payload: jsonTemplate(eventPayload({ id: t.eventId, type: 'task.created', task, at: t.at }), holes),
     outcome: { kind: 'created', event_id: t.eventId },
     deferred: t.deferred,
@@ -162,7 +165,7 @@ export function settledRows(
 function settledWrite(task: Task, eventId: string, at: string, kind: StoredOutcome['kind']): SettledWrite {
   return {
     task,
-    snapshot: toTaskBody(task),
+    revision: { change: 'create', snapshot: toTaskBody(task) },
     payload: eventPayload({ id: eventId, type: 'task.created', task, at }),
     outcome: { kind, event_id: eventId },
   };

@@ -5,7 +5,7 @@
 // every process to re-attest, so readiness returns without a restart.
 import { randomUUID } from 'node:crypto';
 import { can, type Actor } from '../access';
-import type { AttestationResult } from '../../db/attest';
+import type { AttestationResult } from '../../db/schema/attest';
 import type { LegacyIdentity } from '../../db/repositories/legacy';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';

@@ -7,7 +7,7 @@ import type { Repositories } from '../../db/store';
 import { DomainError } from '../errors/domain-error';
 import type { TokenCache } from './token-cache';
 import type { TokenUsage } from './token-usage';
-import type { ApiTokenInfo, VerifiedToken } from './token';
+import type { ApiTokenInfo, AsStored, VerifiedToken } from './token';
 
 export type { ApiTokenInfo, VerifiedToken } from './token';
 
@@ -62,6 +62,11 @@ export function isExpired(expiresAt: string | null, now = Date.now()): boolean {
 export function parseApiToken(token: string): { id: string; secret: string } | null {
   const m = TOKEN_SHAPE.exec(token);
   return m ? { id: m[1]!, secret: m[2]! } : null;
+}
+
+/** The stored scope words this version knows; one it does not know grants nothing. */
+function knownScopes<T extends { scopes: Scope[] }>(stored: AsStored<T>): T {
+  return { ...stored, scopes: stored.scopes.filter((s): s is Scope => SCOPES.includes(s as Scope)) } as T;
 }
 
 export function parseScopes(scopes: readonly string[]): Scope[] {
@@ -130,8 +135,8 @@ export async function verifyApiToken(
       !sameDigest(presentedHash, token.secretHash)
     )
       return null;
-    tokenCache.set(token.verified.id, token.secretHash, token.verified, epoch, now);
-    verified = token.verified;
+    verified = knownScopes<VerifiedToken>(token.verified);
+    tokenCache.set(verified.id, token.secretHash, verified, epoch, now);
   }
   if (verified) usage?.note(verified.id, now);
   return verified;
@@ -150,11 +155,12 @@ export async function revokeApiToken(store: TokenStore, id: string, tokenCache?:
 }
 
 /** Every token with its grants, newest first. Never includes secrets or their digests. */
-export function listApiTokens(store: TokenStore): Promise<ApiTokenInfo[]> {
-  return store.tokens.list();
+export async function listApiTokens(store: TokenStore): Promise<ApiTokenInfo[]> {
+  return (await store.tokens.list()).map((t) => knownScopes<ApiTokenInfo>(t));
 }
 
 /** One token with its grants (never its secret or digest), or undefined. */
-export function findApiToken(store: TokenStore, id: string): Promise<ApiTokenInfo | undefined> {
-  return store.tokens.find(id);
+export async function findApiToken(store: TokenStore, id: string): Promise<ApiTokenInfo | undefined> {
+  const token = await store.tokens.find(id);
+  return token && knownScopes<ApiTokenInfo>(token);
 }

@@ -21,9 +21,15 @@ export interface ApiTokenInfo extends VerifiedToken {
   lastUsedAt: string | null;
 }
 
+/**
+ * A token as the data layer reads it: its scopes are the words stored, which may include one this version does not
+ * know (the domain keeps only those it knows: `knownScopes`, api-tokens.ts).
+ */
+export type AsStored<T extends { scopes: Scope[] }> = Omit<T, 'scopes'> & { scopes: string[] };
+
 /** A token as stored, for verification: the digest of its secret (never the secret) and whether it was revoked. */
 export interface StoredToken {
-  verified: VerifiedToken;
+  verified: AsStored<VerifiedToken>;
   secretHash: string;
   revoked: boolean;
 }

@@ -42,8 +42,10 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
     outcome: JSON.stringify(s.outcome),
     validate: s.validate,
     // Each cut around the identifier and the step id, which the statement splices in (JSON-escaped by to_json).
-    rev0: s.begunSnapshot,
-    rev1: s.snapshot,
+    change0: s.revisions[0].change,
+    rev0: s.revisions[0].snapshot,
+    change1: s.revisions[1].change,
+    rev1: s.revisions[1].snapshot,
     event: s.payload,
   }));
   const out = await db.query<{
@@ -57,7 +59,8 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
     `WITH k AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
          description text, step_id text, parent_id text, external_id text, plan text, token_hash text, at timestamptz,
-         request_id text, event_id text, outcome text, validate boolean, rev0 jsonb, rev1 jsonb, event jsonb)
+         request_id text, event_id text, outcome text, validate boolean, change0 text, rev0 jsonb, change1 text, rev1 jsonb,
+         event jsonb)
      ), target AS (
        SELECT k.i, s.id AS step_id, s.wip_limit IS NOT NULL AS wip_limited,
               (NOT k.validate OR (w.root_path IS NULL AND (k.parent_id IS NULL
@@ -84,7 +87,7 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
      ), rev AS (
        INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at)
        SELECT made.task_id, v.revision, $1, v.change, made.actor_id, ${SPLICE('v.parts', 'made')}, made.at
-       FROM made CROSS JOIN LATERAL (VALUES (0, 'begin', made.rev0), (1, 'create', made.rev1)) AS v(revision, change, parts)
+       FROM made CROSS JOIN LATERAL (VALUES (0, made.change0, made.rev0), (1, made.change1, made.rev1)) AS v(revision, change, parts)
      ), op AS (
        INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
          identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at,

@@ -31,7 +31,7 @@ import {
   type Transactor,
 } from '../../repositories/creation-store';
 import { TASK_COLUMNS } from '../../repositories/tasks';
-import { StatementBatch } from '../../statement-batch';
+import { StatementBatch } from './statement-batch';
 import type { Db } from '../../types';
 import { jsonParam, num, str } from '../../values';
 import { POSTGRES } from '../../drivers/index';
@@ -147,7 +147,7 @@ export class PostgresCreationStore extends CreationStore {
 
 async function runBegin(db: Db, items: BeginRows[]): Promise<Array<Drawn | undefined>> {
   const workspaceId = items[0]!.operation.workspaceId;
-  const rows = items.map(({ operation: op, task, snapshot }, i) => ({
+  const rows = items.map(({ operation: op, task, revision }, i) => ({
     i: i + 1,
     task_id: task.id,
     op_id: op.id,
@@ -166,14 +166,15 @@ async function runBegin(db: Db, items: BeginRows[]): Promise<Array<Drawn | undef
     // [kind, params JSON] pairs: `->> 1` gives back the exact params text the transaction form stores.
     steps: op.plan.steps.map((s) => [s.kind, JSON.stringify(s.params)]),
     // Revision 0's snapshot around its identifier, which the statement splices in (JSON-escaped by to_json).
-    head: snapshot[0],
-    tail: snapshot[1],
+    change: revision.change,
+    head: revision.snapshot[0],
+    tail: revision.snapshot[1],
   }));
   const out = await db.query<{ id: unknown; number: unknown; identifier: unknown }>(
     `WITH k AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
          description text, step_id text, parent_id text, external_id text, plan text, token_hash text, lease_owner text,
-         lease_expires_at timestamptz, at timestamptz, request_id text, steps jsonb, head text, tail text)
+         lease_expires_at timestamptz, at timestamptz, request_id text, steps jsonb, change text, head text, tail text)
      ), ws AS (
        UPDATE workspaces SET task_sequence = task_sequence + (SELECT count(*) FROM k) WHERE id = $1
        RETURNING task_sequence - (SELECT count(*) FROM k) AS before, prefix
@@ -194,7 +195,7 @@ async function runBegin(db: Db, items: BeginRows[]): Promise<Array<Drawn | undef
        FROM op JOIN k ON k.op_id = op.id, jsonb_array_elements(k.steps) WITH ORDINALITY AS s(step, n)
      ), rev AS (
        INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at)
-       SELECT t.id, 0, $1, 'begin', k.actor_id, k.head || to_json(t.identifier)::text || k.tail, k.at
+       SELECT t.id, 0, $1, k.change, k.actor_id, k.head || to_json(t.identifier)::text || k.tail, k.at
        FROM t JOIN k ON k.task_id = t.id
      )
      SELECT id, number, identifier FROM t`,
@@ -241,14 +242,15 @@ async function runPhaseB(db: Db, batch: SettleRows[]): Promise<Array<true | unde
     op_id: s.operationId,
     gen: s.generation,
     actor_id: s.actorId,
-    snapshot: JSON.stringify(s.held.snapshot),
+    change: s.held.revision.change,
+    snapshot: JSON.stringify(s.held.revision.snapshot),
     payload: JSON.stringify(s.held.payload),
   }));
   return guarded(items, async () => {
     const rows = await db.query<{ i: unknown; ok: unknown }>(
       `WITH k AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS k(i int, task_id text, external_id text, at timestamptz,
-           outcome text, event_id text, op_id text, gen int, actor_id text, snapshot text, payload text)
+           outcome text, event_id text, op_id text, gen int, actor_id text, change text, snapshot text, payload text)
        ), t AS (
          UPDATE tasks SET external_id_settled_at = CASE WHEN k.external_id IS NULL THEN NULL ELSE k.at END,
            creation_state = 'completed', revision = 1, updated_at = k.at
@@ -264,7 +266,7 @@ async function runPhaseB(db: Db, batch: SettleRows[]): Promise<Array<true | unde
          RETURNING k.i
        ), r AS (
          INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at)
-         SELECT k.task_id, 1, t.workspace_id, 'create', k.actor_id, k.snapshot, k.at
+         SELECT k.task_id, 1, t.workspace_id, k.change, k.actor_id, k.snapshot, k.at
          FROM k JOIN t ON t.i = k.i JOIN o ON o.i = k.i
        ), e AS (
          INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at)

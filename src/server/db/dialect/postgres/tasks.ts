@@ -4,7 +4,7 @@
 // step 5) — a Found still costs at most one statement. Only the repository bound to the pool batches; inside a
 // transaction every statement belongs to that transaction, so the inherited single-row form applies.
 import type { Task } from '../../../model/task';
-import { StatementBatch } from '../../statement-batch';
+import { StatementBatch } from './statement-batch';
 import { BY_EXTERNAL_ID, TASK_COLUMNS, TaskRepository, toTask, type TaskRow } from '../../repositories/tasks';
 import type { Db } from '../../types';
 import { jsonParam } from '../../values';

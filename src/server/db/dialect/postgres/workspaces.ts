@@ -1,7 +1,7 @@
 // PostgreSQL's form of the create path's workspace read: creates validated in the same turn of the event loop share
 // one statement (statement-batch.ts); each gets exactly what its single-row read would return. Only the store's
 // (cold) form has it: inside a transaction every statement belongs to that transaction.
-import { StatementBatch } from '../../statement-batch';
+import { StatementBatch } from './statement-batch';
 import type { Prisma } from '../../prisma';
 import { ColdWorkspaceRepository, toTarget, type CreateTarget, type TargetRow } from '../../repositories/workspaces';
 import type { Db } from '../../types';

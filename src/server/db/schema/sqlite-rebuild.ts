@@ -3,10 +3,10 @@
 // correct table, copy every column, verify every row byte for byte, drop, rename, recreate the indexes and
 // triggers, re-attest. Any failure rolls the whole thing back and leaves the original table untouched.
 // This is SQLite's documented 12-step "make other kinds of table schema changes" procedure.
-import type { Sql } from './types';
-import type { SqliteDb } from './drivers';
+import type { Sql } from '../types';
+import type { SqliteDb } from '../drivers';
 import { COLLATION_FINDINGS, IDENTITY_INDEX, inspectIdentity } from './attest';
-import { splitTableDefinition, unquoteIdentifier } from './dialect/sqlite/attest';
+import { splitTableDefinition, unquoteIdentifier } from './catalog-sqlite';
 
 export type RebuildStage = 'created' | 'copied' | 'verified' | 'dropped' | 'renamed' | 'indexed';
 

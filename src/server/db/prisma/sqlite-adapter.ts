@@ -12,7 +12,7 @@
 //   - timestamps are written as `2026-01-01T00:00:00.000Z`, the format the driver writes, so text comparisons
 //     (`lease_expires_at < $1`) and rows read by the driver stay uniform (the stock adapter writes `+00:00`).
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import type { SqliteDb } from '../../drivers/sqlite';
+import type { SqliteDb } from '../drivers/sqlite';
 
 type Factory = InstanceType<typeof PrismaBetterSqlite3>;
 type Adapter = Awaited<ReturnType<Factory['connect']>>;

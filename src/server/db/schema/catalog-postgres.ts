@@ -1,7 +1,7 @@
 // SPEC §12 on PostgreSQL: read `tasks` and its indexes from the system catalog itself (pg_attribute,
 // pg_index, pg_class, pg_collation), never from our own migration files, so a hand-edited schema is seen.
-import type { CatalogColumn, CatalogIndex, IdentityCatalog } from '../../catalog';
-import type { Sql } from '../../types';
+import type { CatalogColumn, CatalogIndex, IdentityCatalog } from './catalog';
+import type { Sql } from '../types';
 
 interface ColumnRow {
   name: string;

@@ -1,12 +1,12 @@
 // SPEC §12: attest the real catalog before any external-identity read or write.
-// Each dialect reads its catalog into one neutral shape (dialect/*-attest.ts); the SPEC §2.2 rules are
-// checked once, here, so both dialects fail with the same words.
-import type { Dialect, Sql } from './types';
+// Each dialect reads its catalog into one neutral shape (catalog-postgres.ts, catalog-sqlite.ts); the SPEC §2.2
+// rules are checked once, here, so both dialects fail with the same words.
+import type { Dialect, Sql } from '../types';
 import type { CatalogColumn, CatalogIndex, IdentityCatalog } from './catalog';
-import { dbErrorInfo } from './errors';
-import { LEGACY_TASKS } from './repositories/legacy';
-import { readPostgresIdentityCatalog } from './dialect/postgres/attest';
-import { readSqliteIdentityCatalog } from './dialect/sqlite/attest';
+import { dbErrorInfo } from '../errors';
+import { LEGACY_TASKS } from '../repositories/legacy';
+import { readPostgresIdentityCatalog } from './catalog-postgres';
+import { readSqliteIdentityCatalog } from './catalog-sqlite';
 
 export type { CatalogColumn, CatalogIndex, IdentityCatalog };
 
@@ -71,7 +71,7 @@ const EXPECT: Record<Dialect, Expectation> = {
 
 const KEYS = ['workspace_id', 'external_id'];
 const PREDICATE = 'external_id IS NOT NULL';
-/** Findings the SQLite rebuild (db/sqlite-rebuild.ts) repairs automatically at migrate time. */
+/** Findings the SQLite rebuild (sqlite-rebuild.ts) repairs automatically at migrate time. */
 export const COLLATION_FINDINGS: readonly FindingCode[] = ['column_collation', 'index_collation'];
 
 export async function readIdentityCatalog(db: Sql): Promise<IdentityCatalog> {

@@ -4,7 +4,7 @@
 // postgres/sqlite flavours, the checksum is `checksum.rs`, the rows are written by `apply_migrations.rs` through
 // `sql_migration_persistence.rs`. Tests hold this file to Prisma's own engine (tests/integration/db/).
 import { createHash } from 'node:crypto';
-import type { Dialect } from './types';
+import type { Dialect } from '../types';
 
 export class MigrationError extends Error {}
 

@@ -2,8 +2,8 @@
 // `pragma table_xinfo`; index keys and their per-key collation from `pragma index_list`/`index_xinfo`.
 // SQLite exposes a column's declared collation nowhere but in the stored CREATE TABLE text, and a
 // partial index's predicate only in its CREATE INDEX text, so those two are parsed from sqlite_master.
-import type { CatalogColumn, CatalogIndex, IdentityCatalog } from '../../catalog';
-import type { Sql } from '../../types';
+import type { CatalogColumn, CatalogIndex, IdentityCatalog } from './catalog';
+import type { Sql } from '../types';
 
 export async function readSqliteIdentityCatalog(db: Sql): Promise<IdentityCatalog> {
   const table = await db.one<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'tasks'`);

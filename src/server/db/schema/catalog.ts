@@ -1,4 +1,5 @@
-// The neutral shape each dialect reads its catalog into (dialect/*/attest.ts); db/attest.ts checks it once.
+// The neutral shape each dialect reads its catalog into (catalog-postgres.ts, catalog-sqlite.ts); attest.ts checks
+// it once.
 
 /** What a dialect's catalog says about `tasks` and its indexes. */
 export interface IdentityCatalog {

@@ -1,15 +1,15 @@
 // SPEC §12: Tether's migration runner, for where the Prisma CLI cannot run. It reads Prisma Migrate's layout
 // (prisma/<dialect>/migrations/<YYYYMMDDHHMMSS>_<name>/migration.sql) and records each applied migration in
-// `_prisma_migrations` as Prisma does (db/migration-history.ts). Each migration is applied in its own
+// `_prisma_migrations` as Prisma does (migration-history.ts). Each migration is applied in its own
 // transaction together with its history row, so a failure leaves neither; two processes are kept apart (a
 // PostgreSQL advisory lock, SQLite's BEGIN IMMEDIATE); a re-run is a no-op; an edited applied migration is refused.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type pg from 'pg';
-import { PROJECT_ROOT } from '../project-root';
-import type { Db, Dialect, Sql } from './types';
-import { PostgresDb, SqliteDb } from './drivers';
+import { PROJECT_ROOT } from '../../project-root';
+import type { Db, Dialect, Sql } from '../types';
+import { PostgresDb, SqliteDb } from '../drivers';
 import { needsSqliteRebuild, rebuildSqliteTasksTable, type RebuildResult } from './sqlite-rebuild';
 import {
   appliedCount,

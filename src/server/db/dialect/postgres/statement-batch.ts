@@ -10,7 +10,7 @@
 // item can never fail its neighbours. Except when the database is unavailable (db/errors.ts): the statement may have
 // committed before the connection was lost, so sending it again could meet its own rows; every caller gets the
 // DatabaseUnavailable instead — an unknown outcome, which the create protocol leaves to recovery (SPEC §4.4).
-import { isDatabaseUnavailable } from './errors';
+import { isDatabaseUnavailable } from '../../errors';
 
 export type RunBatch<I, O> = (items: I[]) => Promise<O[]>;
 
