@@ -46,18 +46,33 @@ export function runCommand(
 const bundles = new Map<string, Promise<string>>();
 
 /**
+ * Packages a self-contained bundle still loads from node_modules: native add-ons, and the query compilers the Prisma
+ * runtime imports by name at run time.
+ */
+const NOT_BUNDLED = ['better-sqlite3', 'pg-native', '@prisma/client/runtime/query_compiler_*'];
+
+/**
  * `entry` (a TypeScript file of this project) bundled from the sources into one ES module, once per test process: the
  * tests start the CLI and the crash-matrix child dozens of times, and under tsx every start compiles the sources again.
+ * Packages stay in node_modules as in the built server (scripts/build-server.mjs), unless `withPackages`: a test
+ * harness started many times (the crash-matrix child) loads faster as one file than as the hundreds of files of its
+ * packages.
  * Not for the server's own entry (src/server/main.ts), which starts a server when it is the program: bundled into an
  * entry, it would be.
  * Written two levels below the project, in dist/test/ (scripts/bundle-options.mjs).
  */
-export function bundled(entry: string): Promise<string> {
-  let out = bundles.get(entry);
+export function bundled(entry: string, options: { withPackages?: boolean } = {}): Promise<string> {
+  const key = `${entry}${options.withPackages ? '+packages' : ''}`;
+  let out = bundles.get(key);
   if (!out) {
-    const outfile = resolve(ROOT, 'dist/test', `${entry.replace(/[^a-z0-9]+/gi, '-')}.${process.pid}.mjs`);
-    out = build(bundleOptions(entry, outfile)).then(() => outfile);
-    bundles.set(entry, out);
+    const outfile = resolve(ROOT, 'dist/test', `${key.replace(/[^a-z0-9]+/gi, '-')}.${process.pid}.mjs`);
+    const build_ = bundleOptions(entry, outfile);
+    if (options.withPackages) {
+      delete build_.packages;
+      build_.external = NOT_BUNDLED;
+    }
+    out = build(build_).then(() => outfile);
+    bundles.set(key, out);
     process.once('exit', () => rmSync(outfile, { force: true }));
   }
   return out;
