@@ -1,4 +1,4 @@
-// A real server process (API only, no Next) for multi-process tests: `tsx tests/support/api-server.ts`.
+// A real server process (API only, no Next) for multi-process tests, started from its bundle (tests/support/processes.ts).
 // Prints one line `READY <url>` when listening. DATABASE_URL chooses the database.
 import { startServer } from '../../src/server/main';
 

@@ -1,6 +1,6 @@
 // Start real server processes for multi-process tests and stop them afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { bundleOptions } from '../../scripts/bundle-options.mjs';
@@ -46,19 +46,36 @@ export function runCommand(
 const bundles = new Map<string, Promise<string>>();
 
 /**
- * `entry` (a TypeScript file of this project) bundled from the sources into one ES module, once per test process: the
- * tests start the CLI and the crash-matrix child dozens of times, and under tsx every start compiles the sources again.
- * Not for the server's own entry (src/server/main.ts), which starts a server when it is the program: bundled into an
- * entry, it would be.
- * Written two levels below the project, in dist/test/ (scripts/bundle-options.mjs).
+ * Packages a self-contained bundle still loads from node_modules: native add-ons, and the query compilers the Prisma
+ * runtime imports by name at run time.
  */
-export function bundled(entry: string): Promise<string> {
-  let out = bundles.get(entry);
+const NOT_BUNDLED = ['better-sqlite3', 'pg-native', '@prisma/client/runtime/query_compiler_*'];
+
+/**
+ * `entry` (a TypeScript file of this project) bundled from the sources into one ES module, once per test process: the
+ * tests start the CLI, the crash-matrix child and server processes dozens of times, and under tsx every start compiles
+ * the sources again. Packages stay in node_modules as in the built server (scripts/build-server.mjs), unless
+ * `withPackages`: a test harness started many times (the crash-matrix child) loads faster as one file than as the
+ * hundreds of files of its packages.
+ * Written two levels below the project, in dist/test/ (scripts/bundle-options.mjs), under one name per entry: each
+ * process writes its build aside and renames it into place, so a child that starts meanwhile reads a whole file.
+ */
+export function bundled(entry: string, options: { withPackages?: boolean } = {}): Promise<string> {
+  const key = `${entry}${options.withPackages ? '+packages' : ''}`;
+  let out = bundles.get(key);
   if (!out) {
-    const outfile = resolve(ROOT, 'dist/test', `${entry.replace(/[^a-z0-9]+/gi, '-')}.${process.pid}.mjs`);
-    out = build(bundleOptions(entry, outfile)).then(() => outfile);
-    bundles.set(entry, out);
-    process.once('exit', () => rmSync(outfile, { force: true }));
+    const outfile = resolve(ROOT, 'dist/test', `${key.replace(/[^a-z0-9]+/gi, '-')}.mjs`);
+    const aside = `${outfile}.${process.pid}.tmp`;
+    const opts = bundleOptions(entry, aside);
+    if (options.withPackages) {
+      delete opts.packages;
+      opts.external = NOT_BUNDLED;
+    }
+    out = build(opts).then(() => {
+      renameSync(aside, outfile);
+      return outfile;
+    });
+    bundles.set(key, out);
   }
   return out;
 }
@@ -72,8 +89,10 @@ export async function startServerProcess(
   env: Record<string, string>,
   entry = 'tests/support/api-server.ts',
 ): Promise<ServerProcess> {
-  // Under tsx, not bundled (see `bundled`): api-server.ts imports src/server/main.ts.
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // The entry's bundle is imported rather than run: api-server.ts imports src/server/main.ts, which starts a server of
+  // its own when its module is the program — and in one bundle, its module is the bundle.
+  const bundle = await bundled(entry);
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(bundle)});`], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -183,7 +183,7 @@ describe('tether token create --expires-in / --expires-at, and token list', () =
     expect(byId.get(old.id)).toMatchObject({ status: 'expired' });
     const human = await tether(['token', 'list']);
     expect(human.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+SCOPES\s+EXPIRES\s+LAST USED\s+STATUS/);
-  }, 180_000); // four CLI runs: each starts tsx, slow on a busy machine
+  }, 180_000); // four CLI runs, each a process of its own: slow on a busy machine
 
   it.each([
     [

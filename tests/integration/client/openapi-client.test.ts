@@ -2,7 +2,8 @@
 // generates its types from the document the live server serves (openapi-typescript), type-checks against them — every
 // misuse in src/misuse.ts refused — and runs its scenario through openapi-fetch on each dialect: create with an
 // identity, retry (deduplicated), look up, release with a key, replay. The generated file is never committed.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
@@ -10,6 +11,7 @@ import { testDialect } from '../../support/db';
 import type { TestWorkspace } from '../../support/fixtures';
 import { makeToken, type TestApi, useApiWorld } from '../../support/http';
 import {
+  type CommandResult,
   generateTypes,
   makeRestClientProject,
   runRestScenario,
@@ -26,11 +28,23 @@ afterAll(() => {
   for (const dir of apps) rmSync(dir, { recursive: true, force: true });
 });
 
+let generation: Promise<{ app: string; result: CommandResult }> | undefined;
+
+/**
+ * A fresh copy of the example with its types generated from the served document. The generator runs once per file
+ * (the document is the same for each test); every test gets its own copy to change and check.
+ */
 async function generatedProject(): Promise<string> {
-  const app = makeRestClientProject();
+  generation ??= (async () => {
+    const app = makeRestClientProject();
+    apps.push(app);
+    return { app, result: await generateTypes(app, api.url) };
+  })();
+  const { app: generated, result } = await generation;
+  expect(result.status, result.output).toBe(0);
+  const app = mkdtempSync(join(tmpdir(), 'tether-rest-app-'));
   apps.push(app);
-  const generated = await generateTypes(app, api.url);
-  expect(generated.status, generated.output).toBe(0);
+  cpSync(generated, app, { recursive: true });
   return app;
 }
 

@@ -25,7 +25,7 @@ import { bundled } from '../../support/processes';
 
 // Long enough that a child slowed by its siblings still holds its lease when it reaches the failpoint.
 const LEASE_MS = 1500;
-// Bundled once per test process (tests/support/processes.ts): the matrix starts it thirty times.
+// Bundled once per test process with its packages (tests/support/processes.ts): the matrix starts it thirty times.
 const CHILD = 'tests/support/creation-crash-child.ts';
 const STEPS = 6; // folder, claim, branch, contribution, session_prepare, launch_intent
 const STEP_POINTS = ['step_before_effect', 'step_after_effect', 'step_before_record', 'step_after_record'];
@@ -66,7 +66,7 @@ async function runChild(
   match: string,
   opts: { workspaceId?: string } = {},
 ): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
-  const entry = await bundled(CHILD);
+  const entry = await bundled(CHILD, { withPackages: true });
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [entry], {
       env: {
@@ -95,7 +95,7 @@ async function runChild(
 async function crashAndConverge(c: Case): Promise<void> {
   const ext = uniq('crash-');
   const body = fullBody(w, ext, await upload(services, w));
-  const child = await runChild(body, c.failpoint, c.step === undefined ? ext : `${ext}#${c.step}`);
+  const child = await withSlot(() => runChild(body, c.failpoint, c.step === undefined ? ext : `${ext}#${c.step}`));
   expect(child.signal, `the child must die at ${c.failpoint}`).toBe('SIGKILL');
 
   // A caller retrying meanwhile gets Found (unsettled or settled), or — only after an abort — a fresh Created.
@@ -135,8 +135,9 @@ async function crashAndConverge(c: Case): Promise<void> {
   ).toBeLessThanOrEqual(1);
 }
 
-// Each case is its own test, run concurrently but at most two children at a time per dialect: on two cores the
-// rest of the suite (run alongside) must not be starved into its own timeouts.
+// Each case is its own test, run concurrently. At most two children run at a time per dialect — on two cores the rest
+// of the suite (run alongside) must not be starved into its own timeouts — but only the child holds a slot: while
+// one case waits out the dead child's lease and its recovery, the next case's child runs.
 const slots = { free: 2, waiting: [] as Array<() => void> };
 async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
   if (slots.free === 0) await new Promise<void>((r) => slots.waiting.push(r));
@@ -153,7 +154,7 @@ async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
 describe.concurrent('crash matrix (SPEC §6)', () => {
   it.each(CASES.map((c) => ({ ...c, name: c.step === undefined ? c.failpoint : `${c.failpoint} at step ${c.step}` })))(
     'killed at $name, the runtime converges with each effect exactly once',
-    (c) => withSlot(() => crashAndConverge(c)),
+    (c) => crashAndConverge(c),
     // Includes the time queued for a slot.
     110_000,
   );
@@ -177,7 +178,7 @@ async function crashZeroStep(c: ZeroStepCase): Promise<void> {
   const actor = tokenActor([plain.id]);
   const ext = uniq('crash0-');
   const body = { workspace_id: plain.id, external_id: ext, title: 'zero-step' };
-  const child = await runChild(body, c.failpoint, ext, { workspaceId: plain.id });
+  const child = await withSlot(() => runChild(body, c.failpoint, ext, { workspaceId: plain.id }));
   expect(child.signal, `the child must die at ${c.failpoint}`).toBe('SIGKILL');
   const rows = async () => ({
     sequence: await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [plain.id]),
@@ -226,9 +227,5 @@ async function crashZeroStep(c: ZeroStepCase): Promise<void> {
 }
 
 describe.concurrent('crash matrix, zero-step creates (SPEC §4.3)', () => {
-  it.each(ZERO_STEP_CASES)(
-    'killed at $name, a crash leaves nothing or everything',
-    (c) => withSlot(() => crashZeroStep(c)),
-    110_000,
-  );
+  it.each(ZERO_STEP_CASES)('killed at $name, a crash leaves nothing or everything', (c) => crashZeroStep(c), 110_000);
 });

@@ -19,7 +19,16 @@ import { faultableDatabase, type FaultableDatabase, type FaultKind } from '../..
 import { testDialect } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
 import { transactionFormServices } from './transaction-form';
-import { dataDir, expectEveryEffectOnce, fullBody, makeWorld, operationOf, upload, type World } from './world';
+import {
+  dataDir,
+  expectEveryEffectOnce,
+  fullBody,
+  makeWorld,
+  operationOf,
+  requestLeaseRunsOut,
+  upload,
+  type World,
+} from './world';
 
 const LEASE_MS = 600;
 const STEP_KINDS = [
@@ -144,6 +153,8 @@ async function expectConverged(
   for (const id of [seen.first?.task.id, seen.told]) if (id) expect(id).toBe(holder!.id);
   if (seen.first || seen.told) expect(retry.kind).not.toBe('created');
 
+  // The creating request has answered: what is left of its lease is only waiting.
+  await requestLeaseRunsOut(fault.admin, holder!.id);
   await until(
     async () => (await operationOf(fault.admin, holder!.id)).state === 'completed',
     15_000,

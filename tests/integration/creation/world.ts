@@ -165,3 +165,24 @@ export async function operationOf(
     generation: Number(row.generation),
   };
 }
+
+/**
+ * The lease the creating request took on the task's operation (generation 0), and on the steps it left `running`,
+ * runs out now — as if that long had passed: recovery takes the operation over at its next poll (SPEC §6). For a test
+ * that knows the request is done with it (it answered) and would otherwise sleep the lease out. An operation recovery
+ * has already claimed (generation 1 and up) is left alone. Steps first: once the operation is claimed, its steps'
+ * leases are the claimer's.
+ */
+export async function requestLeaseRunsOut(db: Db, taskId: string): Promise<void> {
+  const past = new Date(Date.now() - 1).toISOString();
+  await db.run(
+    `UPDATE creation_steps SET lease_expires_at = $2 WHERE state = 'running' AND operation_id IN
+       (SELECT id FROM creation_operations WHERE task_id = $1 AND generation = 0)`,
+    [taskId, past],
+  );
+  await db.run(
+    `UPDATE creation_operations SET lease_expires_at = $2
+     WHERE task_id = $1 AND generation = 0 AND state IN ('preparing', 'completing', 'aborting')`,
+    [taskId, past],
+  );
+}
