@@ -25,89 +25,71 @@ async function insertOperation(
   return id;
 }
 
+/** The ids of a list's rows in the workspace, as stored in the order the list shows: newest first, ties by id. */
+function storedOrder(db: Db, ws: TestWorkspace, table: 'creation_operations' | 'release_operations') {
+  return async (where = '', params: unknown[] = []): Promise<string[]> => {
+    const rows = await db.query<{ id: unknown }>(
+      `SELECT id FROM ${table} WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`,
+      [ws.id, ...params],
+    );
+    return rows.map((r) => String(r.id));
+  };
+}
+
 const at = (i: number) => new Date(BASE + Math.floor(i / 3) * 60_000).toISOString();
 
 type OpsInput = Parameters<ConsoleCaller['console']['operations']>[0];
 type RelInput = Parameters<ConsoleCaller['console']['releases']>[0];
 
-// A viewer of the file's workspace, an admin of the other one, the workspace's operations in the stored order (newest
-// first, ties by id), and every page of the operations list from the first, then back from the last: ids in order, and
+// A viewer of the file's workspace, an admin of the other one, the workspace's operations and releases in the stored
+// order, and every page of the operations list from the first, then back from the last: ids in order, and
 // each page's position and total.
 const it = base
   .extend('viewer', { scope: 'file' }, async ({ ws }) => userActor({ [ws.id]: 'viewer' }))
   .extend('stranger', { scope: 'file' }, async ({ other }) => userActor({ [other.id]: 'admin' }))
-  .extend(
-    'storedIds',
-    { scope: 'file' },
-    async ({ db, ws }) =>
-      async (where = '', params: unknown[] = []): Promise<string[]> => {
-        const rows = await db.query<{ id: unknown }>(
-          `SELECT id FROM creation_operations WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`,
-          [ws.id, ...params],
-        );
-        return rows.map((r) => String(r.id));
-      },
-  )
+  .extend('storedIds', { scope: 'file' }, async ({ db, ws }) => storedOrder(db, ws, 'creation_operations'))
   .extend(
     'walk',
     { scope: 'file' },
     async ({ ws, as, viewer }) =>
       async (input: Omit<OpsInput, 'workspace_id'>, limit: number) => {
+        const list = (more: Pick<OpsInput, 'cursor' | 'direction'> = {}) =>
+          as(viewer).console.operations({ workspace_id: ws.id, ...input, limit, ...more });
         const forward: string[] = [];
         const positions: number[] = [];
-        let page = await as(viewer).console.operations({ workspace_id: ws.id, ...input, limit });
+        let page = await list();
         const total = page.total;
         for (;;) {
           positions.push(page.first_position);
           forward.push(...page.rows.map((r) => r.id));
           if (!page.next_cursor) break;
-          page = await as(viewer).console.operations({
-            workspace_id: ws.id,
-            ...input,
-            limit,
-            cursor: page.next_cursor,
-          });
+          page = await list({ cursor: page.next_cursor });
           expect(page.total).toBe(total);
         }
         const backward: string[] = [];
         for (;;) {
           backward.unshift(...page.rows.map((r) => r.id));
           if (!page.prev_cursor) break;
-          page = await as(viewer).console.operations({
-            workspace_id: ws.id,
-            ...input,
-            limit,
-            cursor: page.prev_cursor,
-            direction: 'before',
-          });
+          page = await list({ cursor: page.prev_cursor, direction: 'before' });
         }
         return { forward, backward, positions, total };
       },
   )
-  .extend('storedReleases', { scope: 'file' }, async ({ db, ws }) => async (where: string, params: unknown[] = []) => {
-    const rows = await db.query<{ id: unknown }>(
-      `SELECT id FROM release_operations WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`,
-      [ws.id, ...params],
-    );
-    return rows.map((r) => String(r.id));
-  })
+  .extend('storedReleases', { scope: 'file' }, async ({ db, ws }) => storedOrder(db, ws, 'release_operations'))
   .extend(
     'allReleases',
     { scope: 'file' },
     async ({ ws, as, viewer }) =>
       async (input: Omit<RelInput, 'workspace_id'>) => {
+        const list = (cursor?: string) =>
+          as(viewer).console.releases({ workspace_id: ws.id, ...input, limit: 10, ...(cursor ? { cursor } : {}) });
         const ids: string[] = [];
-        let page = await as(viewer).console.releases({ workspace_id: ws.id, ...input, limit: 10 });
+        let page = await list();
         const total = page.total;
         for (;;) {
           ids.push(...page.rows.map((r) => r.id));
           if (!page.next_cursor) break;
-          page = await as(viewer).console.releases({
-            workspace_id: ws.id,
-            ...input,
-            limit: 10,
-            cursor: page.next_cursor,
-          });
+          page = await list(page.next_cursor);
         }
         expect(ids).toHaveLength(total);
         return ids;
