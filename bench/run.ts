@@ -405,26 +405,22 @@ async function racePhase(
   apps: AppProcess[],
   pooledApps: AppProcess[],
 ): Promise<void> {
+  // The same race, through these processes, in a workspace of its own.
+  const raceThrough = (processes: AppProcess[], workspaceId: string) =>
+    race(
+      services.store.driver,
+      processes.map((a) => a.url),
+      seeded.token,
+      workspaceId,
+      opts.raceIdentities,
+      opts.raceConcurrency,
+    );
   log(`race: ${opts.raceIdentities} identities × ${opts.raceConcurrency} creates across 2 processes`);
-  report.race = await race(
-    services.store.driver,
-    apps.map((a) => a.url),
-    seeded.token,
-    seeded.race.id,
-    opts.raceIdentities,
-    opts.raceConcurrency,
-  );
+  report.race = await raceThrough(apps, seeded.race.id);
   report.peakRssMb = Math.max(report.peakRssMb ?? 0, apps[0]!.peakRssMb());
   if (pooledApps.length === 0) return;
   log(`race through PgBouncer: the same across 2 more processes on ?pgbouncer=true`);
-  report.racePooled = await race(
-    services.store.driver,
-    pooledApps.map((a) => a.url),
-    seeded.token,
-    seeded.racePooled.id,
-    opts.raceIdentities,
-    opts.raceConcurrency,
-  );
+  report.racePooled = await raceThrough(pooledApps, seeded.racePooled.id);
 }
 
 async function scalePhase(services: Services, seeded: Seeded, raw: Baseline, app: AppProcess): Promise<void> {

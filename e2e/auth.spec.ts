@@ -1,26 +1,20 @@
 // Sign-in, sign-out and roles (SPEC §11): a viewer sees no release button and the server refuses them.
-import { expect, test } from '@playwright/test';
 import {
   BASE_URL,
   createTask,
+  expect,
   expectAccessible,
   PASSWORD,
   row,
   rows,
   screenshot,
-  seedWorkspace,
   sessionDigest,
   signIn,
   signInWithForm,
-  type Seed,
+  test,
 } from './support/console';
 
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('AU');
-});
-
-test('signing in with a wrong password is refused in plain words and sets no session', async ({ page }) => {
+test('signing in with a wrong password is refused in plain words and sets no session', async ({ page, seed }) => {
   await page.goto('/signin');
   await page.getByLabel('Email').fill(seed.operator.email);
   await page.getByLabel('Password').fill('not the password');
@@ -51,6 +45,7 @@ test('too many failed sign-ins are refused in plain words with the wait, and the
 
 test('the console sends a signed-out visitor to sign-in, and back to the page they asked for', async ({
   page,
+  seed,
 }, testInfo) => {
   await page.goto('/releases');
   await expect(page).toHaveURL(/\/signin\?next=%2Freleases/);
@@ -63,7 +58,7 @@ test('the console sends a signed-out visitor to sign-in, and back to the page th
   await expect(page.getByRole('heading', { name: 'Releases' })).toBeVisible();
 });
 
-test('signing out ends the session on the server and in the browser', async ({ page }) => {
+test('signing out ends the session on the server and in the browser', async ({ page, seed }) => {
   await signInWithForm(page, seed.operator.email); // a session of its own: the one it ends
   const digest = await sessionDigest(page);
   expect(row('SELECT user_id FROM sessions WHERE id_hash = ?', digest)).toEqual({ user_id: seed.operator.id });
@@ -75,7 +70,7 @@ test('signing out ends the session on the server and in the browser', async ({ p
   await expect(page).toHaveURL(/\/signin/);
 });
 
-test('a viewer sees no release button, and the server refuses their release', async ({ page }) => {
+test('a viewer sees no release button, and the server refuses their release', async ({ page, seed }) => {
   const externalId = `viewer-${Date.now()}`;
   const task = await createTask(seed, externalId);
   await signIn(page, seed.viewer.email, `/tasks/${task.id}`);
@@ -106,7 +101,7 @@ test('a viewer sees no release button, and the server refuses their release', as
   expect(rows('SELECT id FROM release_operations WHERE idempotency_key = ?', key)).toHaveLength(0);
 });
 
-test('a viewer sees settings are for admins only', async ({ page }) => {
+test('a viewer sees settings are for admins only', async ({ page, seed }) => {
   await signIn(page, seed.viewer.email, '/settings');
   await expect(page.getByText('Settings are for workspace admins. You are a viewer')).toBeVisible();
   await expect(page.getByRole('heading', { name: 'API tokens' })).toHaveCount(0);

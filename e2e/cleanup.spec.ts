@@ -2,27 +2,22 @@
 // Operations page as "keeps failing" once tried three times, and gone from there once a retry succeeds — then the
 // stored step says so. The create fails for real (a contribution URL another task holds); the `compensate` failpoint
 // makes removing its folder fail until it is released.
-import { expect, test } from '@playwright/test';
 import {
   api,
   armFailpoint,
   chooseWorkspace,
+  expect,
   expectAccessible,
   releaseFailpoint,
   row,
   screenshot,
-  seedWorkspace,
   signIn,
-  type Seed,
+  test,
 } from './support/console';
-
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('CL');
-});
 
 test('a compensation that keeps failing is shown on the Operations page until a retry succeeds', async ({
   page,
+  seed,
 }, testInfo) => {
   const url = `https://git.example.com/acme/app/pull/${Date.now()}`;
   expect(

@@ -3,23 +3,18 @@
 // polled every 30 s and a create's start sends no event, so a paused create took 22–28 s to appear. Now the console
 // polls a cheap pulse once a second (components/pulse.tsx). Measured here: a create paused after Begin shows on
 // Unsettled and in the Overview's count within 2 s, and leaves both within 2 s of finishing.
-import { expect, test } from '@playwright/test';
 import {
   api,
   armFailpoint,
+  expect,
   expectAccessible,
   releaseFailpoint,
   screenshot,
-  seedWorkspace,
   signIn,
+  test,
   waitForPause,
-  type Seed,
 } from './support/console';
 
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('FO');
-});
 test.afterEach(async () => releaseFailpoint('after_begin'));
 
 /** How long `assertion` took to pass (it may retry for up to 10 s, so a slow page fails by the measure, not a timeout). */
@@ -32,6 +27,7 @@ async function timed(assertion: () => Promise<void>): Promise<number> {
 test('a paused create appears on Unsettled and Overview within 2 s and leaves within 2 s of finishing', async ({
   page,
   context,
+  seed,
 }, testInfo) => {
   await signIn(page, seed.operator.email, '/unsettled');
   await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
@@ -82,6 +78,7 @@ test('a paused create appears on Unsettled and Overview within 2 s and leaves wi
 
 test('Operations (in flight) shows the paused create within 2 s; its page shows holder and history, then its end', async ({
   page,
+  seed,
 }, testInfo) => {
   await signIn(page, seed.operator.email, '/operations?state=open');
   await expect(page.getByRole('heading', { name: 'Creation operations' })).toBeVisible();

@@ -1,29 +1,24 @@
 // The operator console's pages in real Chromium (SPEC §13): find-by-external-id, unsettled identities with their
 // operation, the operation's step timeline, overview, releases and settings — each checked with axe and kept as a
 // screenshot under test-results/.
-import { expect, test } from '@playwright/test';
 import {
   api,
   armFailpoint,
   BASE_URL,
   chooseWorkspace,
   createTask,
+  expect,
   expectAccessible,
   releaseFailpoint,
   row,
   screenshot,
-  seedWorkspace,
   signIn,
-  type Seed,
+  test,
 } from './support/console';
-
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('CO');
-});
 
 test('find by external id answers for a held, an archived and a free identity, showing the normalized value', async ({
   page,
+  seed,
 }, testInfo) => {
   const held = await createTask(seed, `held-${Date.now()}`, 'Held task');
   const archived = await createTask(seed, `archived-${Date.now()}`, 'Archived task');
@@ -61,7 +56,7 @@ test('find by external id answers for a held, an archived and a free identity, s
   await screenshot(page, testInfo, 'tasks');
 });
 
-test('the tasks table sorts by a column and pages', async ({ page }) => {
+test('the tasks table sorts by a column and pages', async ({ page, seed }) => {
   await signIn(page, seed.operator.email, '/tasks');
   const table = page.getByRole('table');
   await expect(table.getByRole('row').nth(1)).toBeVisible();
@@ -76,6 +71,7 @@ test('the tasks table sorts by a column and pages', async ({ page }) => {
 
 test('an unsettled create held open by a failpoint appears with its operation, then settles', async ({
   page,
+  seed,
 }, testInfo) => {
   const externalId = `unsettled-${Date.now()}`;
   await armFailpoint({ name: 'after_begin', action: 'pause', match: externalId });
@@ -124,7 +120,7 @@ test('an unsettled create held open by a failpoint appears with its operation, t
   await expect(page.getByRole('row', { name: new RegExp(externalId) })).toHaveCount(0);
 });
 
-test('the operation detail page shows each step state of a finished create', async ({ page }, testInfo) => {
+test('the operation detail page shows each step state of a finished create', async ({ page, seed }, testInfo) => {
   const task = await createTask(seed, `steps-${Date.now()}`);
   const op = row<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = ?', task.id)!;
   await signIn(page, seed.operator.email, '/operations?state=completed');
@@ -147,6 +143,7 @@ test('the operation detail page shows each step state of a finished create', asy
 
 test('the overview, releases and settings pages render for an admin without accessibility violations', async ({
   page,
+  seed,
 }, testInfo) => {
   await createTask(seed, `overview-${Date.now()}`);
   await signIn(page, seed.admin.email);
@@ -179,7 +176,7 @@ test('the overview, releases and settings pages render for an admin without acce
   await screenshot(page, testInfo, 'tasks-small');
 });
 
-test('an admin creates an API token that is shown once, and revokes it', async ({ page }) => {
+test('an admin creates an API token that is shown once, and revokes it', async ({ page, seed }) => {
   await signIn(page, seed.admin.email);
   await chooseWorkspace(page, seed.workspaceId);
   await page.goto('/settings');
@@ -207,6 +204,7 @@ test('an admin creates an API token that is shown once, and revokes it', async (
 
 test('an admin creates a token that expires, and the list says when it expires and that it was never used (SPEC §11)', async ({
   page,
+  seed,
 }) => {
   await signIn(page, seed.admin.email);
   await chooseWorkspace(page, seed.workspaceId);

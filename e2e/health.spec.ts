@@ -1,15 +1,9 @@
 // The console shell loads in a real browser and shows this process's health. The console sits behind sign-in, so each
 // page test signs in first as a seeded admin.
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
-import { seedWorkspace, signIn, type Seed } from './support/console';
+import { expect, signIn, test } from './support/console';
 
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('HE');
-});
-
-test('the console shell shows the server as Ready with its database dialect', async ({ page }, testInfo) => {
+test('the console shell shows the server as Ready with its database dialect', async ({ page, seed }, testInfo) => {
   await signIn(page, seed.admin.email);
   await expect(page.getByRole('link', { name: 'Tether' })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Ready', exact: true })).toBeVisible();
@@ -17,7 +11,7 @@ test('the console shell shows the server as Ready with its database dialect', as
   await page.screenshot({ path: testInfo.outputPath('console-shell.png'), fullPage: true });
 });
 
-test('the console navigation lists every operator page', async ({ page }) => {
+test('the console navigation lists every operator page', async ({ page, seed }) => {
   await signIn(page, seed.admin.email);
   const nav = page.getByRole('navigation', { name: 'Console' });
   for (const label of ['Overview', 'Tasks', 'Unsettled', 'Operations', 'Releases', 'Settings']) {
@@ -33,7 +27,7 @@ test('pages carry the security headers that forbid framing', async ({ request })
   expect(res.headers()['x-content-type-options']).toBe('nosniff');
 });
 
-test('the console shell has no serious accessibility violations', async ({ page }) => {
+test('the console shell has no serious accessibility violations', async ({ page, seed }) => {
   await signIn(page, seed.admin.email);
   await expect(page.getByRole('heading', { name: 'Ready', exact: true })).toBeVisible();
   const results = await new AxeBuilder({ page }).analyze();

@@ -1,28 +1,23 @@
 // SPEC §12 in the console: a workspace admin sees readiness on the settings page, re-attests on demand, and resolves a
 // legacy identity row — then the stored row and its audit record are checked. The row is made the way an old build left
 // it (straight in the database); the spec leaves nothing behind that blocks readiness.
-import { expect, test } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import {
   chooseWorkspace,
   cli,
   DATABASE_URL,
+  expect,
   expectAccessible,
   row,
   screenshot,
-  seedWorkspace,
-  signIn,
   type Seed,
+  signIn,
+  test,
 } from './support/console';
 
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('IR');
-});
-
 /** A task holding an identity with no settlement and no creation operation, written as an old build would have. */
-function insertLegacyRow(externalId: string): { id: string; identifier: string } {
+function insertLegacyRow(seed: Seed, externalId: string): { id: string; identifier: string } {
   const step = row<{ id: string }>(
     'SELECT id FROM workflow_steps WHERE workspace_id = ? ORDER BY position LIMIT 1',
     seed.workspaceId,
@@ -44,9 +39,10 @@ function insertLegacyRow(externalId: string): { id: string; identifier: string }
 
 test('an admin re-attests, sees the legacy row blocking readiness, settles it, and readiness returns', async ({
   page,
+  seed,
 }, testInfo) => {
   const externalId = `legacy:OLD-${Date.now()}`;
-  const task = insertLegacyRow(externalId);
+  const task = insertLegacyRow(seed, externalId);
   try {
     await signIn(page, seed.admin.email);
     await chooseWorkspace(page, seed.workspaceId);
@@ -88,7 +84,7 @@ test('an admin re-attests, sees the legacy row blocking readiness, settles it, a
   }
 });
 
-test('people who are not workspace admins do not get the section', async ({ page }) => {
+test('people who are not workspace admins do not get the section', async ({ page, seed }) => {
   await signIn(page, seed.operator.email, '/settings');
   await expect(page.getByText('Settings are for workspace admins.')).toBeVisible();
   await expect(page.getByRole('region', { name: 'Identity readiness' })).toHaveCount(0);

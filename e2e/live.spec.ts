@@ -1,18 +1,14 @@
 // Live updates in the console (SPEC §9, §13): a page on screen learns of a change from the event subscription (tRPC
 // over SSE), not by polling — a task created elsewhere appears without reload, and the task list was not refetched in
 // between.
-import { expect, test, type Request } from '@playwright/test';
-import { createTask, seedWorkspace, signIn, type Seed } from './support/console';
-
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('LV');
-});
+import type { Request } from '@playwright/test';
+import { createTask, expect, signIn, test } from './support/console';
 
 const isTaskList = (r: Request) => r.url().includes('/api/trpc/') && r.url().includes('console.tasks');
 
 test('a task created through the REST API appears on the open tasks page by event, without reload or polling', async ({
   page,
+  seed,
 }) => {
   const before = await createTask(seed, `live-before-${Date.now()}`, 'Already there');
   await signIn(page, seed.operator.email);

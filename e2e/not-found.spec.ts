@@ -1,23 +1,18 @@
 // Real not-found pages and a session check that fails gracefully. What this catches: `/tasks/<unknown id>` showing a
 // bare error with a useless Try again, answering HTTP 200 and asking the API twice; unknown routes getting Next's bare
 // 404 outside the console; a failed session check replacing the page with one bare line.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import {
   armFailpoint,
   createTask,
+  expect,
   expectAccessible,
   releaseFailpoint,
   row,
   screenshot,
-  seedWorkspace,
   signIn,
-  type Seed,
+  test,
 } from './support/console';
-
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('NF');
-});
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -33,7 +28,7 @@ for (const [what, path] of [
   ['an id no task can have', '/tasks/not-an-id'],
   ['an unknown route', '/no/such/page'],
 ] as const) {
-  test(`${what} is a 404 inside the console with a way back`, async ({ page }, testInfo) => {
+  test(`${what} is a 404 inside the console with a way back`, async ({ page, seed }, testInfo) => {
     await signIn(page, seed.operator.email);
     const apiCalls: string[] = [];
     page.on('request', (r) => {
@@ -58,6 +53,7 @@ for (const [what, path] of [
 test('a task and an operation that exist answer 200, and one in a workspace you cannot see is a 404', async ({
   page,
   browser,
+  seed,
 }) => {
   const task = await createTask(seed, `nf-exists-${Date.now()}`);
   const op = row<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = ?', task.id)!;
@@ -75,7 +71,10 @@ test('a task and an operation that exist answer 200, and one in a workspace you 
   await anonymous.close();
 });
 
-test('a failed session check keeps the console frame and offers a retry that works', async ({ page }, testInfo) => {
+test('a failed session check keeps the console frame and offers a retry that works', async ({
+  page,
+  seed,
+}, testInfo) => {
   await signIn(page, seed.operator.email);
   // The server's session check fails (for the page's render on the server and for the browser's own ask alike).
   await armFailpoint({ name: 'session_me', action: 'error' });

@@ -2,7 +2,6 @@
 // creation_aborting), changes nothing, and — once the abort has removed the task — a retry with the same key finds
 // nothing holding the identity. The create fails for real: its workspace's working-folder root lies under a plain file,
 // so the folder step cannot be made; a failpoint holds the abort after compensation.
-import { expect, test } from '@playwright/test';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,23 +10,20 @@ import {
   BASE_URL,
   chooseWorkspace,
   cli,
+  createToken,
+  expect,
   expectAccessible,
   releaseFailpoint,
   row,
   rows,
   screenshot,
-  seedWorkspace,
   signIn,
-  type Seed,
+  test,
 } from './support/console';
-
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('RA');
-});
 
 test('releasing while the holder’s create is being undone is refused in plain words; after the abort nothing holds it', async ({
   page,
+  seed,
 }, testInfo) => {
   const file = join(mkdtempSync(join(tmpdir(), 'tether-e2e-file-')), 'not-a-folder');
   writeFileSync(file, '');
@@ -46,16 +42,7 @@ test('releasing while the holder’s create is being undone is refused in plain 
     '--root',
     join(file, 'root'),
   ]);
-  const token = cli<{ token: string }>([
-    'token',
-    'create',
-    '--name',
-    `e2e ${prefix}`,
-    '--workspace',
-    ws.id,
-    '--scope',
-    'tasks:write',
-  ]).token;
+  const token = createToken(prefix, ws.id);
   const externalId = `doomed:${Date.now()}`;
 
   await armFailpoint({ name: 'abort_before_remove', action: 'pause', match: externalId });

@@ -2,30 +2,26 @@
 // and release operation match, and a retry after a lost answer re-uses the one Idempotency-Key. "Nothing holds it"
 // reaches the dialog as a NOT_FOUND error (SPEC §10), not as data; the dialog still says each result in plain words —
 // released, nothing holds it, creation completing, key conflict — each checked here against what the server stored.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import {
   api,
   armFailpoint,
   BASE_URL,
   cli,
   createTask,
+  expect,
   expectAccessible,
   releaseFailpoint,
   row,
   rows,
   screenshot,
-  seedWorkspace,
   signIn,
-  type Seed,
+  test,
 } from './support/console';
-
-let seed: Seed;
-test.beforeAll(() => {
-  seed = seedWorkspace('RE');
-});
 
 test('the release dialog refuses until the identity is typed exactly, then releases and records it', async ({
   page,
+  seed,
 }, testInfo) => {
   const externalId = `Jira:PROJ-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Release me');
@@ -96,7 +92,7 @@ test('the release dialog refuses until the identity is typed exactly, then relea
   await expect(line).toContainText(task.identifier);
 });
 
-test('a release retried after its answer was lost re-uses the key and releases once', async ({ page }) => {
+test('a release retried after its answer was lost re-uses the key and releases once', async ({ page, seed }) => {
   const externalId = `retry-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Retry me');
   const before = row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!;
@@ -149,6 +145,7 @@ async function openReleaseDialog(page: Page, taskId: string, externalId: string)
 
 test('nothing holds it any more: the NOT_FOUND answer reads "Nothing holds it", and the 404 is stored for the key', async ({
   page,
+  seed,
 }) => {
   const externalId = `gone-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Deleted meanwhile');
@@ -167,6 +164,7 @@ test('nothing holds it any more: the NOT_FOUND answer reads "Nothing holds it", 
 
 test('a holder whose create is completing: "Creation completing — try again", nothing changes, then the retry releases', async ({
   page,
+  seed,
 }) => {
   const externalId = `completing-${Date.now()}`;
   // Hold a create between Complete's two phases (SPEC §4.3): the task is `completing`, so release must refuse.
@@ -209,7 +207,7 @@ test('a holder whose create is completing: "Creation completing — try again", 
   }
 });
 
-test('the dialog\'s key already used for another request: "Key conflict", nothing released', async ({ page }) => {
+test('the dialog\'s key already used for another request: "Key conflict", nothing released', async ({ page, seed }) => {
   const externalId = `conflict-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Keep my identity');
   await signIn(page, seed.operator.email);

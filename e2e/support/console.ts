@@ -1,7 +1,7 @@
 // Shared helpers for the console specs: seed through the real CLI and REST API (the same DATABASE_URL as the
 // webServer in playwright.config.ts), read the stored rows straight from the SQLite file, sign in by label,
 // and run axe. Nothing here reaches into server code.
-import { expect, type Cookie, type Page, type TestInfo } from '@playwright/test';
+import { test as base, expect, type Cookie, type Page, type TestInfo } from '@playwright/test';
 import axe from 'axe-core';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
@@ -78,6 +78,20 @@ export function seedWorkspace(tag: string): Seed {
   return seed;
 }
 
+/**
+ * Playwright's `test` with the run's shared workspace as `seed` (seedWorkspace): made, or read from the run's cache, once
+ * per worker, before the worker's first test that asks for it.
+ *
+ *   import { expect, test } from './support/console';
+ *   test('finds', async ({ page, seed }) => { await signIn(page, seed.operator.email); });
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no test-scoped fixtures, only the worker's seed
+export const test = base.extend<{}, { seed: Seed }>({
+  // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern; none here
+  seed: [async ({}, use) => use(seedWorkspace('E2E')), { scope: 'worker' }],
+});
+export { expect };
+
 /** A workspace of its own, for a spec that counts what a workspace holds (seedWorkspace shares one per run). */
 export function makeSeed(tag: string): Seed {
   const suffix = Math.random()
@@ -114,17 +128,13 @@ export function makeSeed(tag: string): Seed {
   const admin = user('admin');
   const operator = user('operator', ['--workspace', ws.id]);
   const viewer = user('viewer', ['--workspace', ws.id]);
-  const token = cli<{ token: string }>([
-    'token',
-    'create',
-    '--name',
-    `e2e ${prefix}`,
-    '--workspace',
-    ws.id,
-    '--scope',
-    'tasks:write',
-  ]).token;
+  const token = createToken(prefix, ws.id);
   return { workspaceId: ws.id, prefix, token, admin, operator, viewer };
+}
+
+/** A `tasks:write` token named after `prefix` on workspace `workspaceId`, for seeding tasks over REST. */
+export function createToken(prefix: string, workspaceId: string): string {
+  return makeApiToken(`e2e ${prefix}`, [workspaceId], ['tasks:write']);
 }
 
 /** A workspace with no working-folder root: its plain creates plan no step and commit at once (SPEC §4.3). */

@@ -2,89 +2,37 @@
 // external id, how each hold ended, every release (who, when, which channel, the optional reason), who holds it now —
 // and Find on a released id ("released … by …; now held by …" / "free since …"), on the dialect of the project.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/server/domain/access';
-import { createContextInner } from '../../../src/server/api/context';
-import { appRouter } from '../../../src/server/api/root';
-import { createCallerFactory } from '../../../src/server/api/trpc';
-import type { Db } from '../../../src/server/db/types';
-import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import { makeWorkspace, testServices, uniq, type TestWorkspace } from '../../support/fixtures';
+import { describe, expect, it as base, storedMember, storedToken } from '../../support/console-test';
+import { userActor } from '../../support/fixtures';
 
-const createCaller = createCallerFactory(appRouter);
-
-let db: Db;
-let services: Services;
-let ws: TestWorkspace;
-let operator: Actor;
-let operatorEmail: string;
-let bot: Actor;
-let viewer: Actor;
-const as = (actor: Actor) => createCaller(createContextInner({ services, actor, source: 'console' }));
-
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db);
-  ws = await makeWorkspace(db);
-  const now = new Date().toISOString();
-  const operatorId = randomUUID();
-  operatorEmail = `${uniq('op')}@example.test`;
-  await db.run(
-    'INSERT INTO users (id, email, name, password_hash, is_admin, created_at) VALUES ($1, $2, NULL, NULL, $3, $4)',
-    [operatorId, operatorEmail, false, now],
+// An operator and a token stored as rows (so the history can name them), a viewer, and a release by any of them.
+const it = base
+  .extend('operator', { scope: 'file' }, async ({ db, ws }) => storedMember(db, ws.id, 'operator'))
+  .extend('bot', { scope: 'file' }, async ({ db, ws }) => storedToken(db, ws.id, 'ci-bot'))
+  .extend('viewer', { scope: 'file' }, async ({ ws }) => userActor({ [ws.id]: 'viewer' }))
+  .extend(
+    'release',
+    { scope: 'file' },
+    async ({ ws, as }) =>
+      (actor: Actor, external_id: string, reason?: string) =>
+        as(actor).task.releaseExternalId({
+          workspace_id: ws.id,
+          external_id,
+          idempotency_key: randomUUID(),
+          ...(reason === undefined ? {} : { reason }),
+        }),
   );
-  await db.run('INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ($1, $2, $3, $4)', [
-    operatorId,
-    ws.id,
-    'operator',
-    now,
-  ]);
-  operator = {
-    kind: 'user',
-    id: operatorId,
-    label: operatorEmail,
-    global: false,
-    roles: new Map([[ws.id, 'operator']]),
-    grants: new Set(),
-    scopes: new Set(),
-  };
-  const botId = randomUUID();
-  await db.run(
-    'INSERT INTO api_tokens (id, name, secret_hash, scopes, created_by, created_at) VALUES ($1, $2, $3, $4, NULL, $5)',
-    [botId, 'ci-bot', 'e'.repeat(64), JSON.stringify(['tasks:write', 'identities:release']), now],
-  );
-  bot = {
-    kind: 'token',
-    id: botId,
-    label: 'ci-bot',
-    global: false,
-    roles: new Map(),
-    grants: new Set([ws.id]),
-    scopes: new Set(['tasks:write', 'identities:release']),
-  };
-  viewer = {
-    kind: 'user',
-    id: randomUUID(),
-    label: 'v',
-    global: false,
-    roles: new Map([[ws.id, 'viewer']]),
-    grants: new Set(),
-    scopes: new Set(),
-  };
-});
-afterAll(async () => db?.close());
-
-const release = (actor: Actor, external_id: string, reason?: string) =>
-  as(actor).task.releaseExternalId({
-    workspace_id: ws.id,
-    external_id,
-    idempotency_key: randomUUID(),
-    ...(reason === undefined ? {} : { reason }),
-  });
 
 describe('identity history', () => {
-  it('create, release with a reason, re-create: both holders, the release, and the new holder', async () => {
+  it('create, release with a reason, re-create: both holders, the release, and the new holder', async ({
+    ws,
+    as,
+    bot,
+    operator,
+    viewer,
+    release,
+  }) => {
     const first = await as(bot).task.create({ workspace_id: ws.id, title: 'First', external_id: 'jira:H-1' });
     await release(operator, 'jira:H-1', '  duplicate from a replayed webhook ');
     const second = await as(bot).task.create({ workspace_id: ws.id, title: 'Second', external_id: 'jira:H-1' });
@@ -105,7 +53,7 @@ describe('identity history', () => {
     expect(h.holders[0]!.until).toBe(h.releases[0]!.at);
     expect(h.releases).toEqual([
       expect.objectContaining({
-        actor: expect.objectContaining({ kind: 'user', label: operatorEmail }),
+        actor: expect.objectContaining({ kind: 'user', label: operator.label }),
         source: 'console',
         reason: 'duplicate from a replayed webhook',
         result: 'released',
@@ -120,12 +68,19 @@ describe('identity history', () => {
     expect(found).toMatchObject({
       task: { id: second.id },
       held_before: true,
-      last_release: { actor: { kind: 'user', label: operatorEmail }, holder_identifier: first.identifier },
+      last_release: { actor: { kind: 'user', label: operator.label }, holder_identifier: first.identifier },
       free_since: null,
     });
   });
 
-  it('a released id nothing holds: Find says released by whom and free since when; the miss is in the history too', async () => {
+  it('a released id nothing holds: Find says released by whom and free since when; the miss is in the history too', async ({
+    ws,
+    as,
+    bot,
+    operator,
+    viewer,
+    release,
+  }) => {
     const t = await as(bot).task.create({ workspace_id: ws.id, title: 'Gone', external_id: 'jira:H-2' });
     await release(bot, 'jira:H-2');
     await expect(release(operator, 'jira:H-2')).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -141,12 +96,17 @@ describe('identity history', () => {
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'jira:H-2' });
     expect(h.holder).toBeNull();
     expect(h.releases.map((r) => [r.actor.label, r.result])).toEqual([
-      [operatorEmail, 'nothing_held_it'],
+      [operator.label, 'nothing_held_it'],
       ['token “ci-bot”', 'released'],
     ]);
   });
 
-  it('a deleted holder is named from its revisions; the history reads the visible form of an id', async () => {
+  it('a deleted holder is named from its revisions; the history reads the visible form of an id', async ({
+    ws,
+    as,
+    bot,
+    viewer,
+  }) => {
     const t = await as(bot).task.create({ workspace_id: ws.id, title: 'Spoof', external_id: 'rtl:\u202Eevil' });
     await as(bot).task.delete({ id: t.id });
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'rtl:⟨U+202E⟩evil' });
@@ -157,7 +117,7 @@ describe('identity history', () => {
     expect(h.free_since).toBe(h.holders[0]!.until);
   });
 
-  it('NFC and NFD spellings held by two tasks: each one names the other', async () => {
+  it('NFC and NFD spellings held by two tasks: each one names the other', async ({ ws, as, bot, viewer }) => {
     const nfc = await as(bot).task.create({ workspace_id: ws.id, title: 'NFC', external_id: 'caf\u00e9' });
     const nfd = await as(bot).task.create({ workspace_id: ws.id, title: 'NFD', external_id: 'cafe\u0301' });
     const h = await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'caf\u00e9' });
@@ -170,7 +130,12 @@ describe('identity history', () => {
     ]);
   });
 
-  it('Find reads the form the console shows (⟨U+200B⟩) unless the typed text itself has a history', async () => {
+  it('Find reads the form the console shows (⟨U+200B⟩) unless the typed text itself has a history', async ({
+    ws,
+    as,
+    bot,
+    viewer,
+  }) => {
     const t = await as(bot).task.create({ workspace_id: ws.id, title: 'Zero width', external_id: 'zw\u200bspace' });
     const found = await as(viewer).console.findByExternalId({ workspace_id: ws.id, external_id: 'zw⟨U+200B⟩space' });
     expect(found).toMatchObject({ normalized: 'zw\u200bspace', visible_form: true, task: { id: t.id } });
@@ -180,7 +145,11 @@ describe('identity history', () => {
     ).toMatchObject({ normalized: 'zw\u200cspace', visible_form: true, task: null });
   });
 
-  it('a never-used id has an empty history; bad input is refused; another workspace is a 404', async () => {
+  it('a never-used id has an empty history; bad input is refused; another workspace is a 404', async ({
+    ws,
+    as,
+    viewer,
+  }) => {
     expect(await as(viewer).console.identityHistory({ workspace_id: ws.id, external_id: 'never:used' })).toMatchObject({
       holder: null,
       holders: [],

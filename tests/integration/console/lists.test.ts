@@ -2,25 +2,9 @@
 // reason and actor); nothing is silently cut off." The operations list used to stop at 200 rows with no way on, and the
 // releases list had neither filters nor pages. Through the tRPC procedures the console calls, on both dialects.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Actor } from '../../../src/server/domain/access';
-import { createContextInner } from '../../../src/server/api/context';
-import { appRouter } from '../../../src/server/api/root';
-import { createCallerFactory } from '../../../src/server/api/trpc';
 import type { Db } from '../../../src/server/db/types';
-import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import { makeWorkspace, testServices, uniq, userActor, type TestWorkspace } from '../../support/fixtures';
-
-const createCaller = createCallerFactory(appRouter);
-
-let db: Db;
-let services: Services;
-let ws: TestWorkspace;
-let other: TestWorkspace;
-let viewer: Actor;
-let stranger: Actor;
-const as = (actor: Actor) => createCaller(createContextInner({ services, actor, source: 'console' }));
+import { describe, expect, it as base, type ConsoleCaller } from '../../support/console-test';
+import { makeWorkspace, uniq, userActor, type TestWorkspace } from '../../support/fixtures';
 
 const BASE = Date.parse('2026-11-01T00:00:00.000Z');
 const STATES = ['completed', 'completed', 'aborted', 'completed', 'preparing'] as const;
@@ -28,6 +12,7 @@ const STATES = ['completed', 'completed', 'aborted', 'completed', 'preparing'] a
 const OPERATIONS = 137;
 
 async function insertOperation(
+  db: Db,
   w: TestWorkspace,
   o: { id?: string; at: string; state: string; externalId: string | null; requestId?: string | null },
 ) {
@@ -40,68 +25,94 @@ async function insertOperation(
   return id;
 }
 
+/** The ids of a list's rows in the workspace, as stored in the order the list shows: newest first, ties by id. */
+function storedOrder(db: Db, ws: TestWorkspace, table: 'creation_operations' | 'release_operations') {
+  return async (where = '', params: unknown[] = []): Promise<string[]> => {
+    const rows = await db.query<{ id: unknown }>(
+      `SELECT id FROM ${table} WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`,
+      [ws.id, ...params],
+    );
+    return rows.map((r) => String(r.id));
+  };
+}
+
 const at = (i: number) => new Date(BASE + Math.floor(i / 3) * 60_000).toISOString();
 
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db);
-  ws = await makeWorkspace(db);
-  other = await makeWorkspace(db);
-  viewer = userActor({ [ws.id]: 'viewer' });
-  stranger = userActor({ [other.id]: 'admin' });
+type OpsInput = Parameters<ConsoleCaller['console']['operations']>[0];
+type RelInput = Parameters<ConsoleCaller['console']['releases']>[0];
+
+// A viewer of the file's workspace, an admin of the other one, the workspace's operations and releases in the stored
+// order, and every page of the operations list from the first, then back from the last: ids in order, and
+// each page's position and total.
+const it = base
+  .extend('viewer', { scope: 'file' }, async ({ ws }) => userActor({ [ws.id]: 'viewer' }))
+  .extend('stranger', { scope: 'file' }, async ({ other }) => userActor({ [other.id]: 'admin' }))
+  .extend('storedIds', { scope: 'file' }, async ({ db, ws }) => storedOrder(db, ws, 'creation_operations'))
+  .extend(
+    'walk',
+    { scope: 'file' },
+    async ({ ws, as, viewer }) =>
+      async (input: Omit<OpsInput, 'workspace_id'>, limit: number) => {
+        const list = (more: Pick<OpsInput, 'cursor' | 'direction'> = {}) =>
+          as(viewer).console.operations({ workspace_id: ws.id, ...input, limit, ...more });
+        const forward: string[] = [];
+        const positions: number[] = [];
+        let page = await list();
+        const total = page.total;
+        for (;;) {
+          positions.push(page.first_position);
+          forward.push(...page.rows.map((r) => r.id));
+          if (!page.next_cursor) break;
+          page = await list({ cursor: page.next_cursor });
+          expect(page.total).toBe(total);
+        }
+        const backward: string[] = [];
+        for (;;) {
+          backward.unshift(...page.rows.map((r) => r.id));
+          if (!page.prev_cursor) break;
+          page = await list({ cursor: page.prev_cursor, direction: 'before' });
+        }
+        return { forward, backward, positions, total };
+      },
+  )
+  .extend('storedReleases', { scope: 'file' }, async ({ db, ws }) => storedOrder(db, ws, 'release_operations'))
+  .extend(
+    'allReleases',
+    { scope: 'file' },
+    async ({ ws, as, viewer }) =>
+      async (input: Omit<RelInput, 'workspace_id'>) => {
+        const list = (cursor?: string) =>
+          as(viewer).console.releases({ workspace_id: ws.id, ...input, limit: 10, ...(cursor ? { cursor } : {}) });
+        const ids: string[] = [];
+        let page = await list();
+        const total = page.total;
+        for (;;) {
+          ids.push(...page.rows.map((r) => r.id));
+          if (!page.next_cursor) break;
+          page = await list(page.next_cursor);
+        }
+        expect(ids).toHaveLength(total);
+        return ids;
+      },
+  );
+
+it.beforeAll(async ({ db, ws, other }) => {
   for (let i = 0; i < OPERATIONS; i++) {
-    await insertOperation(ws, {
+    await insertOperation(db, ws, {
       at: at(i),
       state: STATES[i % STATES.length]!,
       externalId: i % 10 === 9 ? null : `${i % 2 ? 'gh' : 'jira'}:${i}`,
     });
   }
   // Another workspace's operations never show.
-  await insertOperation(other, { at: at(0), state: 'completed', externalId: 'jira:0' });
+  await insertOperation(db, other, { at: at(0), state: 'completed', externalId: 'jira:0' });
 }, 60_000);
-afterAll(async () => db?.close());
-
-/** The stored order: newest first, ties by id. */
-async function storedIds(where = '', params: unknown[] = []): Promise<string[]> {
-  const rows = await db.query<{ id: unknown }>(
-    `SELECT id FROM creation_operations WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`,
-    [ws.id, ...params],
-  );
-  return rows.map((r) => String(r.id));
-}
-
-type OpsInput = Parameters<ReturnType<typeof as>['console']['operations']>[0];
-
-/** Every page from the first, then back from the last: ids in order, and each page's position and total. */
-async function walk(input: Omit<OpsInput, 'workspace_id'>, limit: number) {
-  const forward: string[] = [];
-  const positions: number[] = [];
-  let page = await as(viewer).console.operations({ workspace_id: ws.id, ...input, limit });
-  const total = page.total;
-  for (;;) {
-    positions.push(page.first_position);
-    forward.push(...page.rows.map((r) => r.id));
-    if (!page.next_cursor) break;
-    page = await as(viewer).console.operations({ workspace_id: ws.id, ...input, limit, cursor: page.next_cursor });
-    expect(page.total).toBe(total);
-  }
-  const backward: string[] = [];
-  for (;;) {
-    backward.unshift(...page.rows.map((r) => r.id));
-    if (!page.prev_cursor) break;
-    page = await as(viewer).console.operations({
-      workspace_id: ws.id,
-      ...input,
-      limit,
-      cursor: page.prev_cursor,
-      direction: 'before',
-    });
-  }
-  return { forward, backward, positions, total };
-}
 
 describe('the operations list (SPEC §13)', () => {
-  it('reaches every operation once, newest first, forwards and backwards, with the total and where each page starts', async () => {
+  it('reaches every operation once, newest first, forwards and backwards, with the total and where each page starts', async ({
+    walk,
+    storedIds,
+  }) => {
     const { forward, backward, positions, total } = await walk({}, 20);
     const stored = await storedIds();
     expect(stored).toHaveLength(OPERATIONS);
@@ -111,7 +122,13 @@ describe('the operations list (SPEC §13)', () => {
     expect(positions).toEqual([1, 21, 41, 61, 81, 101, 121]);
   });
 
-  it('filters by state (and in flight), external-id prefix and time range; the total counts what matches', async () => {
+  it('filters by state (and in flight), external-id prefix and time range; the total counts what matches', async ({
+    ws,
+    as,
+    viewer,
+    walk,
+    storedIds,
+  }) => {
     const aborted = await walk({ state: 'aborted' }, 7);
     expect(aborted.forward).toEqual(await storedIds("AND state = 'aborted'"));
     expect(aborted.total).toBe(aborted.forward.length);
@@ -149,7 +166,7 @@ describe('the operations list (SPEC §13)', () => {
     expect(both.rows.length).toBeGreaterThan(0);
   });
 
-  it('an empty result says so: no rows, total 0, position 0, no cursors', async () => {
+  it('an empty result says so: no rows, total 0, position 0, no cursors', async ({ ws, as, viewer }) => {
     expect(await as(viewer).console.operations({ workspace_id: ws.id, prefix: 'nothing:' })).toMatchObject({
       rows: [],
       total: 0,
@@ -160,9 +177,16 @@ describe('the operations list (SPEC §13)', () => {
     });
   });
 
-  it('finds an operation by its id, by the first characters the console shows, and by request id', async () => {
+  it('finds an operation by its id, by the first characters the console shows, and by request id', async ({
+    db,
+    ws,
+    other,
+    as,
+    viewer,
+    stranger,
+  }) => {
     const requestId = uniq('req-');
-    const id = await insertOperation(ws, { at: at(200), state: 'completed', externalId: 'find:me', requestId });
+    const id = await insertOperation(db, ws, { at: at(200), state: 'completed', externalId: 'find:me', requestId });
     const byId = await as(viewer).console.operations({ workspace_id: ws.id, q: id });
     expect(byId.rows.map((r) => r.id)).toEqual([id]);
     expect(
@@ -183,7 +207,7 @@ describe('the operations list (SPEC §13)', () => {
     ]);
     // Request ids compare exactly; another workspace's operations are never found.
     expect((await as(viewer).console.operations({ workspace_id: ws.id, q: requestId.toUpperCase() })).rows).toEqual([]);
-    const elsewhere = await insertOperation(other, {
+    const elsewhere = await insertOperation(db, other, {
       at: at(0),
       state: 'completed',
       externalId: null,
@@ -195,7 +219,12 @@ describe('the operations list (SPEC §13)', () => {
     ).toEqual([elsewhere]);
   });
 
-  it('refuses a cursor that is not one, an instant without its offset, and a workspace the actor cannot see', async () => {
+  it('refuses a cursor that is not one, an instant without its offset, and a workspace the actor cannot see', async ({
+    ws,
+    as,
+    viewer,
+    stranger,
+  }) => {
     await expect(as(viewer).console.operations({ workspace_id: ws.id, cursor: 'not-a-cursor' })).rejects.toMatchObject({
       code: 'BAD_REQUEST',
     });
@@ -205,7 +234,7 @@ describe('the operations list (SPEC §13)', () => {
     await expect(as(stranger).console.operations({ workspace_id: ws.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('names who began each operation', async () => {
+  it('names who began each operation', async ({ ws, as, viewer }) => {
     const page = await as(viewer).console.operations({ workspace_id: ws.id, limit: 5 });
     expect(page.rows[0]!.actor).toEqual({ id: 'system', kind: 'system', label: 'Tether (system)' });
   });
@@ -215,14 +244,18 @@ describe('the releases list (SPEC §13)', () => {
   let person: { id: string; email: string };
   let bot: { id: string; name: string };
 
-  async function insertRelease(r: {
-    actorId: string;
-    externalId: string;
-    status: 204 | 404;
-    reason?: string | null;
-    at: string;
-    requestId?: string;
-  }) {
+  async function insertRelease(
+    db: Db,
+    ws: TestWorkspace,
+    r: {
+      actorId: string;
+      externalId: string;
+      status: 204 | 404;
+      reason?: string | null;
+      at: string;
+      requestId?: string;
+    },
+  ) {
     const id = randomUUID();
     await db.run(
       `INSERT INTO release_operations (id, workspace_id, idempotency_key, request_hash, actor_id, source, external_id, holder_task_id, result_status,
@@ -232,7 +265,7 @@ describe('the releases list (SPEC §13)', () => {
     return id;
   }
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ db, ws }) => {
     const now = new Date().toISOString();
     person = { id: randomUUID(), email: `${uniq('op')}@example.test` };
     bot = { id: randomUUID(), name: uniq('bot') };
@@ -246,7 +279,7 @@ describe('the releases list (SPEC §13)', () => {
     );
     const reasons = ['Duplicate from a replayed WEBHOOK', 'wrong project', null, 'Café duplicate'];
     for (let i = 0; i < 45; i++) {
-      await insertRelease({
+      await insertRelease(db, ws, {
         actorId: i % 3 === 0 ? bot.id : person.id,
         externalId: `${i % 2 ? 'gh' : 'jira'}:${i}`,
         status: i % 5 === 4 ? 404 : 204,
@@ -257,29 +290,14 @@ describe('the releases list (SPEC §13)', () => {
     }
   });
 
-  type RelInput = Parameters<ReturnType<typeof as>['console']['releases']>[0];
-  async function all(input: Omit<RelInput, 'workspace_id'>) {
-    const ids: string[] = [];
-    let page = await as(viewer).console.releases({ workspace_id: ws.id, ...input, limit: 10 });
-    const total = page.total;
-    for (;;) {
-      ids.push(...page.rows.map((r) => r.id));
-      if (!page.next_cursor) break;
-      page = await as(viewer).console.releases({ workspace_id: ws.id, ...input, limit: 10, cursor: page.next_cursor });
-    }
-    expect(ids).toHaveLength(total);
-    return ids;
-  }
-  async function stored(where: string, params: unknown[] = []) {
-    const rows = await db.query<{ id: unknown }>(
-      `SELECT id FROM release_operations WHERE workspace_id = $1 ${where} ORDER BY created_at DESC, id DESC`,
-      [ws.id, ...params],
-    );
-    return rows.map((r) => String(r.id));
-  }
-
-  it('pages every release with its total, naming who released (a person by name and email, a token by name)', async () => {
-    expect(await all({})).toEqual(await stored(''));
+  it('pages every release with its total, naming who released (a person by name and email, a token by name)', async ({
+    ws,
+    as,
+    viewer,
+    allReleases,
+    storedReleases,
+  }) => {
+    expect(await allReleases({})).toEqual(await storedReleases(''));
     const first = await as(viewer).console.releases({ workspace_id: ws.id, limit: 50 });
     expect(first.rows.find((r) => r.actor.id === person.id)!.actor).toEqual({
       id: person.id,
@@ -294,29 +312,35 @@ describe('the releases list (SPEC §13)', () => {
     expect(first.actors.map((a) => a.id).sort()).toEqual([person.id, bot.id].sort());
   });
 
-  it('filters by result, actor, reason (with, without, containing) and external-id prefix', async () => {
-    expect(await all({ result: 'nothing_held_it' })).toEqual(await stored('AND result_status = 404'));
-    expect(await all({ result: 'released' })).toEqual(await stored('AND result_status = 204'));
-    expect(await all({ actor_id: bot.id })).toEqual(await stored('AND actor_id = $2', [bot.id]));
-    expect(await all({ reason: 'without' })).toEqual(await stored('AND reason IS NULL'));
-    expect(await all({ reason: 'with' })).toEqual(await stored('AND reason IS NOT NULL'));
+  it('filters by result, actor, reason (with, without, containing) and external-id prefix', async ({
+    allReleases,
+    storedReleases,
+  }) => {
+    expect(await allReleases({ result: 'nothing_held_it' })).toEqual(await storedReleases('AND result_status = 404'));
+    expect(await allReleases({ result: 'released' })).toEqual(await storedReleases('AND result_status = 204'));
+    expect(await allReleases({ actor_id: bot.id })).toEqual(await storedReleases('AND actor_id = $2', [bot.id]));
+    expect(await allReleases({ reason: 'without' })).toEqual(await storedReleases('AND reason IS NULL'));
+    expect(await allReleases({ reason: 'with' })).toEqual(await storedReleases('AND reason IS NOT NULL'));
     // Containing: ASCII letters in any case, everything else as it is (the same on both dialects).
-    const webhook = await stored("AND reason = 'Duplicate from a replayed WEBHOOK'");
-    expect(await all({ reason_text: 'replayed webhook' })).toEqual(webhook);
-    expect(await all({ reason_text: 'DUPLICATE' })).toEqual(
-      await stored("AND reason IN ('Duplicate from a replayed WEBHOOK', 'Café duplicate')"),
+    const webhook = await storedReleases("AND reason = 'Duplicate from a replayed WEBHOOK'");
+    expect(await allReleases({ reason_text: 'replayed webhook' })).toEqual(webhook);
+    expect(await allReleases({ reason_text: 'DUPLICATE' })).toEqual(
+      await storedReleases("AND reason IN ('Duplicate from a replayed WEBHOOK', 'Café duplicate')"),
     );
-    expect(await all({ reason_text: 'CAFÉ' })).toEqual([]);
-    expect(await all({ reason_text: 'café' })).toEqual(await stored("AND reason = 'Café duplicate'"));
-    expect(await all({ prefix: 'gh:' })).toEqual(await stored("AND external_id >= 'gh:' AND external_id < 'gh;'"));
-    expect(await all({ prefix: 'gh:', actor_id: person.id, result: 'released' })).toEqual(
-      await stored("AND external_id >= 'gh:' AND external_id < 'gh;' AND actor_id = $2 AND result_status = 204", [
-        person.id,
-      ]),
+    expect(await allReleases({ reason_text: 'CAFÉ' })).toEqual([]);
+    expect(await allReleases({ reason_text: 'café' })).toEqual(await storedReleases("AND reason = 'Café duplicate'"));
+    expect(await allReleases({ prefix: 'gh:' })).toEqual(
+      await storedReleases("AND external_id >= 'gh:' AND external_id < 'gh;'"),
+    );
+    expect(await allReleases({ prefix: 'gh:', actor_id: person.id, result: 'released' })).toEqual(
+      await storedReleases(
+        "AND external_id >= 'gh:' AND external_id < 'gh;' AND actor_id = $2 AND result_status = 204",
+        [person.id],
+      ),
     );
   });
 
-  it('finds a release by its Idempotency-Key (any case) or its request id', async () => {
+  it('finds a release by its Idempotency-Key (any case) or its request id', async ({ db, ws, as, viewer }) => {
     const key = (await db.one<{ idempotency_key: unknown; id: unknown }>(
       "SELECT id, idempotency_key FROM release_operations WHERE request_id = 'rel-7'",
     ))!;
@@ -332,7 +356,11 @@ describe('the releases list (SPEC §13)', () => {
 });
 
 describe('counts by id namespace (SPEC §13 overview)', () => {
-  it('counts tasks holding an id, unsettled ones, and the last day of creates and releases per namespace', async () => {
+  it('counts tasks holding an id, unsettled ones, and the last day of creates and releases per namespace', async ({
+    db,
+    as,
+    viewer,
+  }) => {
     const w = await makeWorkspace(db);
     const admin = userActor({ [w.id]: 'admin' });
     const now = new Date().toISOString();
@@ -362,9 +390,9 @@ describe('counts by id namespace (SPEC §13 overview)', () => {
     await task('no-namespace', true);
     await task(':leading', true);
     await task(null, true);
-    await insertOperation(w, { at: now, state: 'aborted', externalId: 'gmail:x' });
-    await insertOperation(w, { at: now, state: 'completed', externalId: 'gmail:y' });
-    await insertOperation(w, {
+    await insertOperation(db, w, { at: now, state: 'aborted', externalId: 'gmail:x' });
+    await insertOperation(db, w, { at: now, state: 'completed', externalId: 'gmail:y' });
+    await insertOperation(db, w, {
       at: new Date(Date.now() - 2 * 86_400_000).toISOString(),
       state: 'aborted',
       externalId: 'gmail:old',

@@ -3,151 +3,79 @@
 // procedures the console calls, on the dialect of the running project. They read through the data layer;
 // these tests hold what they return to what the database holds.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Actor } from '../../../src/server/domain/access';
-import { createContextInner } from '../../../src/server/api/context';
-import { appRouter } from '../../../src/server/api/root';
-import { createCallerFactory } from '../../../src/server/api/trpc';
 import type { Db } from '../../../src/server/db/types';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
-import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import { makeWorkspace, testServices, uniq, until, type TestWorkspace } from '../../support/fixtures';
-
-const createCaller = createCallerFactory(appRouter);
-
-let db: Db;
-let services: Services;
-let ws: TestWorkspace;
-let other: TestWorkspace;
-let operator: Actor;
-let operatorEmail: string;
-let bot: Actor;
-let botName: string;
-let admin: Actor;
-let stranger: Actor;
-const tasks: Record<'alpha' | 'bravo' | 'charlie', { id: string; identifier: string }> = {} as never;
-let paused: { pending: Promise<unknown> } | undefined;
-
-const as = (actor: Actor) => createCaller(createContextInner({ services, actor, source: 'console' }));
-
-function user(
-  id: string,
-  email: string,
-  roles: Record<string, 'viewer' | 'operator' | 'admin'>,
-  global = false,
-): Actor {
-  return {
-    kind: 'user',
-    id,
-    label: email,
-    global,
-    roles: new Map(Object.entries(roles)),
-    grants: new Set(),
-    scopes: new Set(),
-  };
-}
+import { describe, expect, it as base, storedMember, storedToken } from '../../support/console-test';
+import { uniq, until, userActor } from '../../support/fixtures';
 
 /** A stored row's timestamp as ISO text (both drivers read timestamps as ISO 8601). */
-async function storedAt(sql: string, params: unknown[]): Promise<string> {
+async function storedAt(db: Db, sql: string, params: unknown[]): Promise<string> {
   const row = await db.one<{ at: unknown }>(sql, params);
   return String(row?.at);
 }
 
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db);
-  ws = await makeWorkspace(db);
-  other = await makeWorkspace(db);
-  const now = new Date().toISOString();
+// Who reads and writes: an operator and a token stored as rows (so the release history can name them), an instance
+// admin, and an admin of the other workspace only. Then the workspace every test reads, made before the first test
+// (`auto`): three settled tasks, one create held open after Begin, and two releases.
+const it = base
+  .extend('operator', { scope: 'file' }, async ({ db, ws }) => storedMember(db, ws.id, 'operator'))
+  .extend('bot', { scope: 'file' }, async ({ db, ws }) => storedToken(db, ws.id, uniq('bot')))
+  .extend('admin', { scope: 'file' }, async () => userActor({}, true))
+  .extend('stranger', { scope: 'file' }, async ({ other }) => userActor({ [other.id]: 'admin' }))
+  .extend('tasks', { scope: 'file', auto: true }, async ({ services, ws, as, operator, bot }, { onCleanup }) => {
+    // Three settled tasks through the real create path; Bravo moves to Doing, Charlie (no identity) is archived.
+    const create = async (title: string, external_id?: string, remote_contributions?: string[]) => {
+      const r = await as(bot).task.create({
+        workspace_id: ws.id,
+        title,
+        ...(external_id ? { external_id } : {}),
+        ...(remote_contributions ? { remote_contributions } : {}),
+      });
+      return { id: r.id, identifier: r.identifier };
+    };
+    const alpha = await create('Alpha', 'jira:A-1');
+    // Bravo's plan has steps (two remote contributions, SPEC §5), so its operation has a timeline.
+    const bravo = await create('Bravo', 'jira:B-2', [
+      'https://git.example/acme/app/pull/1',
+      'https://git.example/acme/app/pull/2',
+    ]);
+    const charlie = await create('Charlie');
+    await as(bot).task.update({ id: bravo.id, patch: { step_id: ws.steps[1]!.id, description: 'second' } });
+    await as(bot).task.archive({ id: charlie.id });
 
-  // People and a token as stored rows, so the release history can name them.
-  const operatorId = randomUUID();
-  operatorEmail = `${uniq('op')}@example.test`;
-  await db.run(
-    'INSERT INTO users (id, email, name, password_hash, is_admin, created_at) VALUES ($1, $2, NULL, NULL, $3, $4)',
-    [operatorId, operatorEmail, false, now],
-  );
-  await db.run('INSERT INTO memberships (user_id, workspace_id, role, created_at) VALUES ($1, $2, $3, $4)', [
-    operatorId,
-    ws.id,
-    'operator',
-    now,
-  ]);
-  operator = user(operatorId, operatorEmail, { [ws.id]: 'operator' });
-  const botId = randomUUID();
-  botName = uniq('bot');
-  await db.run(
-    'INSERT INTO api_tokens (id, name, secret_hash, scopes, created_by, created_at) VALUES ($1, $2, $3, $4, NULL, $5)',
-    [botId, botName, 'f'.repeat(64), JSON.stringify(['tasks:write', 'identities:release']), now],
-  );
-  bot = {
-    kind: 'token',
-    id: botId,
-    label: botName,
-    global: false,
-    roles: new Map(),
-    grants: new Set([ws.id]),
-    scopes: new Set(['tasks:write', 'identities:release']),
-  };
-  admin = user(randomUUID(), 'root@example.test', {}, true);
-  stranger = user(randomUUID(), 'stranger@example.test', { [other.id]: 'admin' });
-
-  // Three settled tasks through the real create path; Bravo moves to Doing, Charlie (no identity) is archived.
-  const create = async (title: string, external_id?: string, remote_contributions?: string[]) => {
-    const r = await as(bot).task.create({
+    // One create held open after Begin: an unsettled identity with an open operation (SPEC §4.3).
+    services.failpoints.arm({ name: 'after_begin', action: 'pause', match: 'mail:thread-9', times: 1 });
+    const pending = createTask(services, bot, {
       workspace_id: ws.id,
-      title,
-      ...(external_id ? { external_id } : {}),
-      ...(remote_contributions ? { remote_contributions } : {}),
+      external_id: 'mail:thread-9',
+      title: 'Delta',
+      remote_contributions: ['https://git.example/acme/app/pull/9'],
     });
-    return { id: r.id, identifier: r.identifier };
-  };
-  tasks.alpha = await create('Alpha', 'jira:A-1');
-  // Bravo's plan has steps (two remote contributions, SPEC §5), so its operation has a timeline.
-  tasks.bravo = await create('Bravo', 'jira:B-2', [
-    'https://git.example/acme/app/pull/1',
-    'https://git.example/acme/app/pull/2',
-  ]);
-  tasks.charlie = await create('Charlie');
-  await as(bot).task.update({ id: tasks.bravo.id, patch: { step_id: ws.steps[1]!.id, description: 'second' } });
-  await as(bot).task.archive({ id: tasks.charlie.id });
+    pending.catch(() => {});
+    onCleanup(async () => {
+      services.failpoints.releaseAll();
+      await pending.catch(() => {});
+    });
+    await until(() => (services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'create paused after Begin');
 
-  // One create held open after Begin: an unsettled identity with an open operation (SPEC §4.3).
-  services.failpoints.arm({ name: 'after_begin', action: 'pause', match: 'mail:thread-9', times: 1 });
-  const pending = createTask(services, bot, {
-    workspace_id: ws.id,
-    external_id: 'mail:thread-9',
-    title: 'Delta',
-    remote_contributions: ['https://git.example/acme/app/pull/9'],
+    // Two releases: one frees Alpha's identity (by a person), one finds nothing (by a token).
+    await as(operator).task.releaseExternalId({
+      workspace_id: ws.id,
+      external_id: 'jira:A-1',
+      idempotency_key: randomUUID(),
+    });
+    // SPEC §10: "nothing holds it" is a NOT_FOUND error on tRPC; its result is still stored, so the history lists it.
+    await expect(
+      as(bot).task.releaseExternalId({ workspace_id: ws.id, external_id: 'jira:none', idempotency_key: randomUUID() }),
+    ).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'task not found',
+    });
+    return { alpha, bravo, charlie };
   });
-  pending.catch(() => {});
-  paused = { pending };
-  await until(() => (services.failpoints.paused.get('after_begin') ?? 0) === 1, 10_000, 'create paused after Begin');
-
-  // Two releases: one frees Alpha's identity (by a person), one finds nothing (by a token).
-  await as(operator).task.releaseExternalId({
-    workspace_id: ws.id,
-    external_id: 'jira:A-1',
-    idempotency_key: randomUUID(),
-  });
-  // SPEC §10: "nothing holds it" is a NOT_FOUND error on tRPC; its result is still stored, so the history lists it.
-  await expect(
-    as(bot).task.releaseExternalId({ workspace_id: ws.id, external_id: 'jira:none', idempotency_key: randomUUID() }),
-  ).rejects.toMatchObject({
-    code: 'NOT_FOUND',
-    message: 'task not found',
-  });
-});
-
-afterAll(async () => {
-  services?.failpoints.releaseAll();
-  await paused?.pending.catch(() => {});
-  await db?.close();
-});
 
 describe('console reads (SPEC §13)', () => {
-  it('overview: counts, creates by hour and the newest events', async () => {
+  it('overview: counts, creates by hour and the newest events', async ({ db, ws, as, operator }) => {
     const o = await as(operator).console.overview({ workspace_id: ws.id });
     expect(o.counts).toEqual({
       tasks: 4,
@@ -175,7 +103,11 @@ describe('console reads (SPEC §13)', () => {
     expect(o.recent_events.map((e) => e.seq)).toEqual(seqs);
   });
 
-  it('tasks table: each sort, both directions, archived filter, keyset pages and the matching count', async () => {
+  it('tasks table: each sort, both directions, archived filter, keyset pages and the matching count', async ({
+    ws,
+    as,
+    operator,
+  }) => {
     type Input = Partial<{
       sort: 'identifier' | 'title' | 'external_id' | 'step' | 'created_at';
       dir: 'asc' | 'desc';
@@ -226,7 +158,7 @@ describe('console reads (SPEC §13)', () => {
     });
   });
 
-  it('tasks table rows carry settlement, creation state and the step name', async () => {
+  it('tasks table rows carry settlement, creation state and the step name', async ({ db, ws, as, operator, tasks }) => {
     const { rows } = await as(operator).console.tasks({ workspace_id: ws.id, sort: 'title', dir: 'asc' });
     const bravo = rows.find((r) => r.id === tasks.bravo.id)!;
     expect(bravo).toEqual({
@@ -235,14 +167,14 @@ describe('console reads (SPEC §13)', () => {
       identifier: tasks.bravo.identifier,
       title: 'Bravo',
       external_id: 'jira:B-2',
-      external_id_settled_at: await storedAt('SELECT external_id_settled_at AS at FROM tasks WHERE id = $1', [
+      external_id_settled_at: await storedAt(db, 'SELECT external_id_settled_at AS at FROM tasks WHERE id = $1', [
         tasks.bravo.id,
       ]),
       settlement: 'settled',
       creation_state: 'completed',
       archived_at: null,
-      created_at: await storedAt('SELECT created_at AS at FROM tasks WHERE id = $1', [tasks.bravo.id]),
-      updated_at: await storedAt('SELECT updated_at AS at FROM tasks WHERE id = $1', [tasks.bravo.id]),
+      created_at: await storedAt(db, 'SELECT created_at AS at FROM tasks WHERE id = $1', [tasks.bravo.id]),
+      updated_at: await storedAt(db, 'SELECT updated_at AS at FROM tasks WHERE id = $1', [tasks.bravo.id]),
       revision: 2,
       step_id: ws.steps[1]!.id,
       step_name: 'Doing',
@@ -255,11 +187,16 @@ describe('console reads (SPEC §13)', () => {
       ['Delta', 'unsettled'],
     ]);
     expect(rows.find((r) => r.title === 'Charlie')!.archived_at).toBe(
-      await storedAt('SELECT archived_at AS at FROM tasks WHERE id = $1', [tasks.charlie.id]),
+      await storedAt(db, 'SELECT archived_at AS at FROM tasks WHERE id = $1', [tasks.charlie.id]),
     );
   });
 
-  it('find by external id: exact after normalization, nothing holding it, invalid input', async () => {
+  it('find by external id: exact after normalization, nothing holding it, invalid input', async ({
+    ws,
+    as,
+    operator,
+    tasks,
+  }) => {
     const found = await as(operator).console.findByExternalId({ workspace_id: ws.id, external_id: 'jira:B-2' });
     expect(found).toMatchObject({
       normalized: 'jira:B-2',
@@ -286,7 +223,13 @@ describe('console reads (SPEC §13)', () => {
     );
   });
 
-  it('task detail: identity panel, creation operation, revisions and events, newest first', async () => {
+  it('task detail: identity panel, creation operation, revisions and events, newest first', async ({
+    db,
+    as,
+    operator,
+    bot,
+    tasks,
+  }) => {
     const d = await as(operator).console.task({ id: tasks.bravo.id });
     expect(d.task).toMatchObject({ id: tasks.bravo.id, description: 'second', parent_id: null, step_name: 'Doing' });
     expect(d.can_release).toBe(true);
@@ -317,7 +260,7 @@ describe('console reads (SPEC §13)', () => {
     ).toBe(false);
   });
 
-  it('unsettled identities with the operation that is creating each', async () => {
+  it('unsettled identities with the operation that is creating each', async ({ db, ws, as, operator }) => {
     const list = await as(operator).console.unsettled({ workspace_id: ws.id });
     expect(list).toHaveLength(1);
     const [{ task, operation }] = list as [(typeof list)[number]];
@@ -340,12 +283,12 @@ describe('console reads (SPEC §13)', () => {
     });
     expect(['preparing', 'completing']).toContain(operation!.state);
     expect(operation!.lease_expires_at).toBe(
-      await storedAt('SELECT lease_expires_at AS at FROM creation_operations WHERE id = $1', [op!.id]),
+      await storedAt(db, 'SELECT lease_expires_at AS at FROM creation_operations WHERE id = $1', [op!.id]),
     );
     expect([operation!.steps_total, operation!.steps_succeeded]).toEqual([1, 0]);
   });
 
-  it('creation operations: all newest first, open only, by state', async () => {
+  it('creation operations: all newest first, open only, by state', async ({ db, ws, as, operator, tasks }) => {
     const all = (await as(operator).console.operations({ workspace_id: ws.id })).rows;
     const stored = await db.query<{ id: unknown }>(
       'SELECT id FROM creation_operations WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC',
@@ -367,7 +310,7 @@ describe('console reads (SPEC §13)', () => {
     expect((await as(operator).console.operations({ workspace_id: ws.id, state: 'aborted' })).rows).toEqual([]);
   });
 
-  it('one operation: its task and step timeline with pretty-printed JSON', async () => {
+  it('one operation: its task and step timeline with pretty-printed JSON', async ({ db, ws, as, operator, tasks }) => {
     const id = (await as(operator).console.operations({ workspace_id: ws.id, state: 'completed' })).rows.find(
       (o) => o.task_id === tasks.bravo.id,
     )!.id;
@@ -389,7 +332,14 @@ describe('console reads (SPEC §13)', () => {
     expect(d.steps[0]!.finished_at).toMatch(/Z$/);
   });
 
-  it('release history: who (email or token name), the holder, the result and the key', async () => {
+  it('release history: who (email or token name), the holder, the result and the key', async ({
+    db,
+    ws,
+    as,
+    operator,
+    bot,
+    tasks,
+  }) => {
     const history = (await as(operator).console.releases({ workspace_id: ws.id })).rows;
     const stored = await db.query<{ id: unknown; idempotency_key: unknown; created_at: unknown }>(
       'SELECT id, idempotency_key, created_at FROM release_operations WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC',
@@ -399,21 +349,26 @@ describe('console reads (SPEC §13)', () => {
       stored.map((r) => [String(r.id), String(r.idempotency_key), String(r.created_at)]),
     );
     expect(history.find((r) => r.external_id === 'jira:A-1')).toMatchObject({
-      actor: { kind: 'user', label: operatorEmail },
+      actor: { kind: 'user', label: operator.label },
       source: 'console',
       holder_task_id: tasks.alpha.id,
       holder_identifier: tasks.alpha.identifier,
       result: 'released',
     });
     expect(history.find((r) => r.external_id === 'jira:none')).toMatchObject({
-      actor: { kind: 'token', label: `token “${botName}”` },
+      actor: { kind: 'token', label: `token “${bot.label}”` },
       holder_task_id: null,
       holder_identifier: null,
       result: 'nothing_held_it',
     });
   });
 
-  it('events: the newest first, at most the limit, with the task named from the payload', async () => {
+  it('events: the newest first, at most the limit, with the task named from the payload', async ({
+    db,
+    ws,
+    as,
+    operator,
+  }) => {
     const events = await as(operator).console.events({ workspace_id: ws.id, limit: 3 });
     const stored = await db.query<{ seq: unknown }>(
       'SELECT seq FROM outbox_events WHERE workspace_id = $1 ORDER BY seq DESC LIMIT 3',
@@ -423,7 +378,13 @@ describe('console reads (SPEC §13)', () => {
     expect(events.every((e) => typeof e.task_identifier === 'string' && e.created_at.endsWith('Z'))).toBe(true);
   });
 
-  it('answers the same 404 for a workspace the actor cannot see, whatever the read', async () => {
+  it('answers the same 404 for a workspace the actor cannot see, whatever the read', async ({
+    ws,
+    as,
+    operator,
+    stranger,
+    tasks,
+  }) => {
     const reads = [
       () => as(stranger).console.overview({ workspace_id: ws.id }),
       () => as(stranger).console.tasks({ workspace_id: ws.id }),
@@ -442,7 +403,11 @@ describe('console reads (SPEC §13)', () => {
 });
 
 describe('admin settings (SPEC §11)', () => {
-  it('adds a new member (creating the user), changes and removes a role, and lists members by email', async () => {
+  it('adds a new member (creating the user), changes and removes a role, and lists members by email', async ({
+    ws,
+    as,
+    admin,
+  }) => {
     const email = `${uniq('new')}@example.test`;
     await as(admin).admin.addMember({
       workspace_id: ws.id,
@@ -467,7 +432,13 @@ describe('admin settings (SPEC §11)', () => {
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('creates, lists and revokes a token granted on the workspace; never shows a secret', async () => {
+  it('creates, lists and revokes a token granted on the workspace; never shows a secret', async ({
+    db,
+    ws,
+    other,
+    as,
+    admin,
+  }) => {
     const created = await as(admin).admin.createToken({
       workspace_id: ws.id,
       name: 'console bot',
@@ -500,7 +471,13 @@ describe('admin settings (SPEC §11)', () => {
     });
   });
 
-  it('sets a WIP limit the workspace steps then show, and 404s a step of another workspace', async () => {
+  it('sets a WIP limit the workspace steps then show, and 404s a step of another workspace', async ({
+    ws,
+    other,
+    as,
+    operator,
+    admin,
+  }) => {
     await as(admin).admin.setWipLimit({ workspace_id: ws.id, step_id: ws.steps[1]!.id, wip_limit: 3 });
     expect(await as(operator).workspace.steps({ workspace_id: ws.id })).toEqual([
       { id: ws.steps[0]!.id, name: 'Todo', position: 0, wip_limit: null, is_done: false },
@@ -514,7 +491,7 @@ describe('admin settings (SPEC §11)', () => {
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('refuses every admin procedure to a non-admin with the same 404', async () => {
+  it('refuses every admin procedure to a non-admin with the same 404', async ({ ws, as, operator }) => {
     await expect(as(operator).admin.members({ workspace_id: ws.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(as(operator).admin.tokens({ workspace_id: ws.id })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(

@@ -1,31 +1,29 @@
 // SPEC §5 deferred start: `blocked_by` stores one start-when-unblocked intent, promoted — and launched exactly
 // once — when the last blocker's task reaches a done step; never before.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/server/config';
-import type { Db } from '../../../src/server/db/types';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { dispatchLaunches } from '../../../src/server/runtime/dispatcher';
-import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import { count, testServices, uniq } from '../../support/fixtures';
-import { dataDir, makeWorld, type World } from './world';
+import { count, uniq } from '../../support/fixtures';
+import { describe, expect, it as base } from './world-test';
 
-let db: Db;
-let services: Services;
-let w: World;
-
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
-  w = await makeWorld(services);
-});
-afterAll(async () => db.close());
-
-const done = () => w.ws.steps[2]!.id; // makeWorkspace: Todo, Doing, Done (is_done)
-const launches = (taskId: string) => count(db, 'SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1', [taskId]);
+// The world's done step (makeWorkspace: Todo, Doing, Done), and how many launches a task has had.
+const it = base
+  .extend('done', { scope: 'file' }, async ({ w }) => w.ws.steps[2]!.id)
+  .extend(
+    'launches',
+    { scope: 'file' },
+    async ({ db }) =>
+      (taskId: string) =>
+        count(db, 'SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1', [taskId]),
+  );
 
 describe('deferred start (SPEC §5)', () => {
-  it('launches exactly once when the last blocker completes, never before', async () => {
+  it('launches exactly once when the last blocker completes, never before', async ({
+    db,
+    services,
+    w,
+    done,
+    launches,
+  }) => {
     const b1 = await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'blocker 1' });
     const b2 = await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'blocker 2' });
     const t = await createTask(services, w.actor, {
@@ -43,11 +41,11 @@ describe('deferred start (SPEC §5)', () => {
 
     await dispatchLaunches(services);
     expect(await launches(t.task.id)).toBe(0);
-    await db.run('UPDATE tasks SET step_id = $2 WHERE id = $1', [b1.task.id, done()]);
+    await db.run('UPDATE tasks SET step_id = $2 WHERE id = $1', [b1.task.id, done]);
     await dispatchLaunches(services);
     expect(await launches(t.task.id)).toBe(0);
 
-    await db.run('UPDATE tasks SET step_id = $2 WHERE id = $1', [b2.task.id, done()]);
+    await db.run('UPDATE tasks SET step_id = $2 WHERE id = $1', [b2.task.id, done]);
     await Promise.all([dispatchLaunches(services), dispatchLaunches(services)]);
     await dispatchLaunches(services);
     expect(await launches(t.task.id)).toBe(1);
@@ -61,7 +59,7 @@ describe('deferred start (SPEC §5)', () => {
     ).toBe(1);
   });
 
-  it('an unknown blocker is a 400 before Begin', async () => {
+  it('an unknown blocker is a 400 before Begin', async ({ services, w }) => {
     const err = await createTask(services, w.actor, {
       workspace_id: w.ws.id,
       title: 't',

@@ -1,29 +1,15 @@
 // SPEC §4.1 "Found outcomes have zero side effects" — the upstream data-loss guard: a retry carrying every
 // effect-producing field and a changed title gets the stored task back and changes nothing at all.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/server/config';
-import type { Db } from '../../../src/server/db/types';
+import { readdirSync } from 'node:fs';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { addRepository } from '../../../src/server/domain/git-repos/registry';
 import { dispatchLaunches } from '../../../src/server/runtime/dispatcher';
-import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import { count, testServices, uniq } from '../../support/fixtures';
-import { dataDir, fullBody, makeGitRepo, makeWorld, tetherBranches, upload, type World } from './world';
-import { readdirSync } from 'node:fs';
+import { count, uniq } from '../../support/fixtures';
+import { fullBody, makeGitRepo, tetherBranches, upload } from './world';
+import { describe, expect, it as base } from './world-test';
 
-let db: Db;
-let services: Services;
-let w: World;
-
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
-  w = await makeWorld(services);
-});
-afterAll(async () => db.close());
-
-const totals = async () => ({
+// Every row and folder a create can make, counted.
+const it = base.extend('totals', { scope: 'file' }, async ({ db, w }) => async () => ({
   tasks: await count(db, 'SELECT COUNT(*) AS n FROM tasks'),
   operations: await count(db, 'SELECT COUNT(*) AS n FROM creation_operations'),
   claimed: await count(db, 'SELECT COUNT(*) AS n FROM attachments WHERE task_id IS NOT NULL'),
@@ -34,10 +20,15 @@ const totals = async () => ({
   revisions: await count(db, 'SELECT COUNT(*) AS n FROM task_revisions'),
   events: await count(db, 'SELECT COUNT(*) AS n FROM outbox_events'),
   folders: readdirSync(w.root).length,
-});
+}));
 
 describe('Found has zero effects (SPEC §4.1)', () => {
-  it('a retry with start_agent, attachments, a new repository with fresh_branch, a contribution and a changed title creates nothing and alters nothing', async () => {
+  it('a retry with start_agent, attachments, a new repository with fresh_branch, a contribution and a changed title creates nothing and alters nothing', async ({
+    db,
+    services,
+    w,
+    totals,
+  }) => {
     const ext = uniq('found-');
     const first = await createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 'Original' });
     const before = await db.one('SELECT * FROM tasks WHERE id = $1', [first.task.id]);

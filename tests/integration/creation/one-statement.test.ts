@@ -3,63 +3,89 @@
 // transaction form it extends (src/server/db/repositories/creation-store.ts) — same rows, byte for byte — and prove
 // its guards: a statement whose guard fails writes nothing at all. The product's services build the one-statement
 // form; the transaction form is built here (./transaction-form.ts) to compare against.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresCreationStore } from '../../../src/server/db/dialect/postgres/creation';
-import type { Db } from '../../../src/server/db/types';
 import { begin } from '../../../src/server/domain/creation/begin';
 import type { CreationHandle } from '../../../src/server/domain/creation/operation';
 import type { CreationPlan } from '../../../src/server/domain/creation/plan';
 import { beginRows, settleRows } from '../../../src/server/domain/creation/rows';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
-import type { Services } from '../../../src/server/services';
+import { describe, expect, it as base } from '../../support/database-test';
 import { freshDb, testDialect } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq } from '../../support/fixtures';
 import { transactionFormServices } from './transaction-form';
 import { footprint } from './footprint';
-import { makeWorld, type World } from './world';
+import { makeWorld } from './world';
 
 const NO_STEPS: CreationPlan = { startPolicy: 'none', steps: [], blockedBy: [] };
 
+// Over the file's database: the same services with the store built in the transaction form (`general`), the
+// one-statement store the product builds (`pg`), a workspace with a working-folder root, a repository and an agent
+// profile (`w`), and helpers over them.
+const it = base
+  .extend('general', { scope: 'file' }, async ({ db }) => transactionFormServices(db))
+  .extend('pg', { scope: 'file' }, async ({ services }) => services.store.creation as PostgresCreationStore)
+  .extend('w', { scope: 'file' }, async ({ services }) => makeWorld(services))
+  .extend(
+    // Phase B in one statement for the creating request's own handle.
+    'settleOne',
+    { scope: 'file' },
+    async ({ pg }) =>
+      (h: CreationHandle) =>
+        pg.settleInOneStatement(settleRows(h, h.begun!, crypto.randomUUID(), true, new Date().toISOString())),
+  )
+  .extend(
+    // The same create through both forms: the footprint of each.
+    'createBothWays',
+    { scope: 'file' },
+    async ({ db, services, general, w }) =>
+      async (body: (ext: string) => Record<string, unknown>): Promise<[string, string]> => {
+        const prints: string[] = [];
+        for (const form of [services, general]) {
+          const ext = uniq('both-');
+          const outcome = await createTask(form, w.actor, body(ext));
+          expect(outcome.kind).toBe('created');
+          prints.push(await footprint(db, outcome.task.id));
+        }
+        return [prints[0]!, prints[1]!];
+      },
+  )
+  .extend(
+    // A create with no steps, begun and left there.
+    'begun',
+    { scope: 'file' },
+    async ({ services, w }) =>
+      async (): Promise<CreationHandle> => {
+        const { handle } = await begin(services, w.actor, {
+          workspaceId: w.ws.id,
+          stepId: w.ws.steps[0]!.id,
+          wipLimited: false,
+          title: 'guarded',
+          description: null,
+          parentId: null,
+          externalId: uniq('guard-'),
+          plan: NO_STEPS,
+        });
+        return handle;
+      },
+  )
+  .extend(
+    'stateOf',
+    { scope: 'file' },
+    async ({ db }) =>
+      async (taskId: string) =>
+        (await db.one<{ creation_state: string; revision: number }>(
+          'SELECT creation_state, revision FROM tasks WHERE id = $1',
+          [taskId],
+        ))!,
+  );
+
 describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete (PostgreSQL)', () => {
-  let db: Db;
-  let services: Services;
-  /** The same database, with the store built in the transaction form. */
-  let general: Services;
-  let pg: PostgresCreationStore;
-  let w: World;
-
-  beforeAll(async () => {
-    db = await freshDb();
-    services = await testServices(db);
-    general = await transactionFormServices(db);
-    pg = services.store.creation as PostgresCreationStore;
-    w = await makeWorld(services);
-  });
-  afterAll(async () => {
-    await db?.close();
-  });
-
-  it('services on PostgreSQL are built with the one-statement store', () => {
+  it('services on PostgreSQL are built with the one-statement store', ({ services, general }) => {
     expect(services.store.creation).toBeInstanceOf(PostgresCreationStore);
     expect(general.store.creation).not.toBeInstanceOf(PostgresCreationStore);
   });
 
-  /** Phase B in one statement for the creating request's own handle. */
-  const settleOne = (h: CreationHandle) =>
-    pg.settleInOneStatement(settleRows(h, h.begun!, crypto.randomUUID(), true, new Date().toISOString()));
-
-  async function createBothWays(body: (ext: string) => Record<string, unknown>): Promise<[string, string]> {
-    const prints: string[] = [];
-    for (const form of [services, general]) {
-      const ext = uniq('both-');
-      const outcome = await createTask(form, w.actor, body(ext));
-      expect(outcome.kind).toBe('created');
-      prints.push(await footprint(db, outcome.task.id));
-    }
-    return [prints[0]!, prints[1]!];
-  }
-
-  it('a create with no steps writes the same rows as the transaction form', async () => {
+  it('a create with no steps writes the same rows as the transaction form', async ({ w, createBothWays }) => {
     const [one, general] = await createBothWays((ext) => ({
       workspace_id: w.ws.id,
       external_id: ext,
@@ -70,7 +96,10 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     expect(one).toBe(general);
   });
 
-  it('a create with planned steps (folder, session, launch intent) writes the same rows as the transaction form', async () => {
+  it('a create with planned steps (folder, session, launch intent) writes the same rows as the transaction form', async ({
+    w,
+    createBothWays,
+  }) => {
     const [one, general] = await createBothWays((ext) => ({
       workspace_id: w.ws.id,
       external_id: ext,
@@ -82,7 +111,7 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     expect(one).toBe(general);
   });
 
-  it('a create without an identity writes the same rows as the transaction form', async () => {
+  it('a create without an identity writes the same rows as the transaction form', async ({ w, createBothWays }) => {
     const [one, general] = await createBothWays(() => ({ workspace_id: w.ws.id, title: 'No identity' }));
     expect(one).not.toContain('external_id_settled_at":"<time>');
     expect(one).toBe(general);
@@ -108,26 +137,12 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     }
   });
 
-  async function begun(): Promise<CreationHandle> {
-    const { handle } = await begin(services, w.actor, {
-      workspaceId: w.ws.id,
-      stepId: w.ws.steps[0]!.id,
-      wipLimited: false,
-      title: 'guarded',
-      description: null,
-      parentId: null,
-      externalId: uniq('guard-'),
-      plan: NO_STEPS,
-    });
-    return handle;
-  }
-  const stateOf = async (taskId: string) =>
-    (await db.one<{ creation_state: string; revision: number }>(
-      'SELECT creation_state, revision FROM tasks WHERE id = $1',
-      [taskId],
-    ))!;
-
-  it('Begin taken by an identity already held fails whole: no number, no operation, no revision', async () => {
+  it('Begin taken by an identity already held fails whole: no number, no operation, no revision', async ({
+    db,
+    pg,
+    w,
+    begun,
+  }) => {
     const handle = await begun();
     const seq = await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [w.ws.id]);
     const ops = await count(db, 'SELECT COUNT(*) AS n FROM creation_operations');
@@ -159,7 +174,12 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions')).toBe(revisions);
   });
 
-  it('phase A whose fence no longer matches moves nothing (the task stays preparing)', async () => {
+  it('phase A whose fence no longer matches moves nothing (the task stays preparing)', async ({
+    db,
+    pg,
+    begun,
+    stateOf,
+  }) => {
     const handle = await begun();
     await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [handle.operationId]);
     expect(await pg.enterCompletingInOneStatement(handle)).toBeUndefined();
@@ -169,7 +189,13 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     expect((await stateOf(mine.taskId)).creation_state).toBe('completing');
   });
 
-  it('phase B whose fence no longer matches writes nothing: no settle, no revision 1, no event', async () => {
+  it('phase B whose fence no longer matches writes nothing: no settle, no revision 1, no event', async ({
+    db,
+    pg,
+    settleOne,
+    begun,
+    stateOf,
+  }) => {
     const handle = await begun();
     expect(await pg.enterCompletingInOneStatement(handle)).toBe(true);
     await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [handle.operationId]);
@@ -179,7 +205,13 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE task_id = $1', [handle.taskId])).toBe(1);
   });
 
-  it('phase B for a task changed or released while preparing writes nothing (the general path decides)', async () => {
+  it('phase B for a task changed or released while preparing writes nothing (the general path decides)', async ({
+    db,
+    pg,
+    settleOne,
+    begun,
+    stateOf,
+  }) => {
     const changed = await begun();
     expect(await pg.enterCompletingInOneStatement(changed)).toBe(true);
     await db.run("UPDATE tasks SET title = 'edited', revision = revision + 1 WHERE id = $1", [changed.taskId]);
@@ -199,7 +231,10 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
   });
 
   describe('creates reaching the same step together share one statement', () => {
-    it('twenty creates at once in one workspace get distinct, gapless numbers and cost far fewer statements', async () => {
+    it('twenty creates at once in one workspace get distinct, gapless numbers and cost far fewer statements', async ({
+      db,
+      services,
+    }) => {
       const plain = await makeWorkspace(db);
       const actor = tokenActor([plain.id]);
       const before = db.stats.statements;
@@ -237,7 +272,10 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       expect(mismatched).toBe(0);
     });
 
-    it('one identity asked twice in the same batch: one Created, one Found, and no number lost', async () => {
+    it('one identity asked twice in the same batch: one Created, one Found, and no number lost', async ({
+      db,
+      services,
+    }) => {
       const plain = await makeWorkspace(db);
       const actor = tokenActor([plain.id]);
       const exts = ['a', 'b', 'twice', 'c', 'twice', 'd'];
@@ -256,7 +294,12 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [plain.id])).toBe(5);
     });
 
-    it('phase A for three handles at once, one of them fenced out: the other two move, it does not', async () => {
+    it('phase A for three handles at once, one of them fenced out: the other two move, it does not', async ({
+      db,
+      pg,
+      begun,
+      stateOf,
+    }) => {
       const hs = [await begun(), await begun(), await begun()];
       await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [hs[1]!.operationId]);
       expect(await Promise.all(hs.map((h) => pg.enterCompletingInOneStatement(h)))).toEqual([true, undefined, true]);
@@ -267,7 +310,13 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       ]);
     });
 
-    it('phase B for three handles at once, one of them fenced out: the other two settle with one event each, it writes nothing', async () => {
+    it('phase B for three handles at once, one of them fenced out: the other two settle with one event each, it writes nothing', async ({
+      db,
+      pg,
+      settleOne,
+      begun,
+      stateOf,
+    }) => {
       const hs = [await begun(), await begun(), await begun()];
       for (const h of hs) expect(await pg.enterCompletingInOneStatement(h)).toBe(true);
       await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [hs[1]!.operationId]);

@@ -1,50 +1,65 @@
 // Creation steps, Abort and the dispatch order (SPEC §4.1 steps 9–10, §4.3, §4.4, §5), on the running dialect.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/server/config';
-import type { Db } from '../../../src/server/db/types';
 import { abortOperation } from '../../../src/server/domain/creation/abort';
 import { complete } from '../../../src/server/domain/creation/complete';
 import { UnknownStepError } from '../../../src/server/domain/creation/errors';
+import type { CreationHandle } from '../../../src/server/domain/creation/operation';
 import { DomainError } from '../../../src/server/domain/errors/domain-error';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { dispatchLaunches } from '../../../src/server/runtime/dispatcher';
 import { driveRecovered, claimExpired } from '../../../src/server/runtime/recovery';
-import type { Services } from '../../../src/server/services';
-import { freshDb } from '../../support/db';
-import { count, testServices, uniq, until } from '../../support/fixtures';
-import {
-  dataDir,
-  effectsOf,
-  expectEveryEffectOnce,
-  fullBody,
-  makeWorld,
-  operationOf,
-  upload,
-  type World,
-} from './world';
-import type { CreationHandle } from '../../../src/server/domain/creation/operation';
+import { count, uniq, until } from '../../support/fixtures';
+import { effectsOf, expectEveryEffectOnce, fullBody, operationOf, upload } from './world';
+import { describe, expect, it as base } from './world-test';
 
-let db: Db;
-let services: Services;
-let w: World;
-
-beforeAll(async () => {
-  db = await freshDb();
-  services = await testServices(db, { config: { ...loadConfig(), failpointsEnabled: true, dataDir: dataDir() } });
-  w = await makeWorld(services);
-});
-afterAll(async () => db.close());
-
-async function createdBy(ext: string) {
-  const row = await db.one<{ id: string; identifier: string }>(
-    'SELECT id, identifier FROM tasks WHERE workspace_id = $1 AND external_id = $2',
-    [w.ws.id, ext],
+// The task a create made for an external id in the world's workspace, and a create whose first step died mid-way:
+// its handle as the request that made it held it, and the request's outcome.
+const it = base
+  .extend(
+    'createdBy',
+    { scope: 'file' },
+    async ({ db, w }) =>
+      async (ext: string) =>
+        (await db.one<{ id: string; identifier: string }>(
+          'SELECT id, identifier FROM tasks WHERE workspace_id = $1 AND external_id = $2',
+          [w.ws.id, ext],
+        ))!,
+  )
+  .extend(
+    'pausedCreate',
+    { scope: 'file' },
+    async ({ db, services, w, createdBy }) =>
+      async (ext: string): Promise<{ handle: CreationHandle; run: Promise<unknown> }> => {
+        services.failpoints.arm({ name: 'step_before_effect', action: 'error', match: `${ext}#0` });
+        const run = createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 't' }).catch(
+          (e: unknown) => e,
+        );
+        await run;
+        services.failpoints.release('step_before_effect');
+        const task = await createdBy(ext);
+        const op = await operationOf(db, task.id);
+        // The request died mid-step: the step is running, the operation still leased by generation 0.
+        const plan = JSON.parse(
+          (await db.one<{ plan: string }>('SELECT plan FROM creation_operations WHERE id = $1', [op.id]))!.plan,
+        );
+        return {
+          handle: {
+            operationId: op.id,
+            taskId: task.id,
+            workspaceId: w.ws.id,
+            actor: w.actor,
+            plan,
+            externalId: ext,
+            token: '',
+            generation: 0,
+            recovered: true,
+          },
+          run,
+        };
+      },
   );
-  return row!;
-}
 
 describe('creation steps (SPEC §5)', () => {
-  it('a create with every step kind completes with each effect made exactly once', async () => {
+  it('a create with every step kind completes with each effect made exactly once', async ({ db, services, w }) => {
     const ext = uniq('all-');
     const out = await createTask(services, w.actor, fullBody(w, ext, await upload(services, w)));
     expect(out.kind).toBe('created');
@@ -63,7 +78,7 @@ describe('creation steps (SPEC §5)', () => {
     ]);
   });
 
-  it('stores the contribution URL normalized (host case, trailing sub-page and slash)', async () => {
+  it('stores the contribution URL normalized (host case, trailing sub-page and slash)', async ({ db, services, w }) => {
     const ext = uniq('url-');
     const out = await createTask(services, w.actor, {
       workspace_id: w.ws.id,
@@ -75,7 +90,7 @@ describe('creation steps (SPEC §5)', () => {
     expect(row?.url).toBe('https://github.com/acme/App/pull/77');
   });
 
-  it('plans nothing for a plain create in a workspace without a root', async () => {
+  it('plans nothing for a plain create in a workspace without a root', async ({ db, services, w }) => {
     const out = await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'plain', start_agent: false });
     const op = await db.one<{ plan: string }>('SELECT plan FROM creation_operations WHERE task_id = $1', [out.task.id]);
     // The world's workspace has a root: exactly the folder step, and start_policy none.
@@ -84,7 +99,11 @@ describe('creation steps (SPEC §5)', () => {
 });
 
 describe('abort (SPEC §4.4)', () => {
-  it('a contribution already associated with another task aborts with 409 and compensates every earlier step', async () => {
+  it('a contribution already associated with another task aborts with 409 and compensates every earlier step', async ({
+    db,
+    services,
+    w,
+  }) => {
     const url = `https://github.com/acme/app/pull/${Math.floor(Math.random() * 1e9)}`;
     await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'holder', remote_contributions: [url] });
     const ext = uniq('dup-url-');
@@ -133,7 +152,10 @@ describe('abort (SPEC §4.4)', () => {
     ]);
   });
 
-  it('an attachment claimed by another create fails the claim step with 400, and the identity can be used again', async () => {
+  it('an attachment claimed by another create fails the claim step with 400, and the identity can be used again', async ({
+    services,
+    w,
+  }) => {
     const attachment = await upload(services, w);
     await createTask(services, w.actor, { workspace_id: w.ws.id, title: 'first claimer', attachments: [attachment] });
     const ext = uniq('claimed-');
@@ -149,7 +171,7 @@ describe('abort (SPEC §4.4)', () => {
     expect(again.kind).toBe('created');
   });
 
-  it('a missing attachment is a 400 before Begin: no task, no operation', async () => {
+  it('a missing attachment is a 400 before Begin: no task, no operation', async ({ db, services, w }) => {
     const ext = uniq('missing-');
     const err = await createTask(services, w.actor, {
       workspace_id: w.ws.id,
@@ -163,43 +185,14 @@ describe('abort (SPEC §4.4)', () => {
 });
 
 describe('unknown steps (SPEC §4.4, §6)', () => {
-  async function pausedCreate(ext: string): Promise<{ handle: CreationHandle; run: Promise<unknown> }> {
-    services.failpoints.arm({ name: 'step_before_effect', action: 'error', match: `${ext}#0` });
-    const run = createTask(services, w.actor, { workspace_id: w.ws.id, external_id: ext, title: 't' }).catch(
-      (e: unknown) => e,
-    );
-    await run;
-    services.failpoints.release('step_before_effect');
-    const task = await createdBy(ext);
-    const op = await operationOf(db, task.id);
-    // The request died mid-step: the step is running, the operation still leased by generation 0.
-    const plan = JSON.parse(
-      (await db.one<{ plan: string }>('SELECT plan FROM creation_operations WHERE id = $1', [op.id]))!.plan,
-    );
-    return {
-      handle: {
-        operationId: op.id,
-        taskId: task.id,
-        workspaceId: w.ws.id,
-        actor: w.actor,
-        plan,
-        externalId: ext,
-        token: '',
-        generation: 0,
-        recovered: true,
-      },
-      run,
-    };
-  }
-
-  it('a step whose outcome is unknown blocks Complete', async () => {
+  it('a step whose outcome is unknown blocks Complete', async ({ db, services, pausedCreate }) => {
     const { handle } = await pausedCreate(uniq('unk-c-'));
     await db.run("UPDATE creation_steps SET state = 'unknown' WHERE operation_id = $1", [handle.operationId]);
     await expect(complete(services, handle)).rejects.toBeInstanceOf(UnknownStepError);
     expect((await operationOf(db, handle.taskId)).state).toBe('preparing');
   });
 
-  it('a step whose outcome is unknown blocks Abort', async () => {
+  it('a step whose outcome is unknown blocks Abort', async ({ db, services, pausedCreate }) => {
     const { handle } = await pausedCreate(uniq('unk-a-'));
     await db.run("UPDATE creation_steps SET state = 'unknown' WHERE operation_id = $1", [handle.operationId]);
     await expect(abortOperation(services, handle, 'test')).rejects.toBeInstanceOf(UnknownStepError);
@@ -207,7 +200,7 @@ describe('unknown steps (SPEC §4.4, §6)', () => {
     expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE id = $1', [handle.taskId])).toBe(1);
   });
 
-  it('recovery verifies the unknown step, re-runs it, and completes', async () => {
+  it('recovery verifies the unknown step, re-runs it, and completes', async ({ db, services, pausedCreate }) => {
     const ext = uniq('unk-r-');
     const { handle } = await pausedCreate(ext);
     await db.run('UPDATE creation_operations SET lease_expires_at = $2 WHERE id = $1', [
@@ -231,7 +224,7 @@ describe('unknown steps (SPEC §4.4, §6)', () => {
 });
 
 describe('dispatch order (SPEC §4.1 step 10)', () => {
-  it('nothing launches before Complete succeeds', async () => {
+  it('nothing launches before Complete succeeds', async ({ db, services, w, createdBy }) => {
     const ext = uniq('order-');
     services.failpoints.arm({ name: 'complete_between_phases', action: 'pause', match: ext });
     const run = createTask(services, w.actor, fullBody(w, ext, await upload(services, w)));
@@ -252,7 +245,7 @@ describe('dispatch order (SPEC §4.1 step 10)', () => {
     ).toMatch(/^(running|finished)$/);
   });
 
-  it('CreatedIdentityLost still launches', async () => {
+  it('CreatedIdentityLost still launches', async ({ db, services, w, createdBy }) => {
     const ext = uniq('lost-');
     services.failpoints.arm({ name: 'step_after_record', action: 'pause', match: `${ext}#0` });
     const run = createTask(services, w.actor, fullBody(w, ext, await upload(services, w)));

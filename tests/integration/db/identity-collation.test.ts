@@ -1,23 +1,14 @@
 // SPEC §2.2: identities compare byte for byte in both dialects — case matters — and uniq_tasks_external_id
 // refuses the same value twice in one workspace (raw inserts, below every domain function).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isExternalIdViolation } from '../../../src/server/db/errors';
-import type { Db } from '../../../src/server/db/types';
-import { freshDb } from '../../support/db';
-import { count, makeWorkspace, type TestWorkspace } from '../../support/fixtures';
+import { describe, expect, it as base } from '../../support/database-test';
+import { count, type TestWorkspace } from '../../support/fixtures';
 
-describe('external identity collation (SPEC §2.2)', () => {
-  let db: Db;
-  let ws: TestWorkspace;
+// A task inserted straight into the table, holding `externalId` in the file's workspace unless told another.
+const it = base.extend('insert', { scope: 'file' }, async ({ db, ws }) => {
   let n = 0;
-  beforeAll(async () => {
-    db = await freshDb();
-    ws = await makeWorkspace(db);
-  });
-  afterAll(async () => db?.close());
-
-  const insert = (externalId: string | null, workspace = ws) => {
+  return (externalId: string | null, workspace: TestWorkspace = ws) => {
     n++;
     const now = new Date().toISOString();
     return db.run(
@@ -26,8 +17,10 @@ describe('external identity collation (SPEC §2.2)', () => {
       [randomUUID(), workspace.id, n, `${workspace.prefix}-${n}`, workspace.steps[0]!.id, now, externalId],
     );
   };
+});
 
-  it('holds ext-1 and EXT-1 in one workspace', async () => {
+describe('external identity collation (SPEC §2.2)', () => {
+  it('holds ext-1 and EXT-1 in one workspace', async ({ db, ws, insert }) => {
     await insert('ext-1');
     await insert('EXT-1');
     expect(
@@ -37,7 +30,7 @@ describe('external identity collation (SPEC §2.2)', () => {
     ).toBe(2);
   });
 
-  it('holds the NFC and NFD spellings of one word as two identities', async () => {
+  it('holds the NFC and NFD spellings of one word as two identities', async ({ db, insert }) => {
     await insert('caf\u00e9');
     await insert('cafe\u0301');
     expect(
@@ -45,7 +38,7 @@ describe('external identity collation (SPEC §2.2)', () => {
     ).toBe(2);
   });
 
-  it('refuses the same value twice in one workspace, as a violation of uniq_tasks_external_id', async () => {
+  it('refuses the same value twice in one workspace, as a violation of uniq_tasks_external_id', async ({ insert }) => {
     await insert('dup-1');
     const err = await insert('dup-1').then(
       () => undefined,
@@ -54,13 +47,12 @@ describe('external identity collation (SPEC §2.2)', () => {
     expect(isExternalIdViolation(err)).toBe(true);
   });
 
-  it('lets another workspace hold the same value', async () => {
-    const other = await makeWorkspace(db);
+  it('lets another workspace hold the same value', async ({ other, insert }) => {
     await insert('shared-1');
     await expect(insert('shared-1', other)).resolves.toBe(1);
   });
 
-  it('never collides tasks without an identity', async () => {
+  it('never collides tasks without an identity', async ({ insert }) => {
     await insert(null);
     await expect(insert(null)).resolves.toBe(1);
   });

@@ -3,23 +3,15 @@
 // bench measured peak RSS ~300 MB against ~200 MB without it; docs/BENCHMARKS.md). So the start-up check for
 // first-run setup and the hot paths (token authentication, create, Found, lookup, health) run on the driver, and a
 // cold path (here: the console's own read of users) still builds Prisma Client when it is needed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../../src/server/db/store';
-import type { Db } from '../../../src/server/db/types';
 import { createUser } from '../../../src/server/domain/users/create-user';
 import { issueSetupToken } from '../../../src/server/domain/users/setup';
-import { freshDb } from '../../support/db';
+import { describe, expect, it } from '../../support/database-test';
 import { count } from '../../support/fixtures';
 import { call, trpc, useApiWorld, type ApiWorld } from '../../support/http';
 
 describe('first-run setup at server start', () => {
-  let db: Db;
-  beforeAll(async () => {
-    db = await freshDb();
-  });
-  afterAll(async () => db?.close());
-
-  it('issues the setup token, and later finds users, without building Prisma Client', async () => {
+  it('issues the setup token, and later finds users, without building Prisma Client', async ({ db }) => {
     const atFirstStart = new Store(db);
     expect(await issueSetupToken(atFirstStart)).toEqual(expect.any(String));
     expect(await issueSetupToken(atFirstStart)).toEqual(expect.any(String)); // a restart: the newest token replaces it

@@ -2,20 +2,12 @@
 // connections. On SQLite that means one connection and one mutex for both, so they never fight over the file;
 // these tests drive both at once and check what each wrote.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbErrorInfo } from '../../../src/server/db/errors';
-import { Store } from '../../../src/server/db/store';
-import { freshDb } from '../../support/db';
+import { describe, expect, it } from '../../support/database-test';
 import { makeWorkspace, uniq } from '../../support/fixtures';
 
 describe('the store: driver and Prisma Client together', () => {
-  let store: Store;
-  beforeAll(async () => {
-    store = new Store(await freshDb());
-  });
-  afterAll(async () => store?.close());
-
-  it('Prisma writes timestamps in the format the driver writes and compares (ISO 8601, Z)', async () => {
+  it('Prisma writes timestamps in the format the driver writes and compares (ISO 8601, Z)', async ({ store }) => {
     const prisma = await store.prisma();
     const id = randomUUID();
     const at = new Date('2026-03-04T05:06:07.089Z');
@@ -30,7 +22,9 @@ describe('the store: driver and Prisma Client together', () => {
     expect(back?.createdAt.toISOString()).toBe('2026-03-04T05:06:07.089Z');
   });
 
-  it('interleaved Prisma transactions and driver transactions all commit, none busy, nothing lost', async () => {
+  it('interleaved Prisma transactions and driver transactions all commit, none busy, nothing lost', async ({
+    store,
+  }) => {
     const ws = await makeWorkspace(store.driver);
     const prisma = await store.prisma();
     const work: Array<Promise<unknown>> = [];
@@ -62,7 +56,7 @@ describe('the store: driver and Prisma Client together', () => {
     expect(Number(row?.task_sequence)).toBe(40);
   });
 
-  it('a unique violation raised through Prisma names the same index as the driver would', async () => {
+  it('a unique violation raised through Prisma names the same index as the driver would', async ({ store }) => {
     const prisma = await store.prisma();
     const prefix = uniq('U').toUpperCase();
     const at = new Date();
@@ -75,7 +69,9 @@ describe('the store: driver and Prisma Client together', () => {
     expect(['uniq_workspaces_prefix', 'workspaces.prefix']).toContain(info?.target);
   });
 
-  it('a repository method that needs Prisma is not offered inside a driver transaction: the hot type lacks it', async () => {
+  it('a repository method that needs Prisma is not offered inside a driver transaction: the hot type lacks it', async ({
+    store,
+  }) => {
     const offered = await store.transaction(async (tx) => {
       // @ts-expect-error listIds reads through Prisma Client: only the store's cold repository has it.
       const cold: unknown = tx.workspaces.listIds;
