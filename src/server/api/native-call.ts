@@ -127,14 +127,13 @@ async function answer(
     body = { error: getErrorShape({ config, ctx, error, input: input.result(), path, type: procType }) };
   }
 
-  // What the adapter writes for this Response: status (unless already set), `vary` and `content-type`, and the same
-  // body bytes. The adapter streams them (`transfer-encoding: chunked`, a write and an end); the whole body is known
-  // here, so it goes in one `end` and Node frames it with `content-length` — one socket write, as REST answers. How a
-  // body is framed is HTTP's business, not tRPC's: a client reads the same bytes either way.
+  // What the adapter writes for this Response: status (unless already set), `vary` and `content-type`, and the
+  // body as one chunk (so `transfer-encoding: chunked`, as before — clients see no difference).
   if (res.statusCode === 200) res.statusCode = getHTTPStatusCode([body]);
   res.setHeader('vary', 'trpc-accept, accept');
   res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify(transformTRPCResponse(config, body)));
+  res.write(JSON.stringify(transformTRPCResponse(config, body)));
+  res.end();
 }
 
 /** A call's options as tRPC's middlewares get them (path, getRawInput, ctx, type, signal, batchIndex, …). */
