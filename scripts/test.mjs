@@ -62,9 +62,10 @@ const PLAN = [
     ['lint', 'format check'],
     ['client build', 'openapi build', 'server build'],
   ],
-  // One after the other. Side by side (measured on a quiet machine) the step took 905 s against ~1,000 s in turn: the
-  // load reached 10 (vitest's tests start servers, CLIs and compilers of their own), Playwright took 15 minutes instead
-  // of 9, and a recovery test waiting 15 s for convergence timed out — too little gained for a flakier suite.
+  // One after the other. Side by side (measured on a quiet machine) the step took 905 s, against an estimated
+  // ~1,000 s in turn (each alone: vitest ~450 s, Playwright ~550 s): the load reached 10 (vitest's tests start
+  // servers, CLIs and compilers of their own), Playwright took 15 minutes instead of 9, and a recovery test waiting
+  // 15 s for convergence timed out — too little gained for a flakier suite.
   [['vitest']],
   [['playwright']],
 ];
