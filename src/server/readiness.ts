@@ -40,6 +40,8 @@ export class Readiness {
   };
   version = 0;
   private running?: Promise<AttestationResult>;
+  /** The run after the one in flight, shared by every caller that arrives while that one runs. */
+  private next?: Promise<AttestationResult>;
 
   get current(): AttestationResult {
     return this.result;
@@ -51,12 +53,28 @@ export class Readiness {
   }
 
   /**
-   * Attests the catalog now; callers that arrive meanwhile share the run. When the database cannot be reached at
+   * Attests the catalog with a run that starts after this call: a caller that has just changed what attestation reads
+   * (an operator settling a legacy row) must not be handed a run in flight that read it before the change. So while
+   * a run is in flight, the callers that arrive share the one queued after it. When the database cannot be reached at
    * all this throws and the last answer stands (the outage is answered 503 per request and by health's ping).
    */
   refresh(db: Db): Promise<AttestationResult> {
-    this.running ??= this.attestNow(db).finally(() => (this.running = undefined));
-    return this.running;
+    if (!this.running) return this.start(db);
+    this.next ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.running ?? this.start(db);
+      });
+    return this.next;
+  }
+
+  private start(db: Db): Promise<AttestationResult> {
+    const run = this.attestNow(db).finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
   }
 
   private async attestNow(db: Db): Promise<AttestationResult> {

@@ -74,6 +74,24 @@ describe('legacy identity diagnostic (SPEC §12)', () => {
     expect((caught as DomainError).message).toMatch(/legacy task\(s\)/);
   });
 
+  it('a refresh asked for while a run is in flight gets a run that starts after it, seeing what changed meanwhile', async ({
+    db,
+    insertTask,
+  }) => {
+    const readiness = new Readiness();
+    await db.run(`UPDATE tasks SET external_id_settled_at = $1 WHERE external_id = 'legacy-1'`, [
+      new Date().toISOString(),
+    ]);
+    const inFlight = readiness.refresh(db);
+    await insertTask('legacy-late', false);
+    const after = await readiness.refresh(db);
+    expect(after).not.toBe(await inFlight);
+    expect(after).toMatchObject({ ready: false, legacy: [expect.objectContaining({ external_id: 'legacy-late' })] });
+    await db.run(`UPDATE tasks SET external_id_settled_at = $1 WHERE external_id = 'legacy-late'`, [
+      new Date().toISOString(),
+    ]);
+  });
+
   it('is ready again once an operator settles the legacy row', async ({ db }) => {
     await db.run(`UPDATE tasks SET external_id_settled_at = $1 WHERE external_id = 'legacy-1'`, [
       new Date().toISOString(),
