@@ -62,10 +62,9 @@ const PLAN = [
     ['lint', 'format check'],
     ['client build', 'openapi build', 'server build'],
   ],
-  // One after the other. Side by side (measured on a quiet machine) the step took 905 s, against an estimated
-  // ~1,000 s in turn (each alone: vitest ~450 s, Playwright ~550 s): the load reached 10 (vitest's tests start
-  // servers, CLIs and compilers of their own), Playwright took 15 minutes instead of 9, and a recovery test waiting
-  // 15 s for convergence timed out — too little gained for a flakier suite.
+  // One after the other. Measured on a quiet machine: in turn, vitest 398 s and Playwright 437 s; side by side, 905 s
+  // for both — the load reached 10 (vitest's tests start servers, CLIs and compilers of their own), Playwright took
+  // 15 minutes, and a recovery test waiting 15 s for convergence timed out.
   [['vitest']],
   [['playwright']],
 ];
