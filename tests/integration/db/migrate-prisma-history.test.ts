@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/drivers';
 import { migrate, PRISMA_DIR, readMigrations } from '../../../src/server/db/schema/migrate';
-import { HISTORY_DDL, renderChecksum, scriptMatchesChecksum } from '../../../src/server/db/schema/migration-history';
+import {
+  HISTORY_DDL,
+  renderChecksum,
+  scriptMatchesChecksum,
+  type HistoryRow,
+} from '../../../src/server/db/schema/migration-history';
 import type { Db } from '../../../src/server/db/types';
 import { freshDatabaseUrl, testDialect } from '../../support/db';
 import { readCatalog } from './catalog';
@@ -16,18 +21,7 @@ import { deployWithPrisma, diagnoseHistory } from './prisma-engines';
 
 const dialect = testDialect();
 
-interface Row {
-  id: string;
-  checksum: string;
-  finished_at: unknown;
-  migration_name: string;
-  logs: string | null;
-  rolled_back_at: unknown;
-  started_at: unknown;
-  applied_steps_count: number;
-}
-
-const rows = (db: Db) => db.query<Row>('SELECT * FROM _prisma_migrations ORDER BY started_at, migration_name');
+const rows = (db: Db) => db.query<HistoryRow>('SELECT * FROM _prisma_migrations ORDER BY started_at, migration_name');
 /** PostgreSQL hands timestamps back as ISO text (db/dialect), SQLite as the stored epoch milliseconds. */
 const ms = (v: unknown) => (typeof v === 'number' ? v : Date.parse(String(v)));
 
@@ -133,7 +127,7 @@ describe('_prisma_migrations, as Prisma Migrate keeps it (SPEC §12)', () => {
       appliedMigrationNames: ['20240101000000_a', '20240102000000_b'],
     });
     const db = open(url);
-    const byName = () => db.query<Row>('SELECT * FROM _prisma_migrations ORDER BY migration_name');
+    const byName = () => db.query<HistoryRow>('SELECT * FROM _prisma_migrations ORDER BY migration_name');
     const prismaRows = await byName();
     const result = await migrate(db, files);
     expect(result).toEqual({ applied: ['20240103000000_c'], version: 3 });
@@ -172,7 +166,7 @@ describe('_prisma_migrations, as Prisma Migrate keeps it (SPEC §12)', () => {
     // `prisma migrate resolve --rolled-back` sets rolled_back_at; the migration is then applied as a new row.
     await db.run('UPDATE _prisma_migrations SET rolled_back_at = $1 WHERE finished_at IS NULL', [started]);
     expect((await migrate(db, files)).applied).toEqual(['20240102000000_b']);
-    const history = await db.query<Row>(
+    const history = await db.query<HistoryRow>(
       `SELECT * FROM _prisma_migrations WHERE migration_name = '20240102000000_b' ORDER BY started_at`,
     );
     expect(history.map((r) => [r.finished_at === null, r.rolled_back_at === null])).toEqual([
