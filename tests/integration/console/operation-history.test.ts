@@ -120,6 +120,31 @@ describe('operation history (SPEC §13)', () => {
     expect(steps[0]).toMatchObject({ state: 'succeeded', attempts: 2 });
   });
 
+  it('entries stamped in the same millisecond read back in the order they were written', async () => {
+    const ext = uniq('tie-');
+    await createTask(creator, bot, withPlannedStep({ workspace_id: ws.id, external_id: ext, title: 'Tie' }));
+    const id = await operationOf(ext);
+    const at = new Date().toISOString();
+    for (let i = 0; i < 12; i++) {
+      await recovery.store.creation.recordHistory({
+        operationId: id,
+        at,
+        generation: 1,
+        leaseOwner: 'recovery-2',
+        requestId: `r-${i}`,
+        event: {
+          kind: 'step_reconciled',
+          stepIndex: i,
+          stepKind: 'remote_contribution',
+          decision: 'rerun',
+          attempts: 1,
+        },
+      });
+    }
+    const { history } = await readOperation(id);
+    expect(history.map((h) => h.request_id)).toEqual(Array.from({ length: 12 }, (_, i) => `r-${i}`));
+  });
+
   it('an abort records when it began and why', async () => {
     const url = `https://git.example/acme/app/pull/${uniq('')}`;
     await createTask(creator, bot, { workspace_id: ws.id, title: 'holder', remote_contributions: [url] });

@@ -593,7 +593,8 @@ export class ConsoleRepository {
     const rows = await prisma.creationHistory.findMany({
       where: { operationId },
       select: { at: true, kind: true, generation: true, leaseOwner: true, detail: true, requestId: true },
-      orderBy: [{ at: 'asc' }, { id: 'asc' }],
+      // Same-millisecond entries: a later generation came later; within one, the time-ordered id keeps write order.
+      orderBy: [{ at: 'asc' }, { generation: 'asc' }, { id: 'asc' }],
       take: 500,
     });
     return rows.flatMap((r) => toHistoryEntry(r) ?? []);

@@ -1,7 +1,7 @@
 // Creation operations and their steps (SPEC §4, §5, §6): the statements of Begin, Complete, Abort, the fence and
 // recovery claims, on the driver (hot path). Each method is one statement; the transactions that compose them are
 // in creation-store.ts (and the PostgreSQL one-statement forms in dialect/postgres/creation.ts).
-import { randomUUID } from 'node:crypto';
+import { v7 as orderedId } from 'uuid';
 import type { OperationState } from '../../domain/creation/operation';
 import type { CreationPlan, PlannedStep, StepKind } from '../../domain/creation/plan';
 import type { Task } from '../../model/task';
@@ -551,12 +551,16 @@ export class CreationRepository {
 
   // ---- history (SPEC §6, §13) ---------------------------------------------------------------------------------
 
-  /** Appends one entry to the operation's history (rare paths only: takeovers, reconciled steps, aborts, failed attempts). */
+  /**
+   * Appends one entry to the operation's history (rare paths only: takeovers, reconciled steps, aborts, failed
+   * attempts). The id is time-ordered (UUIDv7, monotonic in a process), so entries stamped in the same millisecond
+   * read back in the order they were written.
+   */
   async recordHistory(h: HistoryRecord): Promise<void> {
     const { kind, ...detail } = h.event;
     await this.sql.run(
       'INSERT INTO creation_history (id, operation_id, at, kind, generation, lease_owner, detail, request_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [randomUUID(), h.operationId, h.at, kind, h.generation, h.leaseOwner, JSON.stringify(detail), h.requestId],
+      [orderedId(), h.operationId, h.at, kind, h.generation, h.leaseOwner, JSON.stringify(detail), h.requestId],
     );
   }
 }

@@ -4,6 +4,7 @@
 // who, when and through which channel (legacy_resolutions; a release also goes into the release history), and asks
 // every process to re-attest, so readiness returns without a restart.
 import { randomUUID } from 'node:crypto';
+import { v7 as orderedId } from 'uuid';
 import { can, type Actor } from '../access';
 import type { AttestationResult } from '../../db/schema/attest';
 import type { LegacyIdentity } from '../../db/repositories/legacy';
@@ -109,7 +110,7 @@ async function releaseLegacy(
   await tx.events.insertRevision(released, 'release', actor.id, toTaskBody(released), at);
   await tx.events.insertEvent(eventPayload({ id: randomUUID(), type: 'task.updated', task: released, at }));
   await tx.releases.insert({
-    id: randomUUID(),
+    id: orderedId(),
     workspaceId: task.workspaceId,
     idempotencyKey: randomUUID(),
     requestHash: requestHash('legacy_release', task.workspaceId, externalId, actor.id),

@@ -1,6 +1,7 @@
 // SPEC §7 Release: an operator action that unbinds an identity and keeps the task. Guarded by a caller-generated
 // Idempotency-Key; the release operation is replay evidence only — it never owns or reserves an identity.
 import { createHash, randomUUID } from 'node:crypto';
+import { v7 as orderedId } from 'uuid';
 import { can, type Actor } from '../access';
 import { dbErrorInfo, isExternalIdViolation } from '../../db/errors';
 import type { TxRepositories } from '../../db/store';
@@ -125,7 +126,7 @@ async function noteAttempt(
 ) {
   try {
     await services.store.releases.insertAttempt({
-      id: randomUUID(),
+      id: orderedId(),
       releaseId,
       workspaceId: input.workspaceId,
       kind,
@@ -191,7 +192,8 @@ async function releaseOnce(
     }
   }
 
-  const releaseId = randomUUID();
+  // Time-ordered (UUIDv7): releases stamped in the same millisecond list in the order they happened.
+  const releaseId = orderedId();
   const body = status === 404 ? { error: 'task not found' } : undefined;
   await tx.releases.insert({
     id: releaseId,
