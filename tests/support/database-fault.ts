@@ -79,12 +79,28 @@ async function faultablePostgres(): Promise<FaultableDatabase> {
       'the terminated connections to end',
     );
   };
+  /**
+   * Ends every connection of Tether's role that began before now. A connection still starting
+   * when the role was altered passed the role's checks (its connection limit, its settings) already, yet shows in
+   * pg_stat_activity only once started — one look could miss it, and it would go on working through the fault. So
+   * look again until no such connection has shown for a while.
+   */
   const cut = async () => {
-    const rows = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE usename = $1', [role]);
-    await terminate(rows.map((r) => r.pid));
-    // Give the pool a moment to read their goodbye (a statement sent on such a connection meanwhile would fail — the
-    // very fault being staged, at the wrong moment).
-    await new Promise((r) => setTimeout(r, 100));
+    const since = (await admin.one<{ now: string }>('SELECT clock_timestamp()::text AS now'))!.now;
+    let quietSince = Date.now();
+    // Also gives the pool a moment to read the goodbyes (a statement sent on such a connection meanwhile would fail —
+    // the very fault being staged, at the wrong moment).
+    while (Date.now() - quietSince < 100) {
+      const rows = await admin.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE usename = $1 AND backend_start <= $2::timestamptz',
+        [role, since],
+      );
+      if (rows.length > 0) {
+        await terminate(rows.map((r) => r.pid));
+        quietSince = Date.now();
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
   };
   let current: FaultKind | undefined;
   return {
