@@ -54,24 +54,47 @@ export function createContextInner(opts: {
 
 export async function createContext(services: Services, req: IncomingMessage, res?: ServerResponse): Promise<Context> {
   const auth = await authenticateRequest(services, req);
-  const http: ContextHttp | undefined = res && {
-    sessionCookie: cookie(req.headers, SESSION_COOKIE),
-    secure: secureCookies(
-      (req.socket as { encrypted?: boolean }).encrypted === true,
-      services.config.http.secureCookies,
-    ),
-    setCookie: (value) => res.appendHeader('set-cookie', value),
-    setHeader: (name, value) => {
-      if (!res.headersSent) res.setHeader(name, value);
-    },
-    clientAddress: req.socket.remoteAddress ?? null,
-  };
   return createContextInner({
     services,
     actor: auth?.actor ?? null,
     source: auth?.via === 'cookie' ? 'console' : 'trpc',
     session: auth?.session,
-    http,
+    http: res && new NodeContextHttp(req, res, services.config.http.secureCookies),
     request: services.requests.of(req),
   });
+}
+
+/**
+ * ContextHttp over Node's request and response. Only the session procedures read the cookie and the Secure flag, so
+ * they are worked out when read (parsing the Cookie header was a measurable part of every tRPC call); the client's
+ * address is read at once, while the connection is certainly still there.
+ */
+class NodeContextHttp implements ContextHttp {
+  readonly clientAddress: string | null;
+  private cookieRead: { value: string | undefined } | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly forceSecure: boolean,
+  ) {
+    this.clientAddress = req.socket.remoteAddress ?? null;
+  }
+
+  get sessionCookie(): string | undefined {
+    this.cookieRead ??= { value: cookie(this.req.headers, SESSION_COOKIE) };
+    return this.cookieRead.value;
+  }
+
+  get secure(): boolean {
+    return secureCookies((this.req.socket as { encrypted?: boolean }).encrypted === true, this.forceSecure);
+  }
+
+  setCookie(value: string): void {
+    this.res.appendHeader('set-cookie', value);
+  }
+
+  setHeader(name: string, value: string): void {
+    if (!this.res.headersSent) this.res.setHeader(name, value);
+  }
 }

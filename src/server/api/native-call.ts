@@ -21,6 +21,7 @@ import { createURL } from '@trpc/server/adapters/node-http';
 import { getHTTPStatusCode } from '@trpc/server/http';
 import type { TRPCResponse } from '@trpc/server/rpc';
 import {
+  defaultTransformer,
   getProcedureAtPath,
   isAsyncIterable,
   isObject,
@@ -60,88 +61,183 @@ export async function tryNativeCall(
   const type = req.headers['content-type'];
   if (method === 'POST' ? !isJson(type) : type !== undefined && !isJson(type)) return false;
 
-  let url: URL;
-  let path: string;
-  try {
-    url = createURL(req); // the adapter's own URL parsing (Host header, normalisation)
-    path = decodeURIComponent(url.pathname.slice(opts.basePath.length));
-  } catch {
-    return false; // the adapter reports a bad URL or path encoding itself
-  }
-  const q = url.searchParams;
+  const target = plainTarget(req, opts.basePath) ?? parsedTarget(req, opts.basePath);
+  if (!target) return false; // the adapter reports a bad URL or path encoding itself
+  const q = target.query;
   // Batches (httpBatchLink's `batch=1`) and connection params go through the adapter.
-  if (q.has('batch') || q.has('connectionParams')) return false;
-  const proc = await getProcedureAtPath(opts.router, path);
+  if (q && (q.has('batch') || q.has('connectionParams'))) return false;
+  // The router's procedures are a prototype-free record: a direct read, and tRPC's own lookup (which awaits lazy
+  // routers) only when it misses.
+  const path = target.path;
+  const proc =
+    (opts.router._def.procedures as Record<string, AnyTRPCProcedure | undefined>)[path] ??
+    (await getProcedureAtPath(opts.router, path));
   // Unknown paths, subscriptions (SSE) and a method the procedure does not accept (405) stay with the adapter.
   if (!proc || proc._def.type !== (method === 'GET' ? 'query' : 'mutation')) return false;
 
-  await answer(req, res, opts, proc, path, q);
+  await new NativeCall(req, res, opts, proc, path, q).answer();
   return true;
 }
 
-async function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  opts: NativeCallOptions,
-  proc: AnyTRPCProcedure,
-  path: string,
-  q: URLSearchParams,
-) {
-  const config = opts.router._def._config;
-  const procType = proc._def.type;
-  const input = lazyInput(
-    () => readInput(req, q, opts.maxBodySize),
-    (raw) => config.transformer.input.deserialize(raw),
-  );
-  // The adapter aborts the procedure's signal when the client goes away before the answer is written.
-  const abort = new AbortController();
-  res.once('close', () => {
-    if (!res.writableEnded) abort.abort();
-  });
-
-  let ctx: unknown;
-  let body: TRPCResponse;
-  try {
-    // A refusal while building the context (CSRF, rate limit, database away) is reported as this call's error.
-    ctx = await opts.createContext(req, res);
-    const data = await callProcedure(proc, {
-      path,
-      getRawInput: input.read,
-      ctx,
-      type: procType,
-      signal: abort.signal,
-      batchIndex: 0,
-    });
-    if (isDataStream(data)) {
-      // resolveResponse throws this outside the call, so its error shape carries no path.
-      const error = new TRPCError({
-        code: 'UNSUPPORTED_MEDIA_TYPE',
-        message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink',
-      });
-      body = { error: getErrorShape({ config, ctx, error, input: undefined, path: undefined, type: procType }) };
-    } else {
-      body = { result: { data } };
-    }
-  } catch (cause) {
-    const error = getTRPCErrorFromUnknown(cause);
-    body = { error: getErrorShape({ config, ctx, error, input: input.result(), path, type: procType }) };
-  }
-
-  // What the adapter writes for this Response: status (unless already set), `vary` and `content-type`, and the
-  // body as one chunk (so `transfer-encoding: chunked`, as before — clients see no difference).
-  if (res.statusCode === 200) res.statusCode = getHTTPStatusCode([body]);
-  res.setHeader('vary', 'trpc-accept, accept');
-  res.setHeader('content-type', 'application/json');
-  res.write(JSON.stringify(transformTRPCResponse(config, body)));
-  res.end();
+interface Target {
+  /** The procedure path: the pathname after the base path, percent-decoded. */
+  path: string;
+  /** The query's parameters; undefined when the target has no query. */
+  query: URLSearchParams | undefined;
 }
 
-/** A call's options as tRPC's middlewares get them (path, getRawInput, ctx, type, signal, batchIndex, …). */
-type CallOptions = Record<string, unknown> & { ctx: unknown; input?: unknown; getRawInput: () => Promise<unknown> };
+/**
+ * A procedure name (letters, digits, `_`, `-`, dots, not starting with a dot) and an optional query of visible ASCII
+ * without a fragment: for such a target the adapter's WHATWG URL parse (createURL) gives this path, undecoded, and
+ * these parameters, so it is split by hand. Anything else — escapes, slashes, dot segments — is parsed as a URL.
+ */
+const PLAIN_CALL = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
+const PLAIN_QUERY = /^[\x21-\x22\x24-\x7e]*$/;
+
+/**
+ * The Host values createURL has accepted lately. createURL fails (and the adapter answers 400 `Invalid URL`) on a
+ * Host a URL cannot have; a Host once parsed is good for every path. Bounded: an odd Host never seen is parsed as a URL.
+ */
+const goodHosts = new Set<string>();
+const GOOD_HOSTS_MAX = 16;
+
+function plainTarget(req: IncomingMessage, basePath: string): Target | undefined {
+  const url = req.url;
+  const host = req.headers.host;
+  if (url === undefined || host === undefined || !goodHosts.has(host) || !url.startsWith(basePath)) return undefined;
+  const q = url.indexOf('?', basePath.length);
+  const path = q === -1 ? url.slice(basePath.length) : url.slice(basePath.length, q);
+  if (!PLAIN_CALL.test(path)) return undefined;
+  if (q === -1) return { path, query: undefined };
+  const query = url.slice(q + 1);
+  return PLAIN_QUERY.test(query) ? { path, query: new URLSearchParams(query) } : undefined;
+}
+
+/** The adapter's own URL parsing (Host header, normalisation, percent-decoding); undefined where it fails. */
+function parsedTarget(req: IncomingMessage, basePath: string): Target | undefined {
+  try {
+    const url = createURL(req);
+    const path = decodeURIComponent(url.pathname.slice(basePath.length));
+    const host = req.headers.host;
+    if (host !== undefined && goodHosts.size < GOOD_HOSTS_MAX) goodHosts.add(host);
+    return { path, query: url.search === '' ? undefined : url.searchParams };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the adapter's default transformer does to an answer: nothing (its serialize is the identity). */
+function serialized(config: AnyTRPCRouter['_def']['_config'], body: TRPCResponse): unknown {
+  return config.transformer === defaultTransformer ? body : transformTRPCResponse(config, body);
+}
+
+/** One call answered natively: its context, its input (read once, when a middleware asks), and its answer. */
+class NativeCall {
+  private pendingInput: Promise<unknown> | undefined;
+  /** The input once read and deserialized: the error shape's `input`, as the adapter's memo reports it. */
+  private input: unknown;
+  private abort: AbortController | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly opts: NativeCallOptions,
+    readonly proc: AnyTRPCProcedure,
+    readonly path: string,
+    private readonly query: URLSearchParams | undefined,
+  ) {}
+
+  async answer(): Promise<void> {
+    const { res, opts, path } = this;
+    const config = opts.router._def._config;
+    const procType = this.proc._def.type;
+    let ctx: unknown;
+    let body: TRPCResponse;
+    try {
+      // A refusal while building the context (CSRF, rate limit, database away) is reported as this call's error.
+      ctx = await opts.createContext(this.req, res);
+      const data = await callProcedure(this, ctx);
+      if (isDataStream(data)) {
+        // resolveResponse throws this outside the call, so its error shape carries no path.
+        const error = new TRPCError({
+          code: 'UNSUPPORTED_MEDIA_TYPE',
+          message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink',
+        });
+        body = { error: getErrorShape({ config, ctx, error, input: undefined, path: undefined, type: procType }) };
+      } else {
+        body = { result: { data } };
+      }
+    } catch (cause) {
+      const error = getTRPCErrorFromUnknown(cause);
+      body = { error: getErrorShape({ config, ctx, error, input: this.input, path, type: procType }) };
+    }
+
+    // What the adapter writes for this Response: status (unless already set), `vary` and `content-type`, and the
+    // body as one chunk (so `transfer-encoding: chunked`, as before — clients see no difference).
+    if (res.statusCode === 200 && 'error' in body) res.statusCode = getHTTPStatusCode([body]);
+    res.setHeader('vary', 'trpc-accept, accept');
+    res.setHeader('content-type', 'application/json');
+    res.write(JSON.stringify(serialized(config, body)));
+    res.end();
+  }
+
+  /**
+   * The input is read only if the procedure asks for it (after the context and the auth middlewares, as in the
+   * adapter), once; a failure to read or parse it is a 400 with the parser's message, like the adapter's memo.
+   */
+  readonly getRawInput = (): Promise<unknown> => (this.pendingInput ??= this.readInput());
+
+  private async readInput(): Promise<unknown> {
+    let value: unknown;
+    try {
+      const raw = await readInput(this.req, this.query, this.opts.maxBodySize);
+      value = raw === undefined ? undefined : this.opts.router._def._config.transformer.input.deserialize(raw);
+    } catch (cause) {
+      if (cause instanceof TRPCError) throw cause;
+      throw new TRPCError({
+        code: 'BAD_REQUEST',
+        message: cause instanceof Error ? cause.message : 'Invalid input',
+        cause,
+      });
+    }
+    this.input = value;
+    return value;
+  }
+
+  /**
+   * The procedure's abort signal, aborted when the client goes away before the answer is written (as the adapter's).
+   * No procedure this path serves reads it (the subscription that does is the adapter's), so the controller is made
+   * only when read.
+   */
+  signal(): AbortSignal {
+    if (!this.abort) {
+      const abort = (this.abort = new AbortController());
+      const res = this.res;
+      if (res.closed) {
+        if (!res.writableEnded) abort.abort();
+      } else
+        res.once('close', () => {
+          if (!res.writableEnded) abort.abort();
+        });
+    }
+    return this.abort.signal;
+  }
+}
+
+/** A call's options as tRPC's middlewares get them (path, getRawInput, ctx, type, signal, batchIndex, meta, input). */
+interface CallOptions {
+  path: string;
+  getRawInput: () => Promise<unknown>;
+  ctx: unknown;
+  type: string;
+  readonly signal: AbortSignal;
+  batchIndex: number;
+  meta: unknown;
+  input: unknown;
+  next(nextOpts?: Partial<Pick<CallOptions, 'ctx' | 'input' | 'getRawInput'>>): Promise<MiddlewareResult>;
+}
 type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
-type Middleware = (
-  opts: CallOptions & { meta: unknown; next(nextOpts?: Partial<CallOptions>): Promise<MiddlewareResult> },
-) => Promise<MiddlewareResult>;
+type Middleware = (opts: CallOptions) => Promise<MiddlewareResult>;
 /** What a built procedure carries (`createProcedureCaller`'s `_def`): its middlewares, the resolver last, and meta. */
 interface ProcedureDef {
   middlewares: Middleware[];
@@ -150,13 +246,14 @@ interface ProcedureDef {
 
 /**
  * `proc(opts)` — tRPC's createProcedureCaller and callRecursive (src/unstable-core-do-not-import/procedureBuilder.ts),
- * step for step, with the language's object spread where tRPC's build has Babel's `_objectSpread2` helper: that
- * helper copied the call's options key by key twice per middleware level, the dearest part of a tRPC Found
- * (docs/BENCHMARKS.md). Same keys, same values, same order of middlewares, same results and errors.
+ * step for step, each middleware level's options built as one object literal where tRPC's build copies the call's
+ * options key by key twice per level (Babel's `_objectSpread2`), the dearest part of a tRPC Found. Same keys, same
+ * values, same order of middlewares, same results and errors; `signal` is a getter, so the AbortController behind it
+ * is made only for a procedure that reads it.
  */
-async function callProcedure(proc: AnyTRPCProcedure, opts: CallOptions): Promise<unknown> {
-  const def = proc._def as unknown as ProcedureDef;
-  const result = await callMiddleware(0, def, opts);
+async function callProcedure(call: NativeCall, ctx: unknown): Promise<unknown> {
+  const def = call.proc._def as unknown as ProcedureDef;
+  const result = await callMiddleware(call, def, 0, ctx, undefined, call.getRawInput);
   if (!result)
     throw new TRPCError({
       code: 'INTERNAL_SERVER_ERROR',
@@ -166,20 +263,36 @@ async function callProcedure(proc: AnyTRPCProcedure, opts: CallOptions): Promise
   return result.data;
 }
 
-async function callMiddleware(index: number, def: ProcedureDef, opts: CallOptions): Promise<MiddlewareResult> {
+async function callMiddleware(
+  call: NativeCall,
+  def: ProcedureDef,
+  index: number,
+  ctx: unknown,
+  input: unknown,
+  getRawInput: () => Promise<unknown>,
+): Promise<MiddlewareResult> {
   try {
     const middleware = def.middlewares[index]!;
     return await middleware({
-      ...opts,
+      path: call.path,
+      getRawInput,
+      ctx,
+      type: call.proc._def.type,
+      get signal() {
+        return call.signal();
+      },
+      batchIndex: 0,
       meta: def.meta,
-      input: opts.input,
+      input,
       next(nextOpts) {
-        return callMiddleware(index + 1, def, {
-          ...opts,
-          ctx: nextOpts?.ctx ? { ...(opts.ctx as object), ...(nextOpts.ctx as object) } : opts.ctx,
-          input: nextOpts && 'input' in nextOpts ? nextOpts.input : opts.input,
-          getRawInput: nextOpts?.getRawInput ?? opts.getRawInput,
-        });
+        return callMiddleware(
+          call,
+          def,
+          index + 1,
+          nextOpts?.ctx ? { ...(ctx as object), ...(nextOpts.ctx as object) } : ctx,
+          nextOpts && 'input' in nextOpts ? nextOpts.input : input,
+          nextOpts?.getRawInput ?? getRawInput,
+        );
       },
     });
   } catch (cause) {
@@ -192,40 +305,13 @@ async function callMiddleware(index: number, def: ProcedureDef, opts: CallOption
  * `Request.json()` (UTF-8, a BOM dropped, then JSON.parse) except that bytes that are not UTF-8 are refused, in the
  * query string or the body, as the adapter path refuses them (strict-input.ts).
  */
-async function readInput(req: IncomingMessage, q: URLSearchParams, limit: number): Promise<unknown> {
+async function readInput(req: IncomingMessage, q: URLSearchParams | undefined, limit: number): Promise<unknown> {
   refuseMalformedTrpcQuery(req.url);
   if (req.method === 'GET') {
-    const raw = q.get('input');
+    const raw = q?.get('input');
     return raw ? (JSON.parse(raw) as unknown) : undefined;
   }
   return JSON.parse(decodeBody(await readBody(req, limit))) as unknown;
-}
-
-/**
- * The input is read only if the procedure asks for it (after the context and the auth middlewares, as in the
- * adapter), once; a failure to read or parse it is a 400 with the parser's message, like the adapter's memo.
- */
-function lazyInput(read: () => Promise<unknown>, deserialize: (raw: unknown) => unknown) {
-  let pending: Promise<unknown> | undefined;
-  let value: { v: unknown } | undefined;
-  return {
-    read: async () => {
-      pending ??= read()
-        .then((raw) => (raw === undefined ? undefined : deserialize(raw)))
-        .catch((cause: unknown) => {
-          if (cause instanceof TRPCError) throw cause;
-          throw new TRPCError({
-            code: 'BAD_REQUEST',
-            message: cause instanceof Error ? cause.message : 'Invalid input',
-            cause,
-          });
-        });
-      const v = await pending;
-      value = { v };
-      return v;
-    },
-    result: () => value?.v,
-  };
 }
 
 /** resolveResponse's `isDataStream`: an async iterable, or an object holding promises or async iterables. */

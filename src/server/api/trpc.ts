@@ -94,7 +94,8 @@ const requireActor = t.middleware(async function requireActor({ ctx, next }) {
     const cause = new DomainError('unauthenticated'); // its domain code reaches `data.domainCode`, as REST's 401 says
     throw new TRPCError({ code: 'UNAUTHORIZED', message: cause.message, cause });
   }
-  return mapFailure(await next({ ctx: { ...ctx, actor: ctx.actor } }), ctx);
+  // tRPC merges what `next` is given into the context; only the narrowed field is given, so the context is copied once.
+  return mapFailure(await next({ ctx: { actor: ctx.actor } }), ctx);
 });
 
 export const router = t.router;

@@ -5,7 +5,7 @@
 // adapter alone, and compares the two answers; a bare server that only tries the native path tells which requests it
 // takes. The path is built on tRPC internals, so this file is also the alarm that goes off when a tRPC upgrade
 // changes what it relies on.
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
@@ -122,6 +122,36 @@ const postRaw =
     return { status: res.status, text, json: JSON.parse(text) as unknown, headers: res.headers };
   };
 
+/** A GET with a Host header of its own (fetch sets Host itself), through node:http. */
+const getWithHost =
+  (path: string, host: string): Send =>
+  (base) =>
+    new Promise<CallResult>((resolve, reject) => {
+      const { hostname, port } = new URL(base);
+      const req = httpRequest(
+        { hostname, port, path, method: 'GET', headers: { host, authorization: `Bearer ${token}` } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            const headers = new Headers();
+            for (const [k, v] of Object.entries(res.headers))
+              if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+            let json: unknown;
+            try {
+              json = JSON.parse(text);
+            } catch {
+              json = undefined;
+            }
+            resolve({ status: res.statusCode!, text, json, headers });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+
 function streamOf(text: string): ReadableStream<Uint8Array> {
   const bytes = Buffer.from(text);
   return new ReadableStream<Uint8Array>({
@@ -160,6 +190,26 @@ const cases: Array<[string, () => Send, number, boolean]> = [
     () => post('task.create', JSON.stringify({ workspace_id: ws.id, title: 42 })),
     400,
     true,
+  ],
+  // A target with escapes or an unusual Host is parsed as a URL, as the adapter parses it; a plain one is split by hand.
+  ['a procedure path with escapes (task%2Eget)', () => get('task%2Eget', input({ id: taskId })), 200, true],
+  [
+    'a query string with characters a URL escapes',
+    () => get('task.get', `${input({ id: taskId })}&note=a"b<c>'d`),
+    200,
+    true,
+  ],
+  [
+    'an unusual but valid Host',
+    () => getWithHost(`/api/trpc/task.get${input({ id: taskId })}`, 'Tether.Example'),
+    200,
+    true,
+  ],
+  [
+    'a Host a URL cannot have (the adapter answers it)',
+    () => getWithHost(`/api/trpc/task.get${input({ id: taskId })}`, 'bad host'),
+    400,
+    false,
   ],
   ['a DomainError (task not found)', () => get('task.get', input({ id: 'no-such-task' })), 404, true],
   [
