@@ -176,6 +176,13 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
       columns: ['lease_expires_at'],
       predicate: expect.stringMatching(/preparing.*completing.*aborting/),
     });
+    // The events keep their indexes by task and by workspace; the one on the event id is dropped (nothing reads it).
+    expect(
+      (await readCatalog(db))
+        .get('outbox_events')!
+        .indexes.map((i) => i.name)
+        .sort(),
+    ).toEqual(['idx_outbox_events_workspace', 'uniq_outbox_events_task_revision']);
 
     // The identity index still settles identity: attested, and a second holder of a held identity is refused.
     expect(await attest(db)).toMatchObject({ ready: true, reasons: [] });

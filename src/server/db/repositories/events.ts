@@ -69,6 +69,18 @@ export interface EventText {
   payload: string;
 }
 
+/** The statement text for `n` revisions, made once per `n` (every create sends the same one). */
+const revisionInserts = new Map<number, string>();
+function insertRevisionsText(n: number): string {
+  let text = revisionInserts.get(n);
+  if (text === undefined) {
+    const rows = Array.from({ length: n }, (_, i) => `(${placeholders(1 + 7 * i, 7)})`);
+    text = `INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ${rows.join(', ')}`;
+    revisionInserts.set(n, text);
+  }
+  return text;
+}
+
 export class EventRepository {
   constructor(
     protected readonly sql: Sql,
@@ -92,14 +104,8 @@ export class EventRepository {
   /** Appends several revisions in one statement (a zero-step create's 0 and 1, SPEC §4.3). */
   async insertRevisions(revisions: readonly RevisionText[]): Promise<void> {
     const params: unknown[] = [];
-    const rows = revisions.map((r) => {
-      params.push(r.taskId, r.revision, r.workspaceId, r.change, r.actorId, r.snapshot, r.at);
-      return `(${placeholders(params.length - 6, 7)})`;
-    });
-    await this.sql.run(
-      `INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ${rows.join(', ')}`,
-      params,
-    );
+    for (const r of revisions) params.push(r.taskId, r.revision, r.workspaceId, r.change, r.actorId, r.snapshot, r.at);
+    await this.sql.run(insertRevisionsText(revisions.length), params);
   }
 
   /**

@@ -11,7 +11,7 @@ import type { NewOperation, StoredOutcome } from '../../db/repositories/creation
 import type { BeginRows, SettledRows, SettledWrite, SettleRows } from '../../db/repositories/creation-store';
 import type { DeferredIntent } from '../../db/repositories/launches';
 import type { JsonTemplate } from '../../db/values';
-import { eventPayload } from '../../model/events';
+import { eventPayload, type EventPayload } from '../../model/events';
 import { toTaskBody, type Task } from '../../model/task';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
@@ -33,6 +33,20 @@ export function jsonTemplate(value: unknown, keys: readonly string[]): JsonTempl
     from = cut + 2;
   }
   parts.push(json.slice(from));
+  return parts;
+}
+
+/**
+ * The event payload's JSON template around `snapshot`, the template of its `task` (the revision's snapshot: the
+ * payload's task is `toTaskBody` of the same task), so the task is serialised once for both rows. The payload's
+ * other fields come first and `task` last, as `JSON.stringify(payload)` writes them: the text is the same.
+ */
+export function payloadAround(payload: EventPayload, snapshot: JsonTemplate): JsonTemplate {
+  const { task: _task, ...envelope } = payload;
+  const head = `${JSON.stringify(envelope).slice(0, -1)},"task":`;
+  const parts = [...snapshot];
+  parts[0] = head + parts[0]!;
+  parts[parts.length - 1] += '}';
   return parts;
 }
 
@@ -146,15 +160,16 @@ export function settledRows(
     externalIdSettledAt: t.externalId === null ? null : t.at,
   };
   const holes = ['identifier', 'step_id'];
+  const created = jsonTemplate(toTaskBody(task), holes);
   return {
     operation: operationRow(t),
     stepId: t.stepId,
     task,
     revisions: [
       { change: 'begin', snapshot: jsonTemplate(toTaskBody(begun), holes) },
-      { change: 'create', snapshot: jsonTemplate(toTaskBody(task), holes) },
+      { change: 'create', snapshot: created },
     ],
-    payload: jsonTemplate(eventPayload({ id: t.eventId, type: 'task.created', task, at: t.at }), holes),
+    payload: payloadAround(eventPayload({ id: t.eventId, type: 'task.created', task, at: t.at }), created),
     outcome: { kind: 'created', event_id: t.eventId },
     deferred: t.deferred,
     validate: t.validate,
