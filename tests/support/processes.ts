@@ -55,7 +55,7 @@ const NOT_BUNDLED = ['better-sqlite3', 'pg-native', '@prisma/client/runtime/quer
  * Node's flags for the short-lived processes the tests start from these bundles (the CLI, servers, the crash-matrix
  * child). `--liftoff-only`: V8 compiles WebAssembly — Prisma's query compiler, the first time a process takes a cold
  * path — with its baseline compiler only. The optimising tier pays off in a long-lived server, not in a process that
- * runs a few queries: it cost such a process ~0.6 s of CPU, more than half of a `tether workspace list`. The flag
+ * runs a few queries: it cost such a process ~0.6 s of CPU, some 40% of a `tether workspace list`. The flag
  * changes how fast the code runs, not what it does.
  */
 export const CHILD_NODE_FLAGS = ['--liftoff-only'];
