@@ -3,9 +3,11 @@
 import { defineConfig } from 'vitest/config';
 
 const integration = ['tests/integration/**/*.test.ts'];
-// The integration files run several to a worker process with their modules loaded once (`isolate: false`): loading the
-// server's modules again for each file cost more than half of the suite's CPU. Each file still gets a database of its
-// own; a file that changes the environment restores it after its tests (tests/support/file-env.ts).
+// Every project runs several files to a worker process with their modules loaded once (`isolate: false`): loading the
+// server's modules again for each file cost more than half of the suite's CPU (and half of the unit project's, whose
+// tests take a few seconds in all). Each integration file still gets a database of its own; a file that changes the
+// environment restores it after its tests (tests/support/file-env.ts). No test mocks a module; the one test with fake
+// timers puts the real ones back.
 const shared = { isolate: false };
 
 export default defineConfig({
@@ -15,7 +17,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: [
-      { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], environment: 'node' } },
+      { test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], ...shared, environment: 'node' } },
       {
         test: {
           name: 'sqlite',

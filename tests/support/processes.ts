@@ -1,6 +1,6 @@
 // Start real server processes for multi-process tests and stop them afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { renameSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { bundleOptions } from '../../scripts/bundle-options.mjs';
@@ -52,27 +52,59 @@ const bundles = new Map<string, Promise<string>>();
 const NOT_BUNDLED = ['better-sqlite3', 'pg-native', '@prisma/client/runtime/query_compiler_*'];
 
 /**
- * `entry` (a TypeScript file of this project) bundled from the sources into one ES module, once per test process: the
- * tests start the CLI, the crash-matrix child and server processes dozens of times, and under tsx every start compiles
- * the sources again. Packages stay in node_modules as in the built server (scripts/build-server.mjs), unless
- * `withPackages`: a test harness started many times (the crash-matrix child) loads faster as one file than as the
- * hundreds of files of its packages.
- * Written two levels below the project, in dist/test/ (scripts/bundle-options.mjs), under one name per entry: each
- * process writes its build aside and renames it into place, so a child that starts meanwhile reads a whole file.
+ * Node's flags for the short-lived processes the tests start from these bundles (the CLI, servers, the crash-matrix
+ * child). `--liftoff-only`: V8 compiles WebAssembly — Prisma's query compiler, the first time a process takes a cold
+ * path — with its baseline compiler only. The optimising tier pays off in a long-lived server, not in a process that
+ * runs a few queries: it cost such a process ~0.6 s of CPU, some 40% of a `tether workspace list`. The flag
+ * changes how fast the code runs, not what it does.
+ */
+export const CHILD_NODE_FLAGS = ['--liftoff-only'];
+
+const DIST_TEST = resolve(ROOT, 'dist/test');
+
+/**
+ * `entry` (a TypeScript file of this project) bundled from the sources once per test process: the tests start the CLI,
+ * the crash-matrix child and server processes dozens of times, and under tsx every start compiles the sources again.
+ * The bundle is split: what the sources import with `import()` (Prisma Client and its runtime, db/prisma/) is a chunk
+ * of its own, loaded only by a process that takes a cold path — as under tsx; in one file, the runtime's static imports
+ * would load at every start. Packages stay in node_modules as in the built server (scripts/build-server.mjs), unless
+ * `withPackages`: a program started many times (the CLI, the crash-matrix child) loads faster with its packages in the
+ * bundle than as the hundreds of files they are in node_modules.
+ * Written two levels below the project, in dist/test/ (scripts/bundle-options.mjs): the entry under one name per entry
+ * and options, its chunks under names that are hashes of their contents. Each file is written aside and renamed into
+ * place, the entry last, so a child that starts meanwhile reads whole files.
  */
 export function bundled(entry: string, options: { withPackages?: boolean } = {}): Promise<string> {
   const key = `${entry}${options.withPackages ? '+packages' : ''}`;
   let out = bundles.get(key);
   if (!out) {
-    const outfile = resolve(ROOT, 'dist/test', `${key.replace(/[^a-z0-9]+/gi, '-')}.mjs`);
-    const aside = `${outfile}.${process.pid}.tmp`;
-    const opts = bundleOptions(entry, aside);
+    const name = key.replace(/[^a-z0-9]+/gi, '-');
+    const opts = bundleOptions(entry, resolve(DIST_TEST, `${name}.mjs`));
+    delete opts.outfile;
+    Object.assign(opts, {
+      outdir: DIST_TEST,
+      entryNames: name,
+      chunkNames: 'chunk-[hash]',
+      outExtension: { '.js': '.mjs' },
+      splitting: true,
+      write: false,
+    });
     if (options.withPackages) {
       delete opts.packages;
       opts.external = NOT_BUNDLED;
     }
-    out = build(opts).then(() => {
-      renameSync(aside, outfile);
+    out = build(opts).then(({ outputFiles = [] }) => {
+      const outfile = resolve(DIST_TEST, `${name}.mjs`);
+      mkdirSync(DIST_TEST, { recursive: true });
+      const files = [
+        ...outputFiles.filter((f) => f.path !== outfile),
+        ...outputFiles.filter((f) => f.path === outfile),
+      ];
+      for (const file of files) {
+        const aside = `${file.path}.${process.pid}.tmp`;
+        writeFileSync(aside, file.contents);
+        renameSync(aside, file.path);
+      }
       return outfile;
     });
     bundles.set(key, out);
@@ -82,7 +114,8 @@ export function bundled(entry: string, options: { withPackages?: boolean } = {})
 
 /** The admin CLI from the sources (src/cli/main.ts, bundled) as a child process; `env` names the database. */
 export async function runTether(args: string[], env: Record<string, string>, input = ''): Promise<CommandRun> {
-  return runCommand(process.execPath, [await bundled('src/cli/main.ts'), ...args], env, input);
+  const cli = await bundled('src/cli/main.ts', { withPackages: true });
+  return runCommand(process.execPath, [...CHILD_NODE_FLAGS, cli, ...args], env, input);
 }
 
 export async function startServerProcess(
@@ -92,11 +125,15 @@ export async function startServerProcess(
   // The entry's bundle is imported rather than run: api-server.ts imports src/server/main.ts, which starts a server of
   // its own when its module is the program — and in one bundle, its module is the bundle.
   const bundle = await bundled(entry);
-  const child = spawn(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(bundle)});`], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...CHILD_NODE_FLAGS, '--input-type=module', '-e', `await import(${JSON.stringify(bundle)});`],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += String(d)));
   const url = await new Promise<string>((resolvePromise, reject) => {

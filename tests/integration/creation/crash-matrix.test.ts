@@ -21,7 +21,7 @@ import {
   upload,
   type World,
 } from './world';
-import { bundled } from '../../support/processes';
+import { bundled, CHILD_NODE_FLAGS } from '../../support/processes';
 
 // Long enough that a child slowed by its siblings still holds its lease when it reaches the failpoint.
 const LEASE_MS = 1500;
@@ -68,7 +68,7 @@ async function runChild(
 ): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
   const entry = await bundled(CHILD, { withPackages: true });
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [entry], {
+    const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, entry], {
       env: {
         ...process.env,
         DATABASE_URL: db.url,
