@@ -1,29 +1,26 @@
-// Browser tests run the BUILT app (`npm test` runs `next build` first) in Debian's Chromium, against a
-// fresh SQLite database per run, on a free port. Failpoints are on so specs can pause a create: that takes both
-// TETHER_FAILPOINTS=1 and the `--test-hooks` flag, which no start script passes (src/server/config.ts).
+// Browser tests run the BUILT app (`npm test` runs `next build` first) in Debian's Chromium. Each worker starts its own
+// server — the server bundle `npm start` serves, with test hooks on — on its own fresh SQLite file and a free port (the
+// `server` fixture, e2e/support/console.ts and e2e/support/server.ts), so the two workers' tests never share a
+// database, a failpoint or a session. The config is evaluated again in every worker process: what is built here, once,
+// is handed down through the environment.
 import { defineConfig, devices } from '@playwright/test';
 import { buildSync } from 'esbuild';
 import { bundleOptions } from './scripts/bundle-options.mjs';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+// The server bundle the workers start (scripts/build-server.mjs), built from the current sources — by `npm test`'s
+// server build stage (TETHER_SERVER_BUILT=1), otherwise here.
+if (process.env.TETHER_SERVER_BUILT !== '1') {
+  execFileSync(process.execPath, [resolve(import.meta.dirname, 'scripts/build-server.mjs'), '--quiet'], {
+    stdio: 'inherit',
   });
+  process.env.TETHER_SERVER_BUILT = '1';
 }
-
-// The config is evaluated again in every worker process: choose the port and database once, in the
-// runner, and hand them down through the environment so every process agrees.
-process.env.TETHER_E2E_PORT ??= String(await freePort());
-process.env.TETHER_E2E_DATABASE_URL ??= `file:${join(mkdtempSync(join(tmpdir(), 'tether-e2e-')), 'tether.db')}`;
+// Where the workers claim their servers' ports, so that no two servers of the run pick the same one (e2e/support/server.ts).
+process.env.TETHER_E2E_RUN_DIR ??= mkdtempSync(join(tmpdir(), 'tether-e2e-run-'));
 // The specs seed through the `tether` CLI (e2e/support/console.ts), about a hundred starts a run. Under tsx each start
 // compiles the CLI's sources again (~2 s of CPU); bundled once here from the same sources (scripts/bundle-options.mjs),
 // a start costs a fraction of that.
@@ -32,8 +29,10 @@ if (!process.env.TETHER_E2E_CLI) {
   buildSync(bundleOptions('src/cli/main.ts', outfile));
   process.env.TETHER_E2E_CLI = outfile;
 }
-const port = Number(process.env.TETHER_E2E_PORT);
-const baseURL = `http://127.0.0.1:${port}`;
+
+const WORKERS = Number(process.env.TETHER_E2E_WORKERS ?? 2);
+if (!Number.isInteger(WORKERS) || WORKERS < 1)
+  throw new Error('TETHER_E2E_WORKERS must be a whole number of at least 1');
 
 /** Debian's Chromium (brief): no sandbox as root in a container, and nothing that reaches the internet. */
 const CHROMIUM_ARGS = [
@@ -49,8 +48,10 @@ export default defineConfig({
   testDir: 'e2e',
   outputDir: 'test-results',
   fullyParallel: false,
-  // One server, two shared cores: one worker keeps timings honest.
-  workers: 1,
+  // Files run one after the other within a worker (each file's tests in order, sharing its beforeAll seeding); two
+  // workers, each with its own server, run two files at once. The browser tests wait on the browser and the server far
+  // more than they compute, so two of them share two cores well. TETHER_E2E_WORKERS=1 runs them one at a time.
+  workers: WORKERS,
   forbidOnly: !!process.env.CI,
   retries: 0,
   // Two cores shared with other work: generous per-test and per-assertion budgets keep the suite honest, not flaky.
@@ -63,7 +64,6 @@ export default defineConfig({
     ...(process.env.CI ? [] : [['html', { open: 'never', outputFolder: 'playwright-report' }] as const]),
   ],
   use: {
-    baseURL,
     // A failed test keeps its last screen and its trace; the pictures a reader of the run wants are taken by the specs
     // (e2e/support/console.ts `screenshot`).
     screenshot: 'only-on-failure',
@@ -71,27 +71,4 @@ export default defineConfig({
     launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS },
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'] } }],
-  webServer: {
-    // The server bundle `npm start` serves (scripts/build-server.mjs), built from the current sources — by `npm test`'s
-    // server build stage (TETHER_SERVER_BUILT=1), otherwise here.
-    command: `${process.env.TETHER_SERVER_BUILT === '1' ? '' : 'node scripts/build-server.mjs --quiet && '}node dist/server/main.mjs --test-hooks`,
-    url: `${baseURL}/api/health`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
-    env: {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: process.env.TETHER_E2E_DATABASE_URL,
-      TETHER_FAILPOINTS: '1',
-      // One log line per request would bury the test output: warnings and errors only.
-      TETHER_LOG_LEVEL: 'warn',
-      // A compensation handed to cleanup is retried within a second, so a spec can watch it fail three times.
-      TETHER_CLEANUP_BACKOFF_MS: '150',
-      // A create paused at a failpoint must stay unsettled for the whole spec, not be taken over by recovery.
-      TETHER_LEASE_MS: '600000',
-    },
-  },
 });

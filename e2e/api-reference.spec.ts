@@ -1,8 +1,7 @@
 // The REST API reference is reachable from the console's header, renders every operation of the OpenAPI document the
 // server serves (as static HTML from the server: no script of its own, nothing from the internet), is axe-clean, and
 // links each operation and named schema by anchor.
-import { expect, test } from '@playwright/test';
-import { BASE_URL, expectAccessible, seedWorkspace, signIn, type Seed } from './support/console';
+import { baseUrl, expect, expectAccessible, type Seed, seedWorkspace, signIn, test } from './support/console';
 
 let seed: Seed;
 test.beforeAll(() => {
@@ -18,7 +17,7 @@ interface Served {
 async function servedOperations(): Promise<
   Array<{ method: string; path: string; operationId: string; summary: string }>
 > {
-  const doc = (await (await fetch(`${BASE_URL}/api/v1/openapi.json`)).json()) as Served;
+  const doc = (await (await fetch(`${baseUrl()}/api/v1/openapi.json`)).json()) as Served;
   return Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => ({ method, path, ...op })),
   );
@@ -32,7 +31,7 @@ test('the console header opens the API reference, which shows every operation of
   const elsewhere: string[] = [];
   page.on('request', (r) => {
     const url = r.url();
-    if (!url.startsWith(`${BASE_URL}/`) && !url.startsWith('data:')) elsewhere.push(url);
+    if (!url.startsWith(`${baseUrl()}/`) && !url.startsWith('data:')) elsewhere.push(url);
   });
   const refused: string[] = [];
   page.on('console', (m) => {
@@ -41,7 +40,7 @@ test('the console header opens the API reference, which shows every operation of
 
   await signIn(page, seed.admin.email);
   await page.getByRole('banner').getByRole('link', { name: 'API reference' }).click();
-  await expect(page).toHaveURL(`${BASE_URL}/docs/api`);
+  await expect(page).toHaveURL(`${baseUrl()}/docs/api`);
   await expect(page.getByRole('heading', { name: 'REST API reference', level: 1 })).toBeVisible();
   await expect(page.getByRole('heading', { name: /^Tether REST API/, level: 2 })).toBeVisible();
 
@@ -77,7 +76,7 @@ test('the console header opens the API reference, which shows every operation of
     create.getByRole('rowheader', { name: /^repositories\[\]\.repository_id\s*required$/ }).first(),
   ).toBeVisible();
   await create.getByRole('link', { name: 'CreateTaskResult' }).first().click();
-  await expect(page).toHaveURL(`${BASE_URL}/docs/api#schema-CreateTaskResult`);
+  await expect(page).toHaveURL(`${baseUrl()}/docs/api#schema-CreateTaskResult`);
   await expect(page.getByRole('heading', { level: 3, name: 'CreateTaskResult' })).toBeInViewport();
 
   // Deep links: the contents' link lands on the operation.
@@ -105,5 +104,5 @@ test('the reference is public like the document, and is HTML from the server: no
   // minute in software-rendered Chromium on a busy machine.
   await page.screenshot({ path: testInfo.outputPath('api-reference-scriptless.png') });
   await context.close();
-  expect((await fetch(`${BASE_URL}/api/v1/openapi.json`)).status).toBe(200);
+  expect((await fetch(`${baseUrl()}/api/v1/openapi.json`)).status).toBe(200);
 });

@@ -1,6 +1,6 @@
 // Sign-in, sign-out and roles (SPEC §11): a viewer sees no release button and the server refuses them.
 import {
-  BASE_URL,
+  baseUrl,
   createTask,
   expect,
   expectAccessible,
@@ -91,7 +91,7 @@ test('a viewer sees no release button, and the server refuses their release', as
       });
       return res.status;
     },
-    { base: BASE_URL, workspaceId: seed.workspaceId, externalId, key },
+    { base: baseUrl(), workspaceId: seed.workspaceId, externalId, key },
   );
   // SPEC §7: unauthorized → 404 "task not found", indistinguishable from a miss; nothing stored.
   expect(status).toBe(404);

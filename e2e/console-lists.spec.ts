@@ -4,15 +4,17 @@
 // operation begun with an API token read "begun by unknown". Also here: the counts by id namespace on the Overview, and
 // the export of a filtered list. A workspace of its own (its counts are asserted).
 import { readFileSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import {
   api,
+  expect,
   expectAccessible,
   makeApiToken,
   makeBareWorkspace,
   makeUser,
   screenshot,
   signIn,
+  test,
 } from './support/console';
 
 let ws: ReturnType<typeof makeBareWorkspace>;

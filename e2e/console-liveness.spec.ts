@@ -4,18 +4,19 @@
 // 500 the Overview said "network error" while its Server panel said "Ready / database up"; an open release dialog kept
 // showing a holder "preparing" after it was released elsewhere. The browser goes offline through Chromium's own network
 // emulation; the API fails through the server's `console_read` failpoint (real 500s).
-import { expect, test } from '@playwright/test';
 import {
   api,
   armFailpoint,
   createTask,
+  expect,
   expectAccessible,
   makeApiToken,
   releaseFailpoint,
   screenshot,
+  type Seed,
   seedWorkspace,
   signIn,
-  type Seed,
+  test,
 } from './support/console';
 
 let seed: Seed;

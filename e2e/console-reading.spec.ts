@@ -5,19 +5,21 @@
 // found nothing without a hint; type-to-confirm refused `(U+202E)`); at 1440 px the header wrapped to two rows and
 // identifiers and "1 minute ago" wrapped; on a phone Unsettled cards pushed the holder under the label column, and
 // Unsettled said "0/1 succeeded" where it should say which step is running.
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import {
   api,
   armFailpoint,
   createTask,
+  expect,
   expectAccessible,
   makeSeed,
   releaseFailpoint,
   row,
   screenshot,
-  signIn,
-  waitForPause,
   type Seed,
+  signIn,
+  test,
+  waitForPause,
 } from './support/console';
 
 let seed: Seed;

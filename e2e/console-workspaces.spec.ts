@@ -2,9 +2,10 @@
 // (and a page about an identity always says which workspace it looked in)." The defect: only /tasks followed `?ws=`;
 // as a viewer of two workspaces with INT used last, `/identity?id=jira:PROJ-1001` (held in OPS) said "Nothing holds it…
 // Never released" without naming the workspace it looked in, and the console's own links read the browser's memory.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import {
   api,
+  expect,
   expectAccessible,
   makeApiToken,
   makeBareWorkspace,
@@ -12,6 +13,7 @@ import {
   row,
   screenshot,
   signIn,
+  test,
 } from './support/console';
 
 let ops: ReturnType<typeof makeBareWorkspace>;

@@ -4,7 +4,7 @@
 import {
   api,
   armFailpoint,
-  BASE_URL,
+  baseUrl,
   chooseWorkspace,
   createTask,
   expect,
@@ -186,7 +186,7 @@ test('an admin creates an API token that is shown once, and revokes it', async (
   const token = await page.getByTestId('new-token').textContent();
   expect(token).toMatch(/^tth_/);
   // It works, and the database keeps only its digest.
-  const res = await fetch(`${BASE_URL}/api/v1/workspaces/${seed.workspaceId}/tasks`, {
+  const res = await fetch(`${baseUrl()}/api/v1/workspaces/${seed.workspaceId}/tasks`, {
     headers: { authorization: `Bearer ${token}` },
   });
   expect(res.status).toBe(200);

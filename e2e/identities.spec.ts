@@ -3,19 +3,21 @@
 // spellings with no hint, a double-click that released twice and said so confusingly, focus left on the dialog
 // container — and each capability: browse state in the URL (reload), release from Find and from Unsettled, an
 // identity's history after release and re-create. Axe runs on every page touched; screenshots go to test-results/.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import {
   api,
   armFailpoint,
   createTask,
+  expect,
   expectAccessible,
+  makeSeed,
   releaseFailpoint,
   row,
   rows,
-  makeSeed,
   screenshot,
-  signIn,
   type Seed,
+  signIn,
+  test,
 } from './support/console';
 
 let seed: Seed;

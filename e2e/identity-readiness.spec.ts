@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import {
   chooseWorkspace,
   cli,
-  DATABASE_URL,
+  databaseUrl,
   expect,
   expectAccessible,
   row,
@@ -24,7 +24,7 @@ function insertLegacyRow(seed: Seed, externalId: string): { id: string; identifi
   )!;
   const number = 900_000 + Math.floor(Math.random() * 99_999);
   const task = { id: randomUUID(), identifier: `${seed.prefix}-${number}` };
-  const db = new Database(DATABASE_URL.replace(/^file:/, ''), { fileMustExist: true, timeout: 10_000 });
+  const db = new Database(databaseUrl().replace(/^file:/, ''), { fileMustExist: true, timeout: 10_000 });
   try {
     const now = new Date().toISOString();
     db.prepare(

@@ -1,58 +1,42 @@
 // First-run onboarding: a server started on an empty database prints a one-time setup URL; it creates the first admin,
-// and afterwards the same URL no longer works. Runs its own server (own port and database), because the URL is only
-// ever printed on that server's stdout.
+// and afterwards the same URL no longer works. Runs a server of its own on an empty database (not the worker's, which
+// the other specs seed), because the URL is only ever printed on that server's stdout.
 import { expect, test } from '@playwright/test';
 import Database from 'better-sqlite3';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expectAccessible, screenshot } from './support/console';
+import { startServer, type TetherServer } from './support/server';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-let server: ChildProcess | undefined;
+let server: TetherServer | undefined;
 let setupUrl = '';
-const dbFile = join(mkdtempSync(join(tmpdir(), 'tether-e2e-setup-')), 'tether.db');
+let dbFile = '';
 
 test.beforeAll(async () => {
   test.setTimeout(90_000);
-  const port = await freePort();
-  server = spawn(join('node_modules', '.bin', 'tsx'), ['src/server/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${dbFile}` },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  setupUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no setup URL printed; output so far:\n${out}`)), 80_000);
-    server!.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
+  let printed!: (url: string) => void;
+  const url = new Promise<string>((resolve) => (printed = resolve));
+  // Without test hooks, like a first `npm start`: the setup line is logged at the default level.
+  server = await startServer({
+    testHooks: false,
+    onLine: (line) => {
       // The line is a log entry (JSON when stdout is not a terminal): the token is base64url, so it ends at the quote.
-      const m = /(http:\/\/[^\s"]+\/setup\?token=[A-Za-z0-9_-]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    server!.once('exit', (code) => reject(new Error(`server exited (${code}):\n${out}`)));
+      const m = /(http:\/\/[^\s"]+\/setup\?token=[A-Za-z0-9_-]+)/.exec(line);
+      if (m) printed(m[1]!);
+    },
   });
+  dbFile = server.databaseUrl.replace(/^file:/, '');
+  // Printed just after the server starts listening (src/server/main.ts): by now, or moments later.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no setup URL printed; output so far:\n${server!.output().join('\n')}`)),
+      60_000,
+    );
+  });
+  setupUrl = await Promise.race([url, late]).finally(() => clearTimeout(timer));
 });
 
 test.afterAll(async () => {
-  if (!server || server.exitCode !== null) return;
-  const exited = new Promise((r) => server!.once('exit', r));
-  server.kill('SIGTERM');
-  await exited;
+  await server?.stop();
 });
 
 test('the printed setup URL creates the first admin once, then stops working', async ({ page }, testInfo) => {

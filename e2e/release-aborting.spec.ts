@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   armFailpoint,
-  BASE_URL,
+  baseUrl,
   chooseWorkspace,
   cli,
   createToken,
@@ -46,7 +46,7 @@ test('releasing while the holder’s create is being undone is refused in plain 
   const externalId = `doomed:${Date.now()}`;
 
   await armFailpoint({ name: 'abort_before_remove', action: 'pause', match: externalId });
-  const create = fetch(`${BASE_URL}/api/v1/tasks`, {
+  const create = fetch(`${baseUrl()}/api/v1/tasks`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ workspace_id: ws.id, external_id: externalId, title: 'Doomed create' }),

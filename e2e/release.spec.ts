@@ -6,7 +6,7 @@ import type { Page } from '@playwright/test';
 import {
   api,
   armFailpoint,
-  BASE_URL,
+  baseUrl,
   cli,
   createTask,
   expect,
@@ -224,7 +224,7 @@ test('the dialog\'s key already used for another request: "Key conflict", nothin
     'identities:release',
   ]).token;
   const other = await fetch(
-    `${BASE_URL}/api/v1/workspaces/${seed.workspaceId}/tasks/by-external-id?external_id=other-${Date.now()}`,
+    `${baseUrl()}/api/v1/workspaces/${seed.workspaceId}/tasks/by-external-id?external_id=other-${Date.now()}`,
     {
       method: 'DELETE',
       headers: { authorization: `Bearer ${releaser}`, 'idempotency-key': key },

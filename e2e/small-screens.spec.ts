@@ -2,8 +2,18 @@
 // the chart's screen-reader table is not constrained, the Operations state filter running off-screen) and the header is
 // one compact line with a Menu (the full bar would take ~250 px). Every console page is visited: add new pages to
 // PAGES.
-import { expect, test, type Page } from '@playwright/test';
-import { createTask, expectAccessible, row, screenshot, seedWorkspace, signIn, type Seed } from './support/console';
+import type { Page } from '@playwright/test';
+import {
+  createTask,
+  expect,
+  expectAccessible,
+  row,
+  screenshot,
+  type Seed,
+  seedWorkspace,
+  signIn,
+  test,
+} from './support/console';
 
 let seed: Seed;
 let taskId = '';

@@ -137,8 +137,8 @@ if (missing.length > 0) {
 
 // ---- stages ----------------------------------------------------------------------------------------
 
-// The server build stage has just bundled these sources: Playwright's web server need not bundle them again
-// (playwright.config.ts).
+// The server build stage has just bundled these sources: Playwright's config need not bundle them again for the
+// servers its workers start (playwright.config.ts).
 const ENV = { ...process.env, TETHER_SERVER_BUILT: '1' };
 
 /** Runs one stage; `live` streams its output, otherwise the output is printed whole when it ends. */

@@ -1,6 +1,6 @@
-// Shared helpers for the console specs: seed through the real CLI and REST API (the same DATABASE_URL as the
-// webServer in playwright.config.ts), read the stored rows straight from the SQLite file, sign in by label,
-// and run axe. Nothing here reaches into server code.
+// Shared helpers for the console specs: the worker's own server (e2e/support/server.ts), seeding through the real CLI
+// and REST API against that server's database, reading the stored rows straight from its SQLite file, signing in by
+// label, and axe. Nothing here reaches into server code.
 import { test as base, expect, type Cookie, type Page, type TestInfo } from '@playwright/test';
 import axe from 'axe-core';
 import Database from 'better-sqlite3';
@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { startServer, type TetherServer } from './server';
 
 declare global {
   interface Window {
@@ -16,15 +17,31 @@ declare global {
   }
 }
 
-export const DATABASE_URL = process.env.TETHER_E2E_DATABASE_URL!;
-export const BASE_URL = `http://127.0.0.1:${process.env.TETHER_E2E_PORT}`;
 export const PASSWORD = 'correct horse battery staple';
+
+/** This worker's server (the `server` fixture below sets it before the worker's first hook or test). */
+let active: TetherServer | undefined;
+
+function activeServer(): TetherServer {
+  if (!active) throw new Error("no test server in this worker: import `test` from './support/console'");
+  return active;
+}
+
+/** `http://127.0.0.1:<port>` of this worker's server. */
+export function baseUrl(): string {
+  return activeServer().url;
+}
+
+/** `file:<path>` of this worker's database. */
+export function databaseUrl(): string {
+  return activeServer().databaseUrl;
+}
 
 /** `tether … --json` against the e2e database. */
 export function cli<T = Record<string, unknown>>(args: string[], stdin?: string): T {
   // The CLI bundled from src/cli once per run (playwright.config.ts, TETHER_E2E_CLI).
   const r = spawnSync(process.execPath, [process.env.TETHER_E2E_CLI!, '--json', ...args], {
-    env: { ...process.env, DATABASE_URL },
+    env: { ...process.env, DATABASE_URL: databaseUrl() },
     input: stdin,
     encoding: 'utf8',
   });
@@ -34,7 +51,7 @@ export function cli<T = Record<string, unknown>>(args: string[], stdin?: string)
 
 /** The SQLite file the server writes, opened read-only so the checks cannot change what they check. */
 export function openDb(): Database.Database {
-  return new Database(DATABASE_URL.replace(/^file:/, ''), { readonly: true, fileMustExist: true });
+  return new Database(databaseUrl().replace(/^file:/, ''), { readonly: true, fileMustExist: true });
 }
 
 export function row<T>(sql: string, ...params: unknown[]): T | undefined {
@@ -69,24 +86,75 @@ export interface Seed {
  * instance-wide admin, an operator and a viewer, and a `tasks:write` token for seeding tasks over REST.
  */
 export function seedWorkspace(tag: string): Seed {
-  // One seed per run: every spec file shares it (the CLI is slow to start on a busy machine). Specs use unique
-  // external ids, so sharing a workspace never couples them. Cached next to the run's database file.
-  const cache = join(dirname(DATABASE_URL.replace(/^file:/, '')), 'seed.json');
+  // One seed per worker's database: every spec file the worker runs shares it (the CLI is slow to start on a busy
+  // machine). Specs use unique external ids, so sharing a workspace never couples them. Cached next to the database.
+  const cache = join(dirname(databaseUrl().replace(/^file:/, '')), 'seed.json');
   if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as Seed;
   const seed = makeSeed(tag);
   writeFileSync(cache, JSON.stringify(seed));
   return seed;
 }
 
+/** How many of the server's lines a failed test prints (all it wrote during the test go to a file beside its trace). */
+const FAILURE_LINES = 40;
+
 /**
- * Playwright's `test` with the run's shared workspace as `seed` (seedWorkspace): made, or read from the run's cache, once
- * per worker, before the worker's first test that asks for it.
+ * Playwright's `test` with this worker's own server and the worker's shared workspace.
+ *
+ * - `server` (worker, automatic): the built server with test hooks on its own SQLite file and a free loopback port
+ *   (e2e/support/server.ts), started before the worker's first hook or test and stopped (SIGTERM) when the worker ends.
+ *   Two workers never share a database, a failpoint or a session. `baseURL` is its address; baseUrl(), databaseUrl()
+ *   and every helper here use it. If it dies, its last lines are printed at once.
+ * - `serverOutput` (test, automatic): a failed test prints the lines the server wrote while it ran and attaches them
+ *   whole (`server-output.txt`).
+ * - `seed` (worker): the worker's shared workspace (seedWorkspace), made before the worker's first test that asks for it.
  *
  *   import { expect, test } from './support/console';
  *   test('finds', async ({ page, seed }) => { await signIn(page, seed.operator.email); });
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no test-scoped fixtures, only the worker's seed
-export const test = base.extend<{}, { seed: Seed }>({
+export const test = base.extend<{ serverOutput: void }, { server: TetherServer; seed: Seed }>({
+  server: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern; none here
+    async ({}, use, workerInfo) => {
+      const server = await startServer({
+        testHooks: true,
+        onUnexpectedExit: (reason, lines) =>
+          console.error(
+            `\nThe test server of worker ${workerInfo.workerIndex} exited (${reason}); its last lines:\n${lines.join('\n')}\n`,
+          ),
+      });
+      active = server;
+      try {
+        await use(server);
+      } finally {
+        active = undefined;
+        await server.stop();
+      }
+    },
+    { scope: 'worker', auto: true, timeout: 150_000 },
+  ],
+  baseURL: async ({ server }, use) => use(server.url),
+  serverOutput: [
+    async ({ server }, use, testInfo) => {
+      const mark = server.linesWritten();
+      await use();
+      if (testInfo.status === testInfo.expectedStatus) return;
+      const written = server.linesWritten() - mark;
+      // At most the lines the server keeps (e2e/support/server.ts).
+      const lines = written === 0 ? [] : server.output().slice(-written);
+      const file = testInfo.outputPath('server-output.txt');
+      writeFileSync(file, lines.join('\n') + '\n');
+      await testInfo.attach('server output', { path: file, contentType: 'text/plain' });
+      const shown = lines.slice(-FAILURE_LINES);
+      console.error(
+        lines.length === 0
+          ? 'The test server wrote nothing during this test.'
+          : `The test server's last ${shown.length} of ${lines.length} lines during this test:\n${shown.join('\n')}`,
+      );
+    },
+    { auto: true },
+  ],
+  // Set up after `server` (automatic fixtures come first).
   // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern; none here
   seed: [async ({}, use) => use(seedWorkspace('E2E')), { scope: 'worker' }],
 });
@@ -197,7 +265,7 @@ export async function api(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${BASE_URL}/api/v1${path}`, {
+  const res = await fetch(`${baseUrl()}/api/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -222,7 +290,7 @@ export async function armFailpoint(arm: {
   match?: string;
   times?: number;
 }): Promise<void> {
-  const res = await fetch(`${BASE_URL}/api/_test/failpoints`, {
+  const res = await fetch(`${baseUrl()}/api/_test/failpoints`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ arm }),
@@ -231,7 +299,7 @@ export async function armFailpoint(arm: {
 }
 
 export async function releaseFailpoint(name: string): Promise<void> {
-  await fetch(`${BASE_URL}/api/_test/failpoints`, {
+  await fetch(`${baseUrl()}/api/_test/failpoints`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ release: name }),
@@ -255,7 +323,7 @@ export async function signInWithForm(page: Page, email: string, password = PASSW
  * out, the session row) uses signInWithForm.
  */
 export async function signIn(page: Page, email: string, at = '/'): Promise<void> {
-  const cache = join(dirname(DATABASE_URL.replace(/^file:/, '')), 'sessions.json');
+  const cache = join(dirname(databaseUrl().replace(/^file:/, '')), 'sessions.json');
   const sessions = (existsSync(cache) ? JSON.parse(readFileSync(cache, 'utf8')) : {}) as Record<string, Cookie[]>;
   const held = sessions[email];
   if (held) {
@@ -288,7 +356,8 @@ export async function chooseWorkspace(page: Page, workspaceId: string): Promise<
  * again — the console has no frames. Only violations are gathered in full (`resultTypes`); passes are not listed.
  */
 export async function expectAccessible(page: Page): Promise<void> {
-  await page.evaluate(axe.source);
+  // Once per document: a later check on the same document (after client-side navigation) runs the axe already there.
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axe.source);
   const violations = await page.evaluate(async () => {
     const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
     return violations.map((v) => ({
@@ -329,7 +398,7 @@ export async function waitForPause(name: string): Promise<void> {
   await expect
     .poll(
       async () => {
-        const res = await fetch(`${BASE_URL}/api/_test/failpoints`);
+        const res = await fetch(`${baseUrl()}/api/_test/failpoints`);
         const { failpoints } = (await res.json()) as { failpoints: Array<{ name: string; paused: number }> };
         return failpoints.find((f) => f.name === name)?.paused ?? 0;
       },
