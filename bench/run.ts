@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../src/server/config';
 import { migrate } from '../src/server/db/schema/migrate';
-import { createServices } from '../src/server/app';
+import { createServices } from '../src/server/create-services';
 import type { Services } from '../src/server/services';
 import { startPgBouncer, type PgBouncer } from '../tests/support/postgres-cluster';
 import { createDatabase, startPostgres } from '../tests/support/postgres-server';

@@ -10,9 +10,10 @@ const [root, databaseUrl, tasks] = process.argv.slice(2) as [string, string, str
 const load = (file: string) => import(pathToFileURL(resolve(root, file)).href);
 
 const { loadConfig } = await load('src/server/config.ts');
-// Where createServices lives moved over time: app.ts now, create-services.ts or services.ts in older checkouts.
+// Where createServices lives moved over time: create-services.ts now (and in the oldest checkouts), app.ts or
+// services.ts in others.
 const servicesModule =
-  ['src/server/app.ts', 'src/server/create-services.ts'].find((f) => existsSync(resolve(root, f))) ??
+  ['src/server/create-services.ts', 'src/server/app.ts'].find((f) => existsSync(resolve(root, f))) ??
   'src/server/services.ts';
 const { createServices } = await load(servicesModule);
 // The migrator moved too: db/schema/migrate.ts now, db/migrate.ts in older checkouts.

@@ -6,7 +6,7 @@ import type { Actor } from '../server/domain/access';
 import { schemaVersion } from '../server/db/schema/migrate';
 import type { Store } from '../server/db/store';
 import { loadConfig } from '../server/config';
-import { createServices } from '../server/app';
+import { createServices } from '../server/create-services';
 import { createLogger } from '../server/observability/logger';
 import type { Services } from '../server/services';
 

@@ -1,7 +1,7 @@
 // Everything a request needs, built once per process (brief: "load the domain code once per process"). All process
 // state hangs here — the store and its statement batches, the token cache, the rate limiter, the event hub — so
 // two Services (two tests, two servers in one process) never share any, and tests build exactly what they need.
-// This file only describes them (every module may import the type); app.ts builds them.
+// This file only describes them (every module may import the type); create-services.ts builds them.
 import type { RateLimiter } from './auth/rate-limit';
 import type { Config } from './config';
 import type { Store } from './db/store';

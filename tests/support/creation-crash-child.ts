@@ -4,7 +4,7 @@
 import { loadConfig } from '../../src/server/config';
 import { createTask } from '../../src/server/domain/tasks/create-task';
 import { Failpoints } from '../../src/server/failpoints';
-import { createServices } from '../../src/server/app';
+import { createServices } from '../../src/server/create-services';
 import { tokenActor } from './fixtures';
 
 const services = createServices({

@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Actor, Role, Scope } from '../../src/server/domain/access';
 import type { Db } from '../../src/server/db/types';
-import { createServices } from '../../src/server/app';
+import { createServices } from '../../src/server/create-services';
 import { createTask } from '../../src/server/domain/tasks/create-task';
 import type { Services } from '../../src/server/services';
 import { loadConfig } from '../../src/server/config';

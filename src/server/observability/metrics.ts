@@ -16,7 +16,7 @@ const OUTCOME_LABEL: Record<CreateOutcomeKind, string> = {
   created_identity_lost: 'CreatedIdentityLost',
 };
 
-/** What the scrape-time gauges read (app.ts wires them to the store, readiness and the relay's hub). */
+/** What the scrape-time gauges read (create-services.ts wires them to the store, readiness and the relay's hub). */
 export interface MetricSources {
   identityReady(): boolean;
   unsettledIdentities(): Promise<{ count: number; oldestCreatedAt: string | null }>;

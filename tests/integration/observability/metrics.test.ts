@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/types';
-import { createServices } from '../../../src/server/app';
+import { createServices } from '../../../src/server/create-services';
 import { freshDb } from '../../support/db';
 import { makeWorkspace, uniq, until, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, trpc, type TestApi } from '../../support/http';
