@@ -42,14 +42,25 @@ export function createContextInner(opts: {
   http?: ContextHttp;
   request?: RequestEntry;
 }): Context {
-  return {
-    services: opts.services,
-    actor: opts.actor,
-    source: opts.source ?? 'trpc',
-    session: opts.session,
-    http: opts.http,
-    request: opts.request,
-  };
+  return new RequestContext(opts.services, opts.actor, opts.source ?? 'trpc', opts.session, opts.http, opts.request);
+}
+
+/**
+ * A context: the same own keys, in the same order, as the object literal it replaces, but made by a constructor. V8 can
+ * decide an object literal's allocation site makes long-lived objects (allocation-site pretenuring) and allocate every
+ * later object from it in the old generation; it did so for the context literal under load, and as a context holds its
+ * request and response (`http`), every call's objects then survived each young-generation collection until a full one.
+ * Objects made by `new` have no allocation site and start young.
+ */
+class RequestContext implements Context {
+  constructor(
+    readonly services: Services,
+    readonly actor: Actor | null,
+    readonly source: string,
+    readonly session: Session | undefined,
+    readonly http: ContextHttp | undefined,
+    readonly request: RequestEntry | undefined,
+  ) {}
 }
 
 export async function createContext(services: Services, req: IncomingMessage, res?: ServerResponse): Promise<Context> {
