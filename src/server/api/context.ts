@@ -46,11 +46,12 @@ export function createContextInner(opts: {
 }
 
 /**
- * A context: the same own keys, in the same order, as the object literal it replaces, but made by a constructor. V8 can
- * decide an object literal's allocation site makes long-lived objects (allocation-site pretenuring) and allocate every
- * later object from it in the old generation; it did so for the context literal under load, and as a context holds its
- * request and response (`http`), every call's objects then survived each young-generation collection until a full one.
- * Objects made by `new` have no allocation site and start young.
+ * A context: plain own keys (spreads and `toEqual` see an object literal's), made by a constructor because an object
+ * literal is an allocation site. V8 may decide a site makes long-lived objects (allocation-site pretenuring) and then
+ * allocates every later object from it in the old generation; it decides so for a context literal under load, and as a
+ * context holds its request and response (`http`), every call's objects then survive each young-generation collection
+ * until a full one (docs/BENCHMARKS.md, SQLite tRPC Found). Objects made by `new` have no allocation site: they start
+ * young.
  */
 class RequestContext implements Context {
   constructor(

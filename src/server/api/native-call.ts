@@ -289,11 +289,11 @@ async function callMiddleware(
 
 /**
  * What tRPC's resolveMiddleware returns (`{ marker, ok: true, data, ctx }`, the same keys in the same order), made by a
- * constructor rather than an object literal. V8 may decide that an object literal's allocation site is long-lived
- * (allocation-site pretenuring) and then allocate every object from it in the old generation; it decided so for that
- * literal under load, and as this result holds the call's context, which holds the request and the response (the
- * context's `http`), every call's objects then survived each young-generation collection until a full one. Objects made
- * by `new` have no allocation site, so they start young.
+ * constructor where tRPC writes an object literal. V8 may decide that a literal's allocation site makes long-lived
+ * objects (allocation-site pretenuring) and then allocates every later object from it in the old generation; it decides
+ * so for that literal under load, and as the result holds the call's context, which holds the request and the response
+ * (the context's `http`), every call's objects then survive each young-generation collection until a full one (as for
+ * the context itself, context.ts). Objects made by `new` have no allocation site: they start young.
  */
 class Resolved {
   readonly marker = middlewareMarker;
