@@ -42,14 +42,26 @@ export function createContextInner(opts: {
   http?: ContextHttp;
   request?: RequestEntry;
 }): Context {
-  return {
-    services: opts.services,
-    actor: opts.actor,
-    source: opts.source ?? 'trpc',
-    session: opts.session,
-    http: opts.http,
-    request: opts.request,
-  };
+  return new RequestContext(opts.services, opts.actor, opts.source ?? 'trpc', opts.session, opts.http, opts.request);
+}
+
+/**
+ * A context: plain own keys (spreads and `toEqual` see an object literal's), made by a constructor because an object
+ * literal is an allocation site. V8 may decide a site makes long-lived objects (allocation-site pretenuring) and then
+ * allocates every later object from it in the old generation; it decides so for a context literal under load, and as a
+ * context holds its request and response (`http`), every call's objects then survive each young-generation collection
+ * until a full one (docs/BENCHMARKS.md, SQLite tRPC Found). Objects made by `new` have no allocation site: they start
+ * young.
+ */
+class RequestContext implements Context {
+  constructor(
+    readonly services: Services,
+    readonly actor: Actor | null,
+    readonly source: string,
+    readonly session: Session | undefined,
+    readonly http: ContextHttp | undefined,
+    readonly request: RequestEntry | undefined,
+  ) {}
 }
 
 export async function createContext(services: Services, req: IncomingMessage, res?: ServerResponse): Promise<Context> {

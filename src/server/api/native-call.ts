@@ -238,9 +238,13 @@ interface CallOptions {
 }
 type MiddlewareResult = { ok: true; data: unknown } | { ok: false; error: TRPCError };
 type Middleware = (opts: CallOptions) => Promise<MiddlewareResult>;
-/** What a built procedure carries (`createProcedureCaller`'s `_def`): its middlewares, the resolver last, and meta. */
+/**
+ * What a built procedure carries (`createProcedureCaller`'s `_def`): its middlewares, the last of them tRPC's
+ * `resolveMiddleware` around `resolver`, and meta.
+ */
 interface ProcedureDef {
   middlewares: Middleware[];
+  resolver?: (opts: CallOptions) => Promise<unknown>;
   meta: unknown;
 }
 
@@ -273,10 +277,31 @@ async function callMiddleware(
 ): Promise<MiddlewareResult> {
   try {
     const middleware = def.middlewares[index]!;
-    return await middleware(new LevelOptions(call, def, index, ctx, input, getRawInput));
+    const opts = new LevelOptions(call, def, index, ctx, input, getRawInput);
+    // tRPC's resolveMiddleware, step for step: the resolver's data and the level's context, as a Resolved.
+    if (index === def.middlewares.length - 1 && def.resolver && middleware.name === 'resolveMiddleware')
+      return new Resolved(await def.resolver(opts), ctx);
+    return await middleware(opts);
   } catch (cause) {
     return { ok: false, error: getTRPCErrorFromUnknown(cause), marker: middlewareMarker } as MiddlewareResult;
   }
+}
+
+/**
+ * What tRPC's resolveMiddleware returns (`{ marker, ok: true, data, ctx }`, the same keys in the same order), made by a
+ * constructor where tRPC writes an object literal. V8 may decide that a literal's allocation site makes long-lived
+ * objects (allocation-site pretenuring) and then allocates every later object from it in the old generation; it decides
+ * so for that literal under load, and as the result holds the call's context, which holds the request and the response
+ * (the context's `http`), every call's objects then survive each young-generation collection until a full one (as for
+ * the context itself, context.ts). Objects made by `new` have no allocation site: they start young.
+ */
+class Resolved {
+  readonly marker = middlewareMarker;
+  readonly ok = true;
+  constructor(
+    readonly data: unknown,
+    readonly ctx: unknown,
+  ) {}
 }
 
 /**
