@@ -4,6 +4,7 @@
 // exactly those of the two-phase path (tests compare them)").
 import { TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';
+import { EVENTS } from '../../support/events';
 
 export async function footprint(db: Db, taskId: string): Promise<string> {
   const task = await db.one<Record<string, unknown>>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [taskId]);
@@ -26,7 +27,7 @@ export async function footprint(db: Db, taskId: string): Promise<string> {
       [taskId],
     ),
     events: await db.query(
-      'SELECT id, workspace_id, revision, type, payload, created_at FROM outbox_events WHERE task_id = $1 ORDER BY seq',
+      `SELECT id, workspace_id, revision, type, task, created_at FROM ${EVENTS} WHERE task_id = $1 ORDER BY seq`,
       [taskId],
     ),
     intents: await db.query(

@@ -7,6 +7,7 @@ import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { describe, expect, it as base } from '../../support/database-test';
 import { makeWorkspace, tokenActor, uniq, until, userActor, withPlannedStep } from '../../support/fixtures';
+import { taskEvents } from '../../support/events';
 
 // The file's workspace seen by a writer that may also release, and the two changes most tests start from.
 const it = base
@@ -44,14 +45,9 @@ interface Ev {
   archived: boolean;
 }
 
-/** The task's outbox events in seq order, reduced to what each test asserts. */
+/** The task's events in seq order, reduced to what each test asserts. */
 async function eventsOf(db: Db, taskId: string): Promise<Ev[]> {
-  const rows = await db.query<{ payload: string }>(
-    'SELECT payload FROM outbox_events WHERE task_id = $1 ORDER BY seq',
-    [taskId],
-  );
-  return rows.map((r) => {
-    const p = JSON.parse(r.payload);
+  return (await taskEvents(db, taskId)).map((p) => {
     return {
       type: p.type,
       revision: p.revision,
@@ -155,15 +151,11 @@ describe('event sequences (SPEC §9)', () => {
     const ext = uniq('reuse-');
     const first = await create(ext);
     await deleteTask(services, writer(), first.task.id);
-    const before = await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [
-      first.task.id,
-    ]);
+    const before = await taskEvents(db, first.task.id);
     const second = await create(ext);
     expect(second.kind).toBe('created');
     expect(second.task.id).not.toBe(first.task.id);
-    expect(
-      await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [first.task.id]),
-    ).toEqual(before);
+    expect(await taskEvents(db, first.task.id)).toEqual(before);
     expect((await eventsOf(db, second.task.id))[0]).toMatchObject({
       type: 'task.created',
       revision: 1,
