@@ -106,8 +106,11 @@ function insertRevisionsText(n: number): string {
   return text;
 }
 
-/** Events of one workspace, or of all, with after < seq <= upTo (the partial index by workspace, or the key). */
-function eventRangeText(columns: string, byWorkspace: boolean): string {
+/**
+ * Events of one workspace, or of all, with after < seq <= upTo, in seq order: a range of the partial index by
+ * workspace, or of the key (tests/integration/events/plans.test.ts holds both to it).
+ */
+export function eventRangeText(columns: string, byWorkspace: boolean): string {
   return `SELECT ${columns} FROM task_revisions WHERE ${byWorkspace ? 'workspace_id = $4 AND ' : ''}event_id IS NOT NULL
     AND seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`;
 }

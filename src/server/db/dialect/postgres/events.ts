@@ -1,5 +1,5 @@
-// PostgreSQL's form of the horizon sample (SPEC §9, domain/events/horizon.ts). `seq` (task_revisions) is drawn at insert, not
-// at commit, so a visible max(seq) may have uncommitted rows below it. One statement reads max(seq) = M and, in the
+// PostgreSQL's form of the horizon sample (SPEC §9, domain/events/horizon.ts). `task_revisions.seq` is drawn at
+// insert, not at commit, so a visible max(seq) may have uncommitted rows below it. One statement reads max(seq) = M and, in the
 // same snapshot, its xmin and xmax: every transaction that could still add a row below M has an xid < xmax, so a
 // later sample whose xmin has reached this xmax proves every row up to M final. pg_current_snapshot() exists only
 // here, so this is a subclass, chosen once by the Store (also inside transactions: it is a correctness form, not
