@@ -347,15 +347,16 @@ describe('moving the events into their revisions (20261203000002_events_in_revis
     await write(task(1, 1, 'ext-1'), 'create', 'task.created');
     await write(task(2, 1, null), 'create', 'task.created');
     await write(task(1, 2, null), 'release', 'task.updated');
-    // A number drawn and not kept (the outbox's sequence moved past it): numbering continues after it.
-    await write(task(3, 1, null), 'create', 'task.created');
+    // Numbers drawn and not kept (the outbox's sequence moved past them, to 8): numbering continues after them, also
+    // where a table's largest key alone would not say so (8 exceeds the 5 rows the upgrade keeps).
+    for (const revision of [1, 2, 3, 4, 5]) await write(task(3, revision, null), 'update', 'task.updated');
     await db.run('DELETE FROM task_revisions WHERE task_id = $1', [task(3, 1, null).id]);
     await db.run('DELETE FROM outbox_events WHERE task_id = $1', [task(3, 1, null).id]);
     const old = await db.query<{ seq: unknown; payload: string }>(
       'SELECT seq, payload FROM outbox_events ORDER BY seq',
     );
     const oldTexts = old.map((e) => JSON.stringify({ seq: Number(e.seq), ...JSON.parse(e.payload) }));
-    const drawn = 4;
+    const drawn = 8;
 
     await migrate(db);
     const services = await testServices(db);

@@ -1,6 +1,7 @@
 // SPEC §8–§9: the exact events and revisions each lifecycle change writes, on the dialect of the running project.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../../src/server/db/types';
+import { eventPayload } from '../../../src/server/model/events';
 import { listEvents, listRevisions } from '../../../src/server/domain/events/history';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
@@ -76,6 +77,32 @@ describe('event sequences (SPEC §9)', () => {
       { type: 'task.created', revision: 1, external_id: ext, archived: false },
     ]);
     expect(await revisionsOf(db, out.task.id)).toEqual([0, 1]);
+  });
+
+  it('each event is delivered as the JSON text the outbox always stored: the payload of the task as committed', async ({
+    db,
+    services,
+    writer,
+    create,
+  }) => {
+    const out = await create(uniq('t-'));
+    const updated = await updateTask(services, writer(), out.task.id, { title: 'Renamed "é" \u2028' });
+    const deleted = { ...updated, revision: updated.revision + 1 };
+    await deleteTask(services, writer(), out.task.id);
+    const events = await taskEvents(db, out.task.id);
+    const committed = [out.task, updated, deleted];
+    expect(events.map(({ seq: _seq, ...payload }) => JSON.stringify(payload))).toEqual(
+      events.map((e, i) =>
+        JSON.stringify(
+          eventPayload({
+            id: e.id,
+            type: e.type,
+            task: { ...committed[i]!, updatedAt: e.occurred_at },
+            at: e.occurred_at,
+          }),
+        ),
+      ),
+    );
   });
 
   it('a retry of the same identity writes no event and no revision', async ({ db, services, ws, writer, create }) => {
