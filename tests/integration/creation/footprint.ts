@@ -47,3 +47,23 @@ export async function footprint(db: Db, taskId: string): Promise<string> {
       return ids.get(id)!;
     });
 }
+
+/**
+ * The two-phase path's footprint as a zero-step create's compact operation (SPEC §9) stores it: no token, and no plan
+ * when the plan is the empty one (no step, no start, no blocker, no agent profile).
+ */
+export function asCompactOperation(footprint: string): string {
+  return footprint
+    .replace(/"plan":("(?:[^"\\]|\\.)*")/, (whole, text: string) => {
+      const plan = JSON.parse(JSON.parse(text) as string) as {
+        steps: unknown[];
+        startPolicy: string;
+        blockedBy: unknown[];
+        agentProfileId?: string | null;
+      };
+      const empty =
+        plan.steps.length === 0 && plan.startPolicy === 'none' && plan.blockedBy.length === 0 && !plan.agentProfileId;
+      return empty ? '"plan":null' : whole;
+    })
+    .replace(/"token_hash":\d+/, '"token_hash":null');
+}

@@ -19,6 +19,7 @@ import { fillJson, type JsonTemplate } from '../values';
 import {
   CreationRepository,
   type ClaimedOperation,
+  type CompletedOperation,
   type Fence,
   type NewOperation,
   type SettledDraw,
@@ -99,7 +100,8 @@ export type SettleResult = { kind: 'held' | 'lost' } | { kind: 'task_missing' } 
 
 /** Everything a zero-step create writes in one transaction (SPEC §4.3): Begin's rows as Complete leaves them. */
 export interface SettledRows {
-  operation: Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'>;
+  /** A compact record: no plan, no token (SPEC §9). */
+  operation: CompletedOperation;
   /** The target step; null when the request named none: the workspace's first step. */
   stepId: string | null;
   /** The task settled and `completed` at revision 1; number, identifier and step ('') are the store's to fill. */

@@ -7,7 +7,7 @@
 // lock, so identifiers stay gapless) and, for a create that named no step, the workspace's first step. A snapshot
 // that contains them is handed over as a JSON template — the JSON cut around those values — which the store
 // fills with the values it drew (`fillJson`, or `to_json` inside PostgreSQL's one statement).
-import type { NewOperation, StoredOutcome } from '../../db/repositories/creation';
+import type { CompletedOperation, StoredOutcome } from '../../db/repositories/creation';
 import type { BeginRows, SettledRows, SettledWrite, SettleRows } from '../../db/repositories/creation-store';
 import type { DeferredIntent } from '../../db/repositories/launches';
 import type { JsonTemplate } from '../../db/values';
@@ -72,27 +72,28 @@ export function drawn(draft: Task, d: { number: number; identifier: string; step
   return { ...draft, number: d.number, identifier: d.identifier, stepId: d.stepId ?? draft.stepId };
 }
 
-/** The operation's row as both Begin forms write it (Begin alone adds the lease its creating request holds). */
+/** The operation's row as both Begin forms write it, but for its plan, token and lease (Begin's own). */
 function operationRow(
   t: NewTask & {
     operationId: string;
     actorId: string;
-    plan: CreationPlan;
-    tokenHash: string;
     requestId: string | null;
   },
-): Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'> {
+): Omit<CompletedOperation, 'plan'> {
   return {
     id: t.operationId,
     workspaceId: t.workspaceId,
     taskId: t.taskId,
     actorId: t.actorId,
     externalId: t.externalId,
-    plan: t.plan,
-    tokenHash: t.tokenHash,
     at: t.at,
     requestId: t.requestId,
   };
+}
+
+/** The plan that says nothing: no step, no start, no blocker, no agent profile. */
+function isEmptyPlan(plan: CreationPlan): boolean {
+  return plan.steps.length === 0 && plan.startPolicy === 'none' && plan.blockedBy.length === 0 && !plan.agentProfileId;
 }
 
 /** SPEC §4.1 step 7: Begin's rows — the operation (with its plan's steps), the task `preparing`, revision 0. */
@@ -111,7 +112,13 @@ export function beginRows(
 ): BeginRows {
   const task = begunDraft(t, t.stepId);
   return {
-    operation: { ...operationRow(t), leaseOwner: t.leaseOwner, leaseExpiresAt: t.leaseExpiresAt },
+    operation: {
+      ...operationRow(t),
+      plan: t.plan,
+      tokenHash: t.tokenHash,
+      leaseOwner: t.leaseOwner,
+      leaseExpiresAt: t.leaseExpiresAt,
+    },
     task,
     wipLimited: t.wipLimited,
     revision: { change: 'begin', snapshot: jsonTemplate(toTaskBody(task), ['identifier']) },
@@ -120,7 +127,8 @@ export function beginRows(
 
 /**
  * SPEC §4.3, zero-step: Begin's rows as Complete leaves them, for one transaction — the task settled and `completed`
- * at revision 1, revisions 0 (as Begin writes it) and 1, the operation `completed`, the one `task.created` event.
+ * at revision 1, revisions 0 (as Begin writes it) and 1, the one `task.created` event, the operation `completed` as a
+ * compact record (no token; no plan when it is the empty one: SPEC §9).
  * The identifier and (when the request named none) the step are the store's to fill in.
  */
 export function settledRows(
@@ -129,7 +137,6 @@ export function settledRows(
     operationId: string;
     actorId: string;
     plan: CreationPlan;
-    tokenHash: string;
     requestId: string | null;
     eventId: string;
     deferred?: DeferredIntent;
@@ -146,7 +153,8 @@ export function settledRows(
   };
   const holes = ['identifier', 'step_id'];
   return {
-    operation: operationRow(t),
+    // SPEC §9: a compact record — no token (no handle is made from it), no plan when it is the empty one.
+    operation: { ...operationRow(t), plan: isEmptyPlan(t.plan) ? null : t.plan },
     stepId: t.stepId,
     task,
     revisions: [

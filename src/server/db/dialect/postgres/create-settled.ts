@@ -34,8 +34,7 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
     step_id: s.stepId,
     parent_id: task.parentId,
     external_id: task.externalId,
-    plan: JSON.stringify(op.plan),
-    token_hash: op.tokenHash,
+    plan: op.plan === null ? null : JSON.stringify(op.plan),
     at: op.at,
     request_id: op.requestId,
     event_id: s.event.id,
@@ -58,7 +57,7 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
   }>(
     `WITH k AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
-         description text, step_id text, parent_id text, external_id text, plan text, token_hash text, at timestamptz,
+         description text, step_id text, parent_id text, external_id text, plan text, at timestamptz,
          request_id text, event_id text, outcome text, validate boolean, change0 text, rev0 jsonb, change1 text, rev1 jsonb,
          event_type text)
      ), target AS (
@@ -94,7 +93,7 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
        INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
          identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at,
          request_id)
-       SELECT op_id, $1, task_id, actor_id, external_id, 'completed', plan, token_hash, false, 0, NULL, NULL, outcome, event_id,
+       SELECT op_id, $1, task_id, actor_id, external_id, 'completed', plan, NULL, false, 0, NULL, NULL, outcome, event_id,
               NULL, at, at, at, request_id
        FROM made
      )
