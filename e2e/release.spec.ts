@@ -77,7 +77,11 @@ test('the release dialog refuses until the identity is typed exactly, then relea
     result_status: 204,
   });
   expect(
-    rows('SELECT type FROM outbox_events WHERE task_id = ? AND revision = ?', task.id, before.revision + 1),
+    rows(
+      'SELECT event_type AS type FROM task_revisions WHERE task_id = ? AND revision = ?',
+      task.id,
+      before.revision + 1,
+    ),
   ).toEqual([{ type: 'task.updated' }]);
 
   // Closing returns focus to the button that opened the dialog; the page now shows no identity.
@@ -130,7 +134,9 @@ test('a release retried after its answer was lost re-uses the key and releases o
   expect(row<{ revision: number }>('SELECT revision FROM tasks WHERE id = ?', task.id)!.revision).toBe(
     before.revision + 1,
   );
-  expect(rows("SELECT id FROM outbox_events WHERE task_id = ? AND type = 'task.updated'", task.id)).toHaveLength(1);
+  expect(
+    rows("SELECT event_id AS id FROM task_revisions WHERE task_id = ? AND event_type = 'task.updated'", task.id),
+  ).toHaveLength(1);
 });
 
 /** Opens the task's release dialog and types the identity; returns the dialog and its Idempotency-Key. */

@@ -1,5 +1,6 @@
-// SPEC §9: the transactional outbox. Each event row is immutable, carries the revision and the task as
-// committed (with `external_id` only when held), and is written in the same transaction as the change.
+// SPEC §9: the transactional outbox. Each event is immutable, carries the revision and the task as committed (with
+// `external_id` only when held), and is written in the same transaction as the change — stored as its revision's row
+// (db/repositories/events.ts rebuilds the payload from it, in the form `eventPayload` gives).
 import { toTaskBody, type Task, type TaskBody } from './task';
 
 export type EventType = 'task.created' | 'task.updated' | 'task.deleted';

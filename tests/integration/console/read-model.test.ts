@@ -7,6 +7,7 @@ import type { Db } from '../../../src/server/db/types';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { describe, expect, it as base, storedMember, storedToken } from '../../support/console-test';
 import { uniq, until, userActor } from '../../support/fixtures';
+import { EVENTS } from '../../support/events';
 
 /** A stored row's timestamp as ISO text (both drivers read timestamps as ISO 8601). */
 async function storedAt(db: Db, sql: string, params: unknown[]): Promise<string> {
@@ -95,10 +96,9 @@ describe('console reads (SPEC §13)', () => {
     expect(sum('in_flight')).toBe(1);
     expect(sum('identity_lost') + sum('aborted')).toBe(0);
     const seqs = (
-      await db.query<{ seq: unknown }>(
-        'SELECT seq FROM outbox_events WHERE workspace_id = $1 ORDER BY seq DESC LIMIT 10',
-        [ws.id],
-      )
+      await db.query<{ seq: unknown }>(`SELECT seq FROM ${EVENTS} WHERE workspace_id = $1 ORDER BY seq DESC LIMIT 10`, [
+        ws.id,
+      ])
     ).map((r) => Number(r.seq));
     expect(o.recent_events.map((e) => e.seq)).toEqual(seqs);
   });
@@ -245,7 +245,7 @@ describe('console reads (SPEC §13)', () => {
     expect(d.revisions[0]!.actor_id).toBe(bot.id);
     expect(JSON.parse(d.revisions[0]!.snapshot!)).toMatchObject({ title: 'Bravo' });
     const events = await db.query<{ seq: unknown; type: unknown }>(
-      'SELECT seq, type FROM outbox_events WHERE task_id = $1 ORDER BY seq DESC',
+      `SELECT seq, type FROM ${EVENTS} WHERE task_id = $1 ORDER BY seq DESC`,
       [tasks.bravo.id],
     );
     expect(d.events.map((e) => [e.seq, e.type])).toEqual(events.map((e) => [Number(e.seq), e.type]));
@@ -371,7 +371,7 @@ describe('console reads (SPEC §13)', () => {
   }) => {
     const events = await as(operator).console.events({ workspace_id: ws.id, limit: 3 });
     const stored = await db.query<{ seq: unknown }>(
-      'SELECT seq FROM outbox_events WHERE workspace_id = $1 ORDER BY seq DESC LIMIT 3',
+      `SELECT seq FROM ${EVENTS} WHERE workspace_id = $1 ORDER BY seq DESC LIMIT 3`,
       [ws.id],
     );
     expect(events.map((e) => e.seq)).toEqual(stored.map((r) => Number(r.seq)));

@@ -22,6 +22,7 @@ import {
   type World,
 } from './world';
 import { bundled, CHILD_NODE_FLAGS } from '../../support/processes';
+import { EVENTS } from '../../support/events';
 
 // Long enough that a child slowed by its siblings still holds its lease when it reaches the failpoint.
 const LEASE_MS = 1500;
@@ -117,7 +118,7 @@ async function crashAndConverge(c: Case): Promise<void> {
   const op = await operationOf(db, task!.id);
   if (op.state === 'completed') {
     await expectEveryEffectOnce(db, w, task!);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [task!.id])).toBe(1);
+    expect(await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1`, [task!.id])).toBe(1);
     expect((await createTask(services, w.actor, body)).kind).toBe('found_settled');
   } else {
     expect(await effectsOf(db, w, task!.id, task!.identifier)).toMatchObject({
@@ -199,11 +200,9 @@ async function crashZeroStep(c: ZeroStepCase): Promise<void> {
       [plain.id],
     ),
     revisions: await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [plain.id]),
-    events: await count(
-      db,
-      "SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1 AND type = 'task.created'",
-      [plain.id],
-    ),
+    events: await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE workspace_id = $1 AND type = 'task.created'`, [
+      plain.id,
+    ]),
   });
   const one = { sequence: 1, tasks: 1, settled: 1, operations: 1, open: 0, revisions: 2, events: 1 };
   if (c.committed) {

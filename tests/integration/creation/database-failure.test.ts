@@ -18,6 +18,7 @@ import type { Services } from '../../../src/server/services';
 import { faultableDatabase, type FaultableDatabase, type FaultKind } from '../../support/database-fault';
 import { testDialect } from '../../support/db';
 import { count, makeWorkspace, testServices, tokenActor, uniq, until } from '../../support/fixtures';
+import { EVENTS } from '../../support/events';
 import { transactionFormServices } from './transaction-form';
 import {
   dataDir,
@@ -176,7 +177,7 @@ async function expectConverged(
     ]),
   ).toBe(1);
   expect(
-    await count(fault.admin, "SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1 AND type = 'task.created'", [
+    await count(fault.admin, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1 AND type = 'task.created'`, [
       holder!.id,
     ]),
   ).toBe(1);
@@ -308,7 +309,8 @@ const KILL_CASES: KillCase[] = [
     statement: /UPDATE creation_steps SET state/,
     answer: 503,
   },
-  { failpoint: 'complete_between_phases', table: 'outbox_events', answer: 'created' },
+  // Phase B's statement: it writes revision 1 with the `task.created` event.
+  { failpoint: 'complete_between_phases', table: 'task_revisions', answer: 'created' },
 ];
 
 async function killMidStatementAt(s: Staged, c: Pick<KillCase, 'table' | 'statement' | 'answer'>) {

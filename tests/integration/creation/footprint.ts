@@ -4,6 +4,7 @@
 // exactly those of the two-phase path (tests compare them)").
 import { TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';
+import { EVENTS } from '../../support/events';
 
 export async function footprint(db: Db, taskId: string): Promise<string> {
   const task = await db.one<Record<string, unknown>>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [taskId]);
@@ -26,7 +27,7 @@ export async function footprint(db: Db, taskId: string): Promise<string> {
       [taskId],
     ),
     events: await db.query(
-      'SELECT id, workspace_id, revision, type, payload, created_at FROM outbox_events WHERE task_id = $1 ORDER BY seq',
+      `SELECT id, workspace_id, revision, type, task, created_at FROM ${EVENTS} WHERE task_id = $1 ORDER BY seq`,
       [taskId],
     ),
     intents: await db.query(
@@ -45,4 +46,24 @@ export async function footprint(db: Db, taskId: string): Promise<string> {
       if (!ids.has(id)) ids.set(id, `<id${ids.size}>`);
       return ids.get(id)!;
     });
+}
+
+/**
+ * The two-phase path's footprint as a zero-step create's compact operation (SPEC §9) stores it: no token, and no plan
+ * when the plan is the empty one (no step, no start, no blocker, no agent profile).
+ */
+export function asCompactOperation(footprint: string): string {
+  return footprint
+    .replace(/"plan":("(?:[^"\\]|\\.)*")/, (whole, text: string) => {
+      const plan = JSON.parse(JSON.parse(text) as string) as {
+        steps: unknown[];
+        startPolicy: string;
+        blockedBy: unknown[];
+        agentProfileId?: string | null;
+      };
+      const empty =
+        plan.steps.length === 0 && plan.startPolicy === 'none' && plan.blockedBy.length === 0 && !plan.agentProfileId;
+      return empty ? '"plan":null' : whole;
+    })
+    .replace(/"token_hash":\d+/, '"token_hash":null');
 }

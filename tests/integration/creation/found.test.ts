@@ -7,6 +7,7 @@ import { dispatchLaunches } from '../../../src/server/runtime/dispatcher';
 import { count, uniq } from '../../support/fixtures';
 import { fullBody, makeGitRepo, tetherBranches, upload } from './world';
 import { describe, expect, it as base } from './world-test';
+import { EVENTS } from '../../support/events';
 
 // Every row and folder a create can make, counted.
 const it = base.extend('totals', { scope: 'file' }, async ({ db, w }) => async () => ({
@@ -18,7 +19,7 @@ const it = base.extend('totals', { scope: 'file' }, async ({ db, w }) => async (
   intents: await count(db, 'SELECT COUNT(*) AS n FROM launch_intents'),
   launches: await count(db, 'SELECT COUNT(*) AS n FROM agent_launches'),
   revisions: await count(db, 'SELECT COUNT(*) AS n FROM task_revisions'),
-  events: await count(db, 'SELECT COUNT(*) AS n FROM outbox_events'),
+  events: await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS}`),
   folders: readdirSync(w.root).length,
 }));
 

@@ -15,6 +15,7 @@ import { count, makeWorkspace, testServices, tokenActor, uniq } from '../../supp
 import { transactionFormServices } from './transaction-form';
 import { footprint } from './footprint';
 import { makeWorld } from './world';
+import { EVENTS, eventsTable } from '../../support/events';
 
 const NO_STEPS: CreationPlan = { startPolicy: 'none', steps: [], blockedBy: [] };
 
@@ -201,7 +202,7 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     await db.run('UPDATE creation_operations SET generation = 1 WHERE id = $1', [handle.operationId]);
     expect(await settleOne(handle)).toBeUndefined();
     expect(await stateOf(handle.taskId)).toMatchObject({ creation_state: 'completing', revision: 0 });
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [handle.taskId])).toBe(0);
+    expect(await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1`, [handle.taskId])).toBe(0);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE task_id = $1', [handle.taskId])).toBe(1);
   });
 
@@ -222,7 +223,7 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
     expect(await settleOne(released)).toBeUndefined();
     for (const h of [changed, released]) {
       expect((await stateOf(h.taskId)).creation_state).toBe('completing');
-      expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [h.taskId])).toBe(0);
+      expect(await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1`, [h.taskId])).toBe(0);
     }
     const fine = await begun();
     expect(await pg.enterCompletingInOneStatement(fine)).toBe(true);
@@ -257,16 +258,16 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       ).toBe(20);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [plain.id])).toBe(40);
       expect(
-        await count(db, "SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1 AND type = 'task.created'", [
+        await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE workspace_id = $1 AND type = 'task.created'`, [
           plain.id,
         ]),
       ).toBe(20);
       // Each task's events and rows are its own: identifier and title travel together.
       const mismatched = await count(
         db,
-        `SELECT COUNT(*) AS n FROM tasks t JOIN outbox_events e ON e.task_id = t.id
-         WHERE t.workspace_id = $1 AND ((e.payload::jsonb -> 'task' ->> 'identifier') <> t.identifier
-           OR (e.payload::jsonb -> 'task' ->> 'title') <> t.title)`,
+        `SELECT COUNT(*) AS n FROM tasks t JOIN ${eventsTable('e')} ON e.task_id = t.id
+         WHERE t.workspace_id = $1 AND ((e.task::jsonb ->> 'identifier') <> t.identifier
+           OR (e.task::jsonb ->> 'title') <> t.title)`,
         [plain.id],
       );
       expect(mismatched).toBe(0);
@@ -323,7 +324,7 @@ describe.skipIf(testDialect() !== 'postgres')('one-statement Begin and Complete 
       const out = await Promise.all(hs.map((h) => settleOne(h)));
       expect(out).toEqual([true, undefined, true]);
       const events = await Promise.all(
-        hs.map((h) => count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [h.taskId])),
+        hs.map((h) => count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1`, [h.taskId])),
       );
       expect(events).toEqual([1, 0, 1]);
       expect((await stateOf(hs[1]!.taskId)).creation_state).toBe('completing');

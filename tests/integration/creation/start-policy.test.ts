@@ -48,9 +48,10 @@ async function blocker(): Promise<string> {
 }
 
 async function stored(taskId: string) {
-  const op = await db.one<{ plan: string }>('SELECT plan FROM creation_operations WHERE task_id = $1', [taskId]);
+  const op = await db.one<{ plan: string | null }>('SELECT plan FROM creation_operations WHERE task_id = $1', [taskId]);
   return {
-    policy: (JSON.parse(op!.plan) as { startPolicy: string }).startPolicy,
+    // A zero-step create's compact operation stores no plan when it is the empty one (SPEC §9): it starts nothing.
+    policy: op!.plan === null ? 'none' : (JSON.parse(op!.plan) as { startPolicy: string }).startPolicy,
     sessions: await count(db, 'SELECT COUNT(*) AS n FROM agent_sessions WHERE task_id = $1', [taskId]),
     intents: await count(db, 'SELECT COUNT(*) AS n FROM launch_intents WHERE task_id = $1', [taskId]),
     launches: await count(db, 'SELECT COUNT(*) AS n FROM agent_launches WHERE task_id = $1', [taskId]),

@@ -10,6 +10,7 @@ import { driveRecovered, claimExpired } from '../../../src/server/runtime/recove
 import { count, uniq, until } from '../../support/fixtures';
 import { effectsOf, expectEveryEffectOnce, fullBody, operationOf, upload } from './world';
 import { describe, expect, it as base } from './world-test';
+import { EVENTS } from '../../support/events';
 
 // The task a create made for an external id in the world's workspace, and a create whose first step died mid-way:
 // its handle as the request that made it held it, and the request's outcome.
@@ -137,7 +138,7 @@ describe('abort (SPEC §4.4)', () => {
       intents: 0,
       launches: 0,
     });
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [op!.task_id])).toBe(0);
+    expect(await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1`, [op!.task_id])).toBe(0);
     const compensated = await db.query<{ kind: string; compensation_state: string | null }>(
       'SELECT kind, compensation_state FROM creation_steps WHERE operation_id = $1 ORDER BY step_index',
       [op!.id],

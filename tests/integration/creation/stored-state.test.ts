@@ -4,13 +4,17 @@
 // create (a page per b-tree on SQLite, a WAL record per entry on PostgreSQL), so what is stored per create is pinned
 // here: a new index or row on this path must change the expectation below, on purpose.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { SqliteDb } from '../../../src/server/db/drivers';
+import { openDb, type SqliteDb } from '../../../src/server/db/drivers';
+import { migrate } from '../../../src/server/db/schema/migrate';
+import { TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
 import { makeWorkspace, testServices, tokenActor, uniq, type TestWorkspace } from '../../support/fixtures';
+import { createDatabase, startPostgres } from '../../support/postgres-server';
 import { readCatalog } from '../db/catalog';
 
 const sqlite = testDialect() === 'sqlite';
@@ -62,7 +66,7 @@ const create = (n: number) =>
   );
 
 describe('what one zero-step Created stores', () => {
-  it('adds one task, two revisions, one completed operation and one event, and exactly these index entries', async () => {
+  it('adds one task, two revisions (the second with its event), one completed operation, and exactly these index entries', async () => {
     await create(0); // the first create of a process prepares its statements
     const before = await storedState();
     const outcome = await create(1);
@@ -73,17 +77,18 @@ describe('what one zero-step Created stores', () => {
       'tasks.idx_tasks_step': 1,
       'tasks.idx_tasks_workspace_created': 1,
       'tasks.uniq_tasks_external_id': 1,
+      // Revision 0 (Begin) and revision 1, which carries the `task.created` event (SPEC §9: one stored row).
       task_revisions: 2,
+      'task_revisions.uniq_task_revisions_task_revision': 2,
+      // Only rows with an event: revision 1.
+      'task_revisions.idx_task_revisions_workspace_events': 1,
       creation_operations: 1,
       'creation_operations.idx_creation_operations_task': 1,
       // Not idx_creation_operations_open: the operation is inserted `completed`.
       'creation_operations.idx_creation_operations_workspace': 1,
       'creation_operations.idx_creation_operations_external_id': 1,
       'creation_operations.idx_creation_operations_request': 1,
-      outbox_events: 1,
       // Not an index on the event id: nothing reads an event by it.
-      'outbox_events.uniq_outbox_events_task_revision': 1,
-      'outbox_events.idx_outbox_events_workspace': 1,
     });
   });
 
@@ -122,24 +127,68 @@ describe('what one zero-step Created stores', () => {
           'idx_tasks_step',
           'idx_tasks_workspace_created',
           'uniq_tasks_external_id',
-          'task_revisions',
-          'sqlite_autoindex_task_revisions_1',
+          'task_revisions', // keyed by seq
+          'uniq_task_revisions_task_revision',
+          'idx_task_revisions_workspace_events',
           'creation_operations',
           'sqlite_autoindex_creation_operations_1',
           'idx_creation_operations_task',
           'idx_creation_operations_workspace',
           'idx_creation_operations_external_id',
           'idx_creation_operations_request',
-          'outbox_events',
-          'uniq_outbox_events_task_revision',
-          'idx_outbox_events_workspace',
-          'sqlite_sequence', // outbox_events.seq is AUTOINCREMENT
+          'sqlite_sequence', // task_revisions.seq is AUTOINCREMENT
         ].sort(),
       );
+      console.info(`SQLite: ${(pages.length / creates).toFixed(1)} WAL pages per Created, ${btrees.size} b-trees`);
       // A commit writes each page it dirtied once: about one leaf per b-tree, more when a leaf splits.
       expect(pages.length / creates).toBeLessThan(btrees.size * 1.6);
     } finally {
       raw.pragma('wal_autocheckpoint = 1000');
+    }
+  });
+
+  it.runIf(!sqlite)('logs at most 4 times the WAL of a hand-written insert into tasks (PostgreSQL)', async () => {
+    // The WAL position is the whole server's: this test gets a server of its own, where the only writes are its own.
+    const server = await startPostgres();
+    const own = openDb(await createDatabase(server.url, 'stored_state'));
+    try {
+      await migrate(own);
+      const ownServices = await testServices(own);
+      const w = await makeWorkspace(own);
+      const actor = tokenActor([w.id]);
+      const lsn = async () =>
+        BigInt(String((await own.one<{ b: unknown }>("SELECT (pg_current_wal_insert_lsn() - '0/0')::text AS b"))?.b));
+      const rounds = 50;
+      const perOp = async (op: (n: number) => Promise<unknown>) => {
+        for (let n = 0; n < 5; n++) await op(n); // warm: statements prepared, pages touched since the last checkpoint
+        const from = await lsn();
+        for (let n = 0; n < rounds; n++) await op(n);
+        return Number((await lsn()) - from) / rounds;
+      };
+      let serial = 1_000_000;
+      const insert = () => {
+        const n = ++serial;
+        const at = new Date().toISOString();
+        return own.run(
+          `INSERT INTO tasks (${TASK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, NULL, $6, NULL, NULL, $7, $7, 0, 'completed', $8, $7)`,
+          [randomUUID(), w.id, n, `${w.prefix}-${n}`, 'raw task', w.steps[0]!.id, at, uniq('raw')],
+        );
+      };
+      const created = await perOp(() =>
+        createTask(
+          ownServices,
+          actor,
+          { workspace_id: w.id, external_id: uniq('wal'), title: 'stored' },
+          { requestId: uniq('req') },
+        ),
+      );
+      const inserted = await perOp(insert);
+      console.info(`WAL bytes per Created ${created.toFixed(0)}, per hand-written insert ${inserted.toFixed(0)}`);
+      expect(created / inserted).toBeLessThanOrEqual(4);
+      await ownServices.store.close();
+    } finally {
+      await own.close();
+      server.stop();
     }
   });
 });

@@ -1,6 +1,7 @@
 // SPEC §12: a database migrated by the runner before Prisma Migrate's layout (schema v4, `schema_migrations`)
 // upgrades in place with nothing lost: its history is carried into `_prisma_migrations` with the checksums it
 // was recorded with, then any new migration applies; a second run changes nothing.
+import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,10 @@ import { openDb, type SqliteDb } from '../../../src/server/db/drivers';
 import { migrate, PRISMA_DIR, readMigrations, schemaVersion } from '../../../src/server/db/schema/migrate';
 import { LEGACY_MIGRATIONS, renderChecksum } from '../../../src/server/db/schema/migration-history';
 import type { Db } from '../../../src/server/db/types';
-import { freshDatabaseUrl, freshDb, testDialect } from '../../support/db';
+import { eventPayload, type EventType } from '../../../src/server/model/events';
+import { toTaskBody, type Task } from '../../../src/server/model/task';
+import { emptyDb, freshDatabaseUrl, freshDb, testDialect } from '../../support/db';
+import { testServices } from '../../support/fixtures';
 import { readCatalog } from './catalog';
 import { migrateToV4, V4_CHECKSUMS, v4File } from './legacy-v4';
 import { writeMigration } from './migration-folders';
@@ -102,6 +106,23 @@ function asMigrated(before: Record<string, unknown[]>, after: Record<string, unk
   return out;
 }
 
+/**
+ * `expected` with what 20261203000002_events_in_revisions moves: each outbox row's seq, id and type on the revision of
+ * the same task and number (every populated event has one), and no `outbox_events` table.
+ */
+function withEventsInRevisions(
+  before: Record<string, unknown[]>,
+  expected: Record<string, unknown[]>,
+): Record<string, unknown[]> {
+  const events = before.outbox_events as Array<Record<string, unknown>>;
+  const revisions = (expected.task_revisions as Array<Record<string, unknown>>).map((r) => {
+    const e = events.find((x) => x.task_id === r.task_id && Number(x.revision) === Number(r.revision))!;
+    return { ...r, seq: e.seq, event_id: e.id, event_type: e.type };
+  });
+  const { outbox_events: _gone, ...rest } = expected;
+  return { ...rest, task_revisions: revisions };
+}
+
 async function tableExists(db: Db, name: string): Promise<boolean> {
   const sql =
     dialect === 'postgres'
@@ -139,7 +160,7 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     expect(result).toMatchObject({ applied: LATER.map((m) => m.name), version: 4 + LATER.length });
     expect(result.rebuild).toBeUndefined();
     const migrated = await snapshot(db);
-    expect(migrated).toEqual(asMigrated(before, migrated));
+    expect(migrated).toEqual(withEventsInRevisions(before, asMigrated(before, migrated)));
     expect(await tableExists(db, 'schema_migrations')).toBe(false);
     const recorded = (name: string, checksum: string) => ({
       migration_name: name,
@@ -176,13 +197,15 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
       columns: ['lease_expires_at'],
       predicate: expect.stringMatching(/preparing.*completing.*aborting/),
     });
-    // The events keep their indexes by task and by workspace; the one on the event id is dropped (nothing reads it).
+    // The events live in their revisions, indexed by task and revision and, for the rows with an event, by workspace
+    // and seq; nothing indexes the event id (nothing reads it).
+    expect(await tableExists(db, 'outbox_events')).toBe(false);
     expect(
       (await readCatalog(db))
-        .get('outbox_events')!
+        .get('task_revisions')!
         .indexes.map((i) => i.name)
         .sort(),
-    ).toEqual(['idx_outbox_events_workspace', 'uniq_outbox_events_task_revision']);
+    ).toEqual(['idx_task_revisions_workspace_events', 'uniq_task_revisions_task_revision']);
 
     // The identity index still settles identity: attested, and a second holder of a held identity is refused.
     expect(await attest(db)).toMatchObject({ ready: true, reasons: [] });
@@ -222,7 +245,7 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
     });
     const after = await snapshot(db);
     expect(after.tasks).toEqual((before.tasks as Array<Record<string, unknown>>).map((t) => ({ ...t, note: null })));
-    expect(after).toEqual(asMigrated(before, after));
+    expect(after).toEqual(withEventsInRevisions(before, asMigrated(before, after)));
   });
 
   it('refuses, changing nothing, when a v4 file was edited after it was applied', async () => {
@@ -260,8 +283,112 @@ describe('upgrading a schema v4 database in place (SPEC §12)', () => {
       const result = await migrate(db);
       expect(result.rebuild).toMatchObject({ ok: true, result: { rows: 3 } });
       const after = await snapshot(db);
-      expect(after).toEqual(asMigrated(before, after));
+      expect(after).toEqual(withEventsInRevisions(before, asMigrated(before, after)));
       expect(await attest(db)).toMatchObject({ ready: true });
     },
   );
+});
+
+describe('moving the events into their revisions (20261203000002_events_in_revisions)', () => {
+  const opened: Db[] = [];
+  afterEach(async () => {
+    for (const db of opened.splice(0)) await db.close();
+  });
+
+  const at = (minute: number) => new Date(Date.UTC(2026, 11, 1, 12, minute, 0, 123)).toISOString();
+  const task = (n: number, revision: number, externalId: string | null): Task => ({
+    id: `00000000-0000-4000-8000-00000000000${n}`,
+    workspaceId: 'ws-1',
+    number: n,
+    identifier: `T-${n}`,
+    title: `task "${n}" \u2028 é`,
+    description: n === 1 ? null : 'd',
+    stepId: 'step-1',
+    parentId: null,
+    archivedAt: revision === 2 ? at(9) : null,
+    createdAt: at(n),
+    updatedAt: at(n + revision),
+    revision,
+    creationState: 'completed',
+    externalId,
+    externalIdSettledAt: externalId === null ? null : at(n),
+  });
+
+  it('delivers every event written before it with the same seq and the same JSON text, and numbering continues', async () => {
+    const db = await emptyDb();
+    opened.push(db);
+    const all = readMigrations(dialect);
+    const last = all.findIndex((m) => m.name === '20261203000002_events_in_revisions');
+    await migrate(db, all.slice(0, last));
+
+    // Written as the previous version wrote them: each revision, then its outbox row (revision 0 has none).
+    const write = async (t: Task, change: string, type?: EventType) => {
+      await db.run(
+        'INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [t.id, t.revision, t.workspaceId, change, 'actor', JSON.stringify(toTaskBody(t)), t.updatedAt],
+      );
+      if (!type) return;
+      const id = randomUUID();
+      await db.run(
+        'INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [
+          id,
+          t.workspaceId,
+          t.id,
+          t.revision,
+          type,
+          JSON.stringify(eventPayload({ id, type, task: t, at: t.updatedAt })),
+          t.updatedAt,
+        ],
+      );
+    };
+    await write(task(1, 0, 'ext-1'), 'begin');
+    await write(task(2, 0, null), 'begin');
+    await write(task(1, 1, 'ext-1'), 'create', 'task.created');
+    await write(task(2, 1, null), 'create', 'task.created');
+    await write(task(1, 2, null), 'release', 'task.updated');
+    // Numbers drawn and not kept (the outbox's sequence moved past them, to 8): numbering continues after them, also
+    // where a table's largest key alone would not say so (8 exceeds the 5 rows the upgrade keeps).
+    for (const revision of [1, 2, 3, 4, 5]) await write(task(3, revision, null), 'update', 'task.updated');
+    await db.run('DELETE FROM task_revisions WHERE task_id = $1', [task(3, 1, null).id]);
+    await db.run('DELETE FROM outbox_events WHERE task_id = $1', [task(3, 1, null).id]);
+    const old = await db.query<{ seq: unknown; payload: string }>(
+      'SELECT seq, payload FROM outbox_events ORDER BY seq',
+    );
+    const oldTexts = old.map((e) => JSON.stringify({ seq: Number(e.seq), ...JSON.parse(e.payload) }));
+    const drawn = 8;
+
+    await migrate(db);
+    const services = await testServices(db);
+    const events = await services.store.events.listEvents({ after: 0, upTo: Number.MAX_SAFE_INTEGER, limit: 100 });
+    expect(events.map((e) => JSON.stringify(e))).toEqual(oldTexts);
+    const byWorkspace = await services.store.events.listEvents({
+      workspaceId: 'ws-1',
+      after: 0,
+      upTo: Number.MAX_SAFE_INTEGER,
+      limit: 100,
+    });
+    expect(byWorkspace.map((e) => JSON.stringify(e))).toEqual(oldTexts);
+    expect((await services.store.events.listRevisions(task(1, 0, null).id)).map((r) => r.revision)).toEqual([0, 1, 2]);
+
+    // The next revision is numbered after every seq the outbox ever drew, its event rebuilt in the same form.
+    const next = task(2, 2, null);
+    await services.store.transaction((tx) =>
+      tx.events.insertRevision(next, 'update', 'actor', toTaskBody(next), next.updatedAt, {
+        id: 'event-next',
+        type: 'task.updated',
+      }),
+    );
+    const [added] = await services.store.events.listEvents({
+      after: Number(old.at(-1)!.seq),
+      upTo: Number.MAX_SAFE_INTEGER,
+      limit: 1,
+    });
+    // Revision 0s were numbered after the events (two of them), so the next seq is past those too.
+    expect(added!.seq).toBeGreaterThan(drawn + 2);
+    const { seq: _seq, ...payload } = added!;
+    expect(JSON.stringify(payload)).toBe(
+      JSON.stringify(eventPayload({ id: 'event-next', type: 'task.updated', task: next, at: next.updatedAt })),
+    );
+  });
 });

@@ -10,6 +10,7 @@ import { settledHighWater } from '../../../src/server/domain/events/horizon';
 import type { Services } from '../../../src/server/services';
 import { freshDb, testDialect } from '../../support/db';
 import { createDatabase, startPostgres, type PgServer } from '../../support/postgres-server';
+import { EVENTS } from '../../support/events';
 import { testServices } from '../../support/fixtures';
 
 let db: Db;
@@ -34,19 +35,22 @@ afterAll(async () => {
   server?.stop();
 });
 
-/** An outbox row as a change writes it: after a write of the same transaction (so it holds an xid first). */
+/**
+ * A revision with its event as a change writes it: after a write of the same transaction (a change writes `tasks`
+ * first; here revision 0), so the transaction holds an xid before the event's seq is drawn.
+ */
 async function writeEvent(sql: Sql): Promise<number> {
   const taskId = randomUUID();
   const at = new Date().toISOString();
   await sql.run(
-    "INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, 0, 'ws', 'create', NULL, '{}', $2)",
+    "INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, 0, 'ws', 'begin', NULL, '{}', $2)",
     [taskId, at],
   );
   await sql.run(
-    "INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, 'ws', $2, 0, 'task.created', '{}', $3)",
-    [randomUUID(), taskId, at],
+    "INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at, event_id, event_type) VALUES ($1, 1, 'ws', 'create', NULL, '{}', $2, $3, 'task.created')",
+    [taskId, at, randomUUID()],
   );
-  const row = await sql.one<{ seq: unknown }>('SELECT MAX(seq) AS seq FROM outbox_events WHERE task_id = $1', [taskId]);
+  const row = await sql.one<{ seq: unknown }>(`SELECT MAX(seq) AS seq FROM ${EVENTS} WHERE task_id = $1`, [taskId]);
   return Number(row?.seq);
 }
 

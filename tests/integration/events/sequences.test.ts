@@ -1,12 +1,14 @@
 // SPEC §8–§9: the exact events and revisions each lifecycle change writes, on the dialect of the running project.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../../src/server/db/types';
+import { eventPayload } from '../../../src/server/model/events';
 import { listEvents, listRevisions } from '../../../src/server/domain/events/history';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { describe, expect, it as base } from '../../support/database-test';
 import { makeWorkspace, tokenActor, uniq, until, userActor, withPlannedStep } from '../../support/fixtures';
+import { taskEvents } from '../../support/events';
 
 // The file's workspace seen by a writer that may also release, and the two changes most tests start from.
 const it = base
@@ -44,14 +46,9 @@ interface Ev {
   archived: boolean;
 }
 
-/** The task's outbox events in seq order, reduced to what each test asserts. */
+/** The task's events in seq order, reduced to what each test asserts. */
 async function eventsOf(db: Db, taskId: string): Promise<Ev[]> {
-  const rows = await db.query<{ payload: string }>(
-    'SELECT payload FROM outbox_events WHERE task_id = $1 ORDER BY seq',
-    [taskId],
-  );
-  return rows.map((r) => {
-    const p = JSON.parse(r.payload);
+  return (await taskEvents(db, taskId)).map((p) => {
     return {
       type: p.type,
       revision: p.revision,
@@ -80,6 +77,32 @@ describe('event sequences (SPEC §9)', () => {
       { type: 'task.created', revision: 1, external_id: ext, archived: false },
     ]);
     expect(await revisionsOf(db, out.task.id)).toEqual([0, 1]);
+  });
+
+  it('each event is delivered as the JSON text the outbox always stored: the payload of the task as committed', async ({
+    db,
+    services,
+    writer,
+    create,
+  }) => {
+    const out = await create(uniq('t-'));
+    const updated = await updateTask(services, writer(), out.task.id, { title: 'Renamed "é" \u2028' });
+    const deleted = { ...updated, revision: updated.revision + 1 };
+    await deleteTask(services, writer(), out.task.id);
+    const events = await taskEvents(db, out.task.id);
+    const committed = [out.task, updated, deleted];
+    expect(events.map(({ seq: _seq, ...payload }) => JSON.stringify(payload))).toEqual(
+      events.map((e, i) =>
+        JSON.stringify(
+          eventPayload({
+            id: e.id,
+            type: e.type,
+            task: { ...committed[i]!, updatedAt: e.occurred_at },
+            at: e.occurred_at,
+          }),
+        ),
+      ),
+    );
   });
 
   it('a retry of the same identity writes no event and no revision', async ({ db, services, ws, writer, create }) => {
@@ -155,15 +178,11 @@ describe('event sequences (SPEC §9)', () => {
     const ext = uniq('reuse-');
     const first = await create(ext);
     await deleteTask(services, writer(), first.task.id);
-    const before = await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [
-      first.task.id,
-    ]);
+    const before = await taskEvents(db, first.task.id);
     const second = await create(ext);
     expect(second.kind).toBe('created');
     expect(second.task.id).not.toBe(first.task.id);
-    expect(
-      await db.query('SELECT seq, payload FROM outbox_events WHERE task_id = $1 ORDER BY seq', [first.task.id]),
-    ).toEqual(before);
+    expect(await taskEvents(db, first.task.id)).toEqual(before);
     expect((await eventsOf(db, second.task.id))[0]).toMatchObject({
       type: 'task.created',
       revision: 1,

@@ -8,6 +8,7 @@ import { deleteWorkspace } from '../../../src/server/domain/workspaces/delete-wo
 import { recoverOnce } from '../../../src/server/runtime/recovery';
 import { count, makeWorkspace, tokenActor, uniq, until, userActor, withPlannedStep } from '../../support/fixtures';
 import { describe, expect, it } from '../../support/database-test';
+import { EVENTS } from '../../support/events';
 
 describe('workspace deletion (SPEC §8)', () => {
   it('deletes every task in order with one task.deleted each, frees identities, keeps revisions and releases', async ({
@@ -34,7 +35,7 @@ describe('workspace deletion (SPEC §8)', () => {
     expect(result).toMatchObject({ deleted_tasks: 2 });
 
     const events = await db.query<{ task_id: string; type: string; revision: unknown }>(
-      'SELECT task_id, type, revision FROM outbox_events WHERE workspace_id = $1 ORDER BY seq',
+      `SELECT task_id, type, revision FROM ${EVENTS} WHERE workspace_id = $1 ORDER BY seq`,
       [ws.id],
     );
     expect(events.map((e) => [e.task_id, e.type, Number(e.revision)])).toEqual([
@@ -91,7 +92,7 @@ describe('workspace deletion (SPEC §8)', () => {
     expect(
       (await db.one<{ state: string }>('SELECT state FROM creation_operations WHERE id = $1', [op!.id]))?.state,
     ).toBe('aborted');
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [op!.task_id])).toBe(0);
+    expect(await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1`, [op!.task_id])).toBe(0);
     services.failpoints.release('after_begin');
     await expect(pending).rejects.toBeTruthy();
   });

@@ -154,7 +154,7 @@ describe('tRPC lookup, release and update under hostile input', () => {
             ...before,
             release_operations: 0,
             task_revisions: before.task_revisions! + 1,
-            outbox_events: before.outbox_events! + 1,
+            events: before.events! + 1,
           });
         }
       }),

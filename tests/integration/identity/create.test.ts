@@ -4,13 +4,14 @@ import { lookupTaskByExternalId } from '../../../src/server/domain/tasks/lookup-
 import type { Db } from '../../../src/server/db/types';
 import { describe, expect, it } from '../../support/database-test';
 import { count, makeWorkspace, tokenActor, uniq, type TestWorkspace } from '../../support/fixtures';
+import { EVENTS, taskEvents } from '../../support/events';
 
 const actor = (ws: TestWorkspace) => tokenActor([ws.id]);
 const snapshot = async (db: Db, id: string) => db.one('SELECT * FROM tasks WHERE id = $1', [id]);
 const counts = async (db: Db, ws: TestWorkspace) => ({
   tasks: await count(db, 'SELECT COUNT(*) AS n FROM tasks'),
   revisions: await count(db, 'SELECT COUNT(*) AS n FROM task_revisions'),
-  events: await count(db, 'SELECT COUNT(*) AS n FROM outbox_events'),
+  events: await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS}`),
   operations: await count(db, 'SELECT COUNT(*) AS n FROM creation_operations'),
   sequence: await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id]),
 });
@@ -166,13 +167,10 @@ describe('create with an external id (SPEC §4.1)', () => {
       [0, 'begin'],
       [1, 'create'],
     ]);
-    const events = await db.query<{ type: unknown; revision: unknown; payload: string }>(
-      'SELECT type, revision, payload FROM outbox_events WHERE task_id = $1',
-      [created.task.id],
-    );
+    const events = await taskEvents(db, created.task.id);
     expect(events).toHaveLength(1);
     expect(events[0]!.type).toBe('task.created');
-    expect(JSON.parse(events[0]!.payload).task.external_id).toBe(created.task.externalId);
+    expect(events[0]!.task.external_id).toBe(created.task.externalId);
   });
 
   it('a primary-key collision is an error, never a Found (SPEC §2.2)', async ({ db, services, ws }) => {

@@ -12,6 +12,7 @@ import { freshDatabaseUrl } from '../../support/db';
 import { count, makeWorkspace, uniq, until, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, trpc, type TestApi } from '../../support/http';
 import { runTether } from '../../support/processes';
+import { taskEvents } from '../../support/events';
 
 let url: string;
 let db: Db;
@@ -177,12 +178,9 @@ describe('legacy rows block readiness until resolved; re-attestation needs no re
     );
     expect(row).toMatchObject({ external_id: null, external_id_settled_at: null });
     expect(Number(row!.revision)).toBe(2);
-    const events = await db.query<{ type: string; payload: string }>(
-      'SELECT type, payload FROM outbox_events WHERE task_id = $1',
-      [id],
-    );
+    const events = await taskEvents(db, id);
     expect(events.map((e) => e.type)).toEqual(['task.updated']);
-    expect(JSON.parse(events[0]!.payload).task).not.toHaveProperty('external_id');
+    expect(events[0]!.task).not.toHaveProperty('external_id');
     expect(
       await db.query('SELECT source, result_status, external_id FROM release_operations WHERE holder_task_id = $1', [
         id,

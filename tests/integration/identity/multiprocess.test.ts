@@ -4,6 +4,7 @@ import type { Db } from '../../../src/server/db/types';
 import { count, makeWorkspace, uniq, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken } from '../../support/http';
 import { useServerProcesses, type ServerProcess } from '../../support/processes';
+import { EVENTS } from '../../support/events';
 
 let db: Db;
 let servers: ServerProcess[] = [];
@@ -69,7 +70,7 @@ describe('two server processes', () => {
       expect(await count(db, 'SELECT task_sequence AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(before + 1);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE external_id = $1', [ext])).toBe(1);
       expect(
-        await count(db, "SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1 AND type = 'task.created'", [
+        await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1 AND type = 'task.created'`, [
           bodies[0]!.id,
         ]),
       ).toBe(1);

@@ -2,6 +2,7 @@
 import { createTask } from '../../../src/server/domain/tasks/create-task';
 import { count, makeWorkspace, tokenActor, uniq, until, withPlannedStep } from '../../support/fixtures';
 import { describe, expect, it } from '../../support/database-test';
+import { EVENTS } from '../../support/events';
 
 describe('races', () => {
   it('50 simultaneous creates of one identity → one task, one Created, 49 Found, sequence +1', async ({
@@ -59,7 +60,7 @@ describe('races', () => {
       ).toBe(1);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1', [ws.id])).toBe(1);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [ws.id])).toBe(2);
-      expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE workspace_id = $1', [ws.id])).toBe(1);
+      expect(await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE workspace_id = $1`, [ws.id])).toBe(1);
     },
   );
 

@@ -7,6 +7,7 @@ import { releaseExternalId } from '../../../src/server/domain/release/release-ex
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
 import { describe, expect, it as base } from '../../support/database-test';
 import { count, tokenActor, uniq, until, userActor, withPlannedStep } from '../../support/fixtures';
+import { EVENTS, taskEvents } from '../../support/events';
 
 // Who acts on the file's workspace (an operator releases, a token writes), a release by the operator unless told
 // otherwise, and a create paused at a failpoint between its phases.
@@ -87,10 +88,8 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
     const outcome = await pending;
     expect(outcome.kind).toBe('created_identity_lost');
     expect(outcome.task.externalId).toBeNull();
-    const ev = await db.one<{ payload: string }>('SELECT payload FROM outbox_events WHERE task_id = $1', [
-      outcome.task.id,
-    ]);
-    expect(JSON.parse(ev!.payload).task).not.toHaveProperty('external_id');
+    const [ev] = await taskEvents(db, outcome.task.id);
+    expect(ev!.task).not.toHaveProperty('external_id');
     await expect(lookupTaskByExternalId(services, writer(), ws.id, ext)).rejects.toMatchObject({
       code: 'task_not_found',
     });
@@ -113,7 +112,7 @@ describe('unsettled holders (SPEC §3, §4.3)', () => {
         row!.id,
       ]),
     ).toBe(1);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1', [row!.id])).toBe(0);
+    expect(await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1`, [row!.id])).toBe(0);
   });
 
   it('release during completing → 409 creation_completing, nothing changes, nothing stored', async ({
@@ -153,7 +152,7 @@ describe('release (SPEC §7)', () => {
     expect(row).toMatchObject({ external_id: null, external_id_settled_at: null });
     expect(Number(row!.revision)).toBe(2);
     const events = await db.query<{ type: string; revision: unknown }>(
-      'SELECT type, revision FROM outbox_events WHERE task_id = $1 ORDER BY seq',
+      `SELECT type, revision FROM ${EVENTS} WHERE task_id = $1 ORDER BY seq`,
       [created.task.id],
     );
     expect(events.map((e) => [e.type, Number(e.revision)])).toEqual([
@@ -244,7 +243,7 @@ describe('lifecycle keeps or frees the identity (SPEC §2.3, §8)', () => {
     const created = await createTask(services, writer(), { workspace_id: ws.id, external_id: ext, title: 'T' });
     await deleteTask(services, writer(), created.task.id);
     const ev = await db.query<{ type: string; revision: unknown }>(
-      'SELECT type, revision FROM outbox_events WHERE task_id = $1 ORDER BY seq',
+      `SELECT type, revision FROM ${EVENTS} WHERE task_id = $1 ORDER BY seq`,
       [created.task.id],
     );
     expect(ev.map((e) => [e.type, Number(e.revision)])).toEqual([

@@ -5,6 +5,7 @@ import { freshDb } from '../../support/db';
 import { count, makeWorkspace, uniq, until, withPlannedStep, type TestWorkspace } from '../../support/fixtures';
 import { call, makeToken, startTestApi, type TestApi } from '../../support/http';
 import { connectMcp, type McpTestClient } from './mcp-client';
+import { EVENTS } from '../../support/events';
 
 let db: Db;
 let api: TestApi;
@@ -36,7 +37,7 @@ const totals = async () => ({
   tasks: await tasks(),
   operations: await count(db, 'SELECT COUNT(*) AS n FROM creation_operations'),
   revisions: await count(db, 'SELECT COUNT(*) AS n FROM task_revisions'),
-  events: await count(db, 'SELECT COUNT(*) AS n FROM outbox_events'),
+  events: await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS}`),
   contributions: await count(db, 'SELECT COUNT(*) AS n FROM remote_contributions'),
   sessions: await count(db, 'SELECT COUNT(*) AS n FROM agent_sessions'),
   intents: await count(db, 'SELECT COUNT(*) AS n FROM launch_intents'),

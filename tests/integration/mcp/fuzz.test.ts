@@ -9,6 +9,7 @@ import { count, makeWorkspace, type TestWorkspace } from '../../support/fixtures
 import { makeToken, startTestApi, type TestApi } from '../../support/http';
 import { cursorAccepted, cursorText, invalidUtf8, pageNumber, spliceBytes, wholeIn } from '../hostile/hostile-support';
 import { connectMcp, type McpTestClient } from './mcp-client';
+import { EVENTS } from '../../support/events';
 
 let db: Db;
 let api: TestApi;
@@ -35,7 +36,7 @@ const written = async () => [
   await count(db, 'SELECT COUNT(*) AS n FROM tasks'),
   await count(db, 'SELECT COUNT(*) AS n FROM creation_operations'),
   await count(db, 'SELECT COUNT(*) AS n FROM task_revisions'),
-  await count(db, 'SELECT COUNT(*) AS n FROM outbox_events'),
+  await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS}`),
 ];
 
 const CODES = ['validation', 'not_found', 'conflict', 'forbidden', 'unavailable'];

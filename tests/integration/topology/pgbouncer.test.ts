@@ -14,6 +14,7 @@ import { call, makeToken } from '../../support/http';
 import { startPgBouncer, type PgBouncer } from '../../support/postgres-cluster';
 import { createDatabase } from '../../support/postgres-server';
 import { runTether as tether, startServerProcess, type ServerProcess } from '../../support/processes';
+import { EVENTS } from '../../support/events';
 
 const run = testDialect() === 'postgres' && !process.env.TEST_DATABASE_URL;
 
@@ -95,7 +96,7 @@ describe.runIf(run)('through PgBouncer in transaction pooling mode', () => {
       expect(new Set(bodies.map((b) => b.id)).size).toBe(1);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE external_id = $1', [ext])).toBe(1);
       expect(
-        await count(db, "SELECT COUNT(*) AS n FROM outbox_events WHERE task_id = $1 AND type = 'task.created'", [
+        await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE task_id = $1 AND type = 'task.created'`, [
           bodies[0]!.id,
         ]),
       ).toBe(1);

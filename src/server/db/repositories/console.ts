@@ -317,39 +317,41 @@ function toHistoryEntry(r: {
 
 // ---- events ------------------------------------------------------------------------------------------------
 
+// An event is a revision's (every revision but Begin's has one): its id and type, and the task as committed (the
+// revision's snapshot, which is the payload's `task`).
 const EVENT_SELECT = {
   seq: true,
-  id: true,
+  eventId: true,
   taskId: true,
-  type: true,
+  eventType: true,
   revision: true,
-  payload: true,
+  snapshot: true,
   createdAt: true,
 } as const;
 
 function toEvent(e: {
   seq: bigint;
-  id: string;
+  eventId: string | null;
   taskId: string;
-  type: string;
+  eventType: string | null;
   revision: number;
-  payload: string;
+  snapshot: string;
   createdAt: Date;
 }): ConsoleEvent {
   let identifier: string | null = null;
   let externalId: string | null = null;
   try {
-    const p = JSON.parse(e.payload) as { task?: { identifier?: string; external_id?: string } };
-    identifier = p.task?.identifier ?? null;
-    externalId = p.task?.external_id ?? null;
+    const t = JSON.parse(e.snapshot) as { identifier?: string; external_id?: string };
+    identifier = t.identifier ?? null;
+    externalId = t.external_id ?? null;
   } catch {
-    // A payload that does not parse still lists its type and revision.
+    // A task that does not parse still lists its event's type and revision.
   }
   return {
     seq: Number(e.seq),
-    id: e.id,
+    id: e.eventId ?? '',
     task_id: e.taskId,
-    type: e.type,
+    type: e.eventType ?? '',
     revision: e.revision,
     created_at: e.createdAt.toISOString(),
     task_identifier: identifier,
@@ -623,8 +625,8 @@ export class ConsoleRepository {
   /** The task's events, newest first. */
   async eventsOfTask(taskId: string, limit: number): Promise<ConsoleEvent[]> {
     const prisma = await this.prisma();
-    const events = await prisma.outboxEvent.findMany({
-      where: { taskId },
+    const events = await prisma.taskRevision.findMany({
+      where: { taskId, eventId: { not: null } },
       select: EVENT_SELECT,
       orderBy: { seq: 'desc' },
       take: limit,
@@ -635,8 +637,8 @@ export class ConsoleRepository {
   /** The workspace's newest events. */
   async recentEvents(workspaceId: string, limit: number): Promise<ConsoleEvent[]> {
     const prisma = await this.prisma();
-    const events = await prisma.outboxEvent.findMany({
-      where: { workspaceId },
+    const events = await prisma.taskRevision.findMany({
+      where: { workspaceId, eventId: { not: null } },
       select: EVENT_SELECT,
       orderBy: { seq: 'desc' },
       take: limit,

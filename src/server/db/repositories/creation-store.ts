@@ -1,6 +1,6 @@
 // The creation store: the writes of the create protocol (SPEC §4.1 step 7, §4.3, §4.2 fence and lease, §6 claims),
 // each one transaction composed of the one-statement methods of the repositories it touches. The domain computes
-// every row it writes — the task, its revisions (change label and snapshot), the event payload, the stored outcome
+// every row it writes — the task, its revisions (change label, snapshot and event), the stored outcome
 // (domain/creation/rows.ts) — and interprets what it answers (a task gone, a lease lost, a target refused); the store
 // draws what only the statement can (the task number under the workspace row lock, a zero-step create's step), fills
 // it into the rows and stores them. This transaction form is every dialect's; PostgreSQL's store
@@ -10,15 +10,16 @@
 // A zero-step plan's Begin and Complete are one transaction (SPEC §4.3, last bullet): `createSettled`, writing exactly
 // the rows, revisions and event `begin` + `enterCompleting` + `settle` leave behind (tests compare them).
 import { randomUUID } from 'node:crypto';
-import type { EventPayload } from '../../model/events';
 import type { Task, TaskBody } from '../../model/task';
 import type { SqlDialect } from '../drivers';
+import type { EventKey } from './events';
 import type { TxRepositories } from './index';
 import type { Sql } from '../types';
 import { fillJson, type JsonTemplate } from '../values';
 import {
   CreationRepository,
   type ClaimedOperation,
+  type CompletedOperation,
   type Fence,
   type NewOperation,
   type SettledDraw,
@@ -72,11 +73,11 @@ export type CompletingResult =
   | { kind: 'task_moved'; state: string }
   | { kind: 'operation_moved' };
 
-/** One form of what phase B writes: the task as it leaves it, revision 1, the event, the outcome. */
+/** One form of what phase B writes: the task as it leaves it, revision 1 and its event, the outcome. */
 export interface SettledWrite {
   task: Task;
   revision: RevisionRow<TaskBody>;
-  payload: EventPayload;
+  event: EventKey;
   outcome: StoredOutcome;
 }
 
@@ -99,14 +100,16 @@ export type SettleResult = { kind: 'held' | 'lost' } | { kind: 'task_missing' } 
 
 /** Everything a zero-step create writes in one transaction (SPEC §4.3): Begin's rows as Complete leaves them. */
 export interface SettledRows {
-  operation: Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'>;
+  /** A compact record: no plan, no token (SPEC §9). */
+  operation: CompletedOperation;
   /** The target step; null when the request named none: the workspace's first step. */
   stepId: string | null;
   /** The task settled and `completed` at revision 1; number, identifier and step ('') are the store's to fill. */
   task: Task;
-  /** Revisions 0 (as Begin writes it) and 1, and the `task.created` payload; holes: identifier, then step id. */
+  /** Revisions 0 (as Begin writes it) and 1; holes: identifier, then step id. */
   revisions: readonly [RevisionRow<JsonTemplate>, RevisionRow<JsonTemplate>];
-  payload: JsonTemplate;
+  /** Revision 1's event, `task.created`. */
+  event: EventKey;
   outcome: StoredOutcome;
   /** SPEC §5 deferred start: the start-when-unblocked intent, written with the completion. */
   deferred?: DeferredIntent;
@@ -214,8 +217,8 @@ export class CreationStore extends CreationRepository {
   /**
    * SPEC §4.3, zero-step plans — Begin and Complete as ONE transaction: the number (under the workspace row lock, so
    * identifiers stay gapless and WIP admission is exact), the task inserted already settled and `completed` with its
-   * target checked in the same statement, revisions 0 and 1, the operation `completed`, and the one `task.created`
-   * event — the outbox row last (the invariant EventRepository.insertEvent states). A unique violation on
+   * target checked in the same statement, revisions 0 and 1 (1 with the one `task.created` event; both after the task,
+   * the invariant EventRepository.insertRevision states), the operation `completed`. A unique violation on
    * uniq_tasks_external_id rolls all of it back, the number included, and is thrown for the caller to re-read
    * (SPEC §4.1 steps 7–8). Nothing is ever visible unsettled; a crash before COMMIT leaves nothing.
    */
@@ -239,18 +242,10 @@ export class CreationStore extends CreationRepository {
             actorId: op.actorId,
             snapshot: fillJson(r.snapshot, holes),
             at: op.at,
+            event: n === 0 ? undefined : s.event,
           })),
         );
         await tx.creation.insertCompletedOperation(op, s.outcome);
-        await tx.events.insertEventText({
-          id: s.outcome.event_id!,
-          workspaceId: s.task.workspaceId,
-          taskId: s.task.id,
-          revision: s.task.revision,
-          type: 'task.created',
-          at: op.at,
-          payload: fillJson(s.payload, holes),
-        });
         if (s.deferred) await tx.launches.insertDeferredIntent(s.deferred);
         await s.beforeCommit?.();
         return { kind: 'created', number, identifier, stepId };
@@ -303,8 +298,8 @@ export class CreationStore extends CreationRepository {
           throw new Rollback<SettleResult>({ kind: 'task_missing' });
         }
         const write = kind === 'held' ? s.held : s.lost!;
-        await tx.events.insertRevision(write.task, write.revision.change, s.actorId, write.revision.snapshot, s.at);
-        await tx.events.insertEvent(write.payload);
+        const { task, revision, event } = write;
+        await tx.events.insertRevision(task, revision.change, s.actorId, revision.snapshot, s.at, event);
         if (s.deferred) await tx.launches.insertDeferredIntent(s.deferred);
         if (!(await tx.creation.finishCompleted(s, write.outcome, s.at)))
           throw new Rollback<SettleResult>({ kind: 'lease_lost' });

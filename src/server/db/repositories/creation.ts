@@ -32,6 +32,14 @@ export interface NewOperation {
   requestId: string | null;
 }
 
+/**
+ * A zero-step create's operation, a compact record (SPEC §9): inserted `completed`, so it stores no token (no handle is
+ * ever made from it), and no plan when the plan is the empty one (nothing to start, no profile: nothing it says).
+ */
+export type CompletedOperation = Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt' | 'plan' | 'tokenHash'> & {
+  plan: CreationPlan | null;
+};
+
 /** A zero-step create's number and what its target holds (drawSettledNumber). */
 export interface SettledDraw {
   number: number;
@@ -54,7 +62,8 @@ export interface OperationRecord {
   id: string;
   state: OperationState;
   outcome: StoredOutcome | null;
-  tokenHash: string;
+  /** Null for a zero-step create's compact operation, which no handle names. */
+  tokenHash: string | null;
   error: string | null;
 }
 
@@ -280,25 +289,21 @@ export class CreationRepository {
     };
   }
 
-  /** SPEC §4.3 zero-step: the operation as the two-phase path leaves it — `completed`, its outcome and event id, no
-   *  lease — inserted in the same transaction as its task. */
-  async insertCompletedOperation(
-    op: Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'>,
-    outcome: StoredOutcome,
-  ): Promise<void> {
+  /** SPEC §4.3 zero-step: the operation `completed`, its outcome and event id, no lease — a compact record without
+   *  token, and without plan when it is the empty one (SPEC §9) — inserted in the same transaction as its task. */
+  async insertCompletedOperation(op: CompletedOperation, outcome: StoredOutcome): Promise<void> {
     await this.sql.run(
       `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
          identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at,
          request_id)
-       VALUES ($1, $2, $3, $4, $5, 'completed', $6, $7, $8, 0, NULL, NULL, $9, $10, NULL, $11, $11, $11, $12)`,
+       VALUES ($1, $2, $3, $4, $5, 'completed', $6, NULL, $7, 0, NULL, NULL, $8, $9, NULL, $10, $10, $10, $11)`,
       [
         op.id,
         op.workspaceId,
         op.taskId,
         op.actorId,
         op.externalId,
-        JSON.stringify(op.plan),
-        op.tokenHash,
+        op.plan === null ? null : JSON.stringify(op.plan),
         false,
         JSON.stringify(outcome),
         outcome.event_id ?? null,
@@ -323,7 +328,7 @@ export class CreationRepository {
       id: str(row.id),
       state: str(row.state) as OperationState,
       outcome: row.outcome ? json<StoredOutcome>(row.outcome) : null,
-      tokenHash: str(row.token_hash),
+      tokenHash: strOrNull(row.token_hash),
       error: strOrNull(row.error),
     };
   }

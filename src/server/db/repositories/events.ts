@@ -1,20 +1,51 @@
-// Revisions and the transactional outbox (SPEC §9): written in the same transaction as the change they record;
-// read back as history pages, by the relay, and when webhook deliveries are planned. All on the driver (hot paths).
+// Revisions and their events (SPEC §9): one stored row each. A revision's event (every revision but 0, Begin) is
+// its `event_id` and `event_type` columns; the payload every reader gets — the relay (webhooks, live streams), the
+// history pages, the console — is the revision's envelope around its snapshot (the task as committed), rebuilt here
+// in the order and form the payload was always written (`eventPayload` in model/events.ts), so its JSON text is the
+// same. Written in the same transaction as the change they record. All on the driver (hot paths).
 import type { HorizonSample } from '../../domain/events/horizon';
-import type { EventPayload, EventRecord, EventType, RevisionBody } from '../../model/events';
+import type { EventRecord, EventType, RevisionBody } from '../../model/events';
 import type { Task, TaskBody } from '../../model/task';
 import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { json, num, placeholders, str, strOrNull } from '../values';
 
+/** The columns an event is read from (EventRow), for a `SELECT … FROM task_revisions`. */
+export const EVENT_COLUMNS = 'seq, event_id, event_type, workspace_id, task_id, revision, created_at, snapshot';
+
+/** A revision row that has an event, as EVENT_COLUMNS reads it. */
 export interface EventRow {
   seq: unknown;
-  payload: unknown;
+  event_id: unknown;
+  event_type: unknown;
+  workspace_id: unknown;
+  task_id: unknown;
+  revision: unknown;
+  created_at: unknown;
+  snapshot: unknown;
 }
 
-/** The stored payload plus its position in the outbox. */
+/**
+ * The event as every surface delivers it: its position, then the payload's fields in the order `eventPayload` gives
+ * them (so `JSON.stringify` writes the same text the outbox stored), the task being the revision's snapshot.
+ */
 export function toEventRecord(row: EventRow): EventRecord {
-  return { seq: num(row.seq), ...json<EventPayload>(row.payload) };
+  return {
+    seq: num(row.seq),
+    id: str(row.event_id),
+    type: str(row.event_type) as EventType,
+    workspace_id: str(row.workspace_id),
+    task_id: str(row.task_id),
+    revision: num(row.revision),
+    occurred_at: str(row.created_at),
+    task: json<TaskBody>(row.snapshot),
+  };
+}
+
+/** The event a revision carries: every revision after Begin's has one. */
+export interface EventKey {
+  id: string;
+  type: EventType;
 }
 
 /** Events with after < seq <= upTo, optionally of one workspace, at most `limit` (a whole number ≥ 1). */
@@ -56,29 +87,32 @@ export interface RevisionText {
   actorId: string | null;
   snapshot: string;
   at: string;
+  /** Absent for revision 0 (Begin), which has no event. */
+  event?: EventKey;
 }
 
-/** One outbox row whose payload is already JSON text; the other columns repeat the payload's fields. */
-export interface EventText {
-  id: string;
-  workspaceId: string;
-  taskId: string;
-  revision: number;
-  type: EventType;
-  at: string;
-  payload: string;
-}
+const REVISION_COLUMNS =
+  'task_id, revision, workspace_id, change, actor_id, snapshot, created_at, event_id, event_type';
 
 /** The statement text for `n` revisions, made once per `n` (every create sends the same one). */
 const revisionInserts = new Map<number, string>();
 function insertRevisionsText(n: number): string {
   let text = revisionInserts.get(n);
   if (text === undefined) {
-    const rows = Array.from({ length: n }, (_, i) => `(${placeholders(1 + 7 * i, 7)})`);
-    text = `INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ${rows.join(', ')}`;
+    const rows = Array.from({ length: n }, (_, i) => `(${placeholders(1 + 9 * i, 9)})`);
+    text = `INSERT INTO task_revisions (${REVISION_COLUMNS}) VALUES ${rows.join(', ')}`;
     revisionInserts.set(n, text);
   }
   return text;
+}
+
+/**
+ * Events of one workspace, or of all, with after < seq <= upTo, in seq order: a range of the partial index by
+ * workspace, or of the key (tests/integration/events/plans.test.ts holds both to it).
+ */
+export function eventRangeText(columns: string, byWorkspace: boolean): string {
+  return `SELECT ${columns} FROM task_revisions WHERE ${byWorkspace ? 'workspace_id = $4 AND ' : ''}event_id IS NOT NULL
+    AND seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`;
 }
 
 export class EventRepository {
@@ -87,50 +121,48 @@ export class EventRepository {
     protected readonly dialect: SqlDialect,
   ) {}
 
-  /** Appends `task`'s revision (its number is `task.revision`) with the snapshot the surfaces show. */
+  /**
+   * Appends `task`'s revision (its number is `task.revision`) with the snapshot the surfaces show, and its event.
+   * Invariant the relay relies on (domain/events/horizon.ts): a revision is always written after the same
+   * transaction changed `tasks`, so on PostgreSQL the transaction already holds an xid when `seq` is drawn.
+   */
   async insertRevision(
     task: Task,
     change: string,
     actorId: string | null,
     snapshot: unknown,
     at: string,
+    event: EventKey,
   ): Promise<void> {
-    await this.sql.run(
-      'INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [task.id, task.revision, task.workspaceId, change, actorId, JSON.stringify(snapshot), at],
-    );
+    await this.sql.run(insertRevisionsText(1), [
+      task.id,
+      task.revision,
+      task.workspaceId,
+      change,
+      actorId,
+      JSON.stringify(snapshot),
+      at,
+      event.id,
+      event.type,
+    ]);
   }
 
-  /** Appends several revisions in one statement (a zero-step create's 0 and 1, SPEC §4.3). */
+  /** Appends several revisions in one statement (a zero-step create's 0 and 1, SPEC §4.3); the same invariant holds. */
   async insertRevisions(revisions: readonly RevisionText[]): Promise<void> {
     const params: unknown[] = [];
-    for (const r of revisions) params.push(r.taskId, r.revision, r.workspaceId, r.change, r.actorId, r.snapshot, r.at);
+    for (const r of revisions)
+      params.push(
+        r.taskId,
+        r.revision,
+        r.workspaceId,
+        r.change,
+        r.actorId,
+        r.snapshot,
+        r.at,
+        r.event?.id ?? null,
+        r.event?.type ?? null,
+      );
     await this.sql.run(insertRevisionsText(revisions.length), params);
-  }
-
-  /**
-   * Appends one immutable outbox row. Invariant the relay relies on (domain/events/horizon.ts): it is always
-   * written after the same transaction changed `tasks` or `task_revisions`, so on PostgreSQL the transaction
-   * already holds an xid when `seq` is drawn.
-   */
-  insertEvent(payload: EventPayload): Promise<void> {
-    return this.insertEventText({
-      id: payload.id,
-      workspaceId: payload.workspace_id,
-      taskId: payload.task_id,
-      revision: payload.revision,
-      type: payload.type,
-      at: payload.occurred_at,
-      payload: JSON.stringify(payload),
-    });
-  }
-
-  /** insertEvent for a payload already JSON text (the same invariant holds). */
-  async insertEventText(e: EventText): Promise<void> {
-    await this.sql.run(
-      'INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [e.id, e.workspaceId, e.taskId, e.revision, e.type, e.payload, e.at],
-    );
   }
 
   /** SPEC §4.1 step 2: a task's workspace from retained history (revision 0 outlives the task). */
@@ -151,34 +183,33 @@ export class EventRepository {
     return rows.map(toRevisionBody);
   }
 
-  /** A page of the outbox in seq order (history, live streams catching up, the relay's advances). */
+  /** A page of events in seq order (history, live streams catching up, the relay's advances). */
   async listEvents(q: EventRange): Promise<EventRecord[]> {
     const params: unknown[] = [q.after, q.upTo, q.limit];
     if (q.workspaceId !== undefined) params.push(q.workspaceId);
-    const rows = await this.sql.query<EventRow>(
-      `SELECT seq, payload FROM outbox_events WHERE ${q.workspaceId !== undefined ? 'workspace_id = $4 AND ' : ''}seq > $1 AND seq <= $2
-        ORDER BY seq LIMIT $3`,
-      params,
-    );
+    const rows = await this.sql.query<EventRow>(eventRangeText(EVENT_COLUMNS, q.workspaceId !== undefined), params);
     return rows.map(toEventRecord);
   }
 
   /** Seq and id only, of one workspace's events in a range (webhook delivery planning). */
   async listEventKeys(q: Required<EventRange>): Promise<Array<{ seq: number; id: string }>> {
-    const rows = await this.sql.query<{ seq: unknown; id: unknown }>(
-      'SELECT seq, id FROM outbox_events WHERE workspace_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4',
-      [q.workspaceId, q.after, q.upTo, q.limit],
-    );
-    return rows.map((r) => ({ seq: num(r.seq), id: str(r.id) }));
+    const rows = await this.sql.query<{ seq: unknown; event_id: unknown }>(eventRangeText('seq, event_id', true), [
+      q.after,
+      q.upTo,
+      q.limit,
+      q.workspaceId,
+    ]);
+    return rows.map((r) => ({ seq: num(r.seq), id: str(r.event_id) }));
   }
 
   /**
-   * One horizon sample (domain/events/horizon.ts). This form is right where every visible max(seq) is final:
-   * SQLite has one writer at a time (BEGIN IMMEDIATE) and AUTOINCREMENT rolls back with its transaction, so there
-   * are no transaction ids to wait for. PostgreSQL's form is dialect/postgres/events.ts.
+   * One horizon sample (domain/events/horizon.ts), over every revision (a bound on events' seqs too). This form is
+   * right where every visible max(seq) is final: SQLite has one writer at a time (BEGIN IMMEDIATE) and AUTOINCREMENT
+   * rolls back with its transaction, so there are no transaction ids to wait for. PostgreSQL's form is
+   * dialect/postgres/events.ts.
    */
   async sampleHorizon(): Promise<HorizonSample> {
-    const row = await this.sql.one<{ m: unknown }>('SELECT COALESCE(MAX(seq), 0) AS m FROM outbox_events');
+    const row = await this.sql.one<{ m: unknown }>('SELECT COALESCE(MAX(seq), 0) AS m FROM task_revisions');
     return { maxSeq: num(row?.m ?? 0), xmin: 0n, xmax: 0n };
   }
 }

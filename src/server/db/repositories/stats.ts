@@ -15,16 +15,18 @@ export class StatsRepository {
     return { count: num(row?.n ?? 0), oldestCreatedAt: strOrNull(row?.oldest) };
   }
 
-  /** The outbox's newest seq (0 when empty). */
+  /** The newest event's seq (0 when there is none). */
   async outboxHead(): Promise<number> {
-    const row = await this.sql.one<{ seq: unknown }>('SELECT MAX(seq) AS seq FROM outbox_events');
+    const row = await this.sql.one<{ seq: unknown }>(
+      'SELECT MAX(seq) AS seq FROM task_revisions WHERE event_id IS NOT NULL',
+    );
     return num(row?.seq ?? 0);
   }
 
   /** When the first event after `seq` was written (undefined when there is none). */
   async firstEventAfter(seq: number): Promise<string | undefined> {
     const row = await this.sql.one<{ created_at: unknown }>(
-      'SELECT created_at FROM outbox_events WHERE seq > $1 ORDER BY seq LIMIT 1',
+      'SELECT created_at FROM task_revisions WHERE event_id IS NOT NULL AND seq > $1 ORDER BY seq LIMIT 1',
       [seq],
     );
     return strOrNull(row?.created_at) ?? undefined;

@@ -162,7 +162,8 @@ export class WebhookRepository {
 
   async nextPendingDelivery(webhookId: string): Promise<PendingDelivery | undefined> {
     const row = await this.sql.one<EventRow & { id: unknown; next_attempt_at: unknown }>(
-      `SELECT d.id, d.next_attempt_at, d.event_seq AS seq, e.payload FROM webhook_deliveries d JOIN outbox_events e ON e.seq = d.event_seq
+      `SELECT d.id, d.next_attempt_at, e.seq, e.event_id, e.event_type, e.workspace_id, e.task_id, e.revision, e.created_at, e.snapshot
+        FROM webhook_deliveries d JOIN task_revisions e ON e.seq = d.event_seq
         WHERE d.webhook_id = $1 AND d.state = 'pending' ORDER BY d.event_seq LIMIT 1`,
       [webhookId],
     );
@@ -221,7 +222,7 @@ export class WebhookRepository {
   /** SPEC §8: the workspace's webhooks still deliver its events up to its last one (in this transaction), then stop. */
   async endAtLastEventOf(workspaceId: string): Promise<void> {
     await this.sql.run(
-      'UPDATE webhooks SET final_seq = (SELECT COALESCE(MAX(seq), 0) FROM outbox_events WHERE workspace_id = $1) WHERE workspace_id = $1',
+      'UPDATE webhooks SET final_seq = (SELECT COALESCE(MAX(seq), 0) FROM task_revisions WHERE workspace_id = $1 AND event_id IS NOT NULL) WHERE workspace_id = $1',
       [workspaceId],
     );
   }
@@ -242,7 +243,7 @@ export class ColdWebhookRepository extends WebhookRepository {
   // Seqs go to Prisma as numbers: the SQLite client types some of these columns Int, the PostgreSQL one BigInt
   // (which accepts a number too); they come back as either, so reads go through Number().
 
-  /** A new webhook's cursor starts at the outbox's current end: it gets the events that happen after it exists. */
+  /** A new webhook's cursor starts at the newest revision's seq: it gets the events that happen after it exists. */
   async create(w: {
     id: string;
     workspaceId: string;
@@ -252,7 +253,7 @@ export class ColdWebhookRepository extends WebhookRepository {
     createdAt: string;
   }): Promise<WebhookBody> {
     const prisma = await this.prisma();
-    const end = await prisma.outboxEvent.aggregate({ _max: { seq: true } });
+    const end = await prisma.taskRevision.aggregate({ _max: { seq: true } });
     const created = await prisma.webhook.create({
       data: { ...w, cursorSeq: Number(end._max.seq ?? 0), createdAt: new Date(w.createdAt) },
       select: WEBHOOK_SELECT,

@@ -4,12 +4,12 @@
 // creation store's `createSettled`; tests/integration/creation/one-commit.test.ts compares both paths' rows). Readers
 // never see such a task unsettled, so release and recovery never meet it preparing; a crash leaves nothing; a unique
 // violation rolls it all back and reaches the caller, which re-reads (SPEC §4.1 step 8).
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Actor } from '../access';
 import type { Services } from '../../services';
 import type { TCreateTaskFields } from '../tasks/create-input';
 import type { Task } from '../../model/task';
-import { hashToken, refusal, type BeginInput } from './begin';
+import { refusal, type BeginInput } from './begin';
 import { buildPlan } from './build-plan';
 import { deferredIntent } from './complete';
 import { drawn, settledRows } from './rows';
@@ -73,8 +73,6 @@ async function commit(
     ...input,
     operationId,
     taskId,
-    // SPEC §4.2: the operation row keeps a hashed token like every other; no handle is ever made from it.
-    tokenHash: hashToken(randomBytes(32).toString('base64url')),
     actorId: actor.id,
     requestId: input.requestId ?? null,
     at,

@@ -1,17 +1,16 @@
 // What each write of the create protocol stores, computed here so that the data layer only stores it (SPEC §4.1
 // step 7, §4.3, §9): the task row, its revisions (each one's change label and snapshot) and the one `task.created`
-// event payload. The creation store (db/repositories/creation-store.ts) writes these rows as they are, on every
+// event (revision 1's: its id and type; its payload is the revision's snapshot in its envelope). The creation store (db/repositories/creation-store.ts) writes these rows as they are, on every
 // dialect; it decides nothing about them.
 //
 // Two values of a new task exist only inside the statement that writes it: the number (drawn under the workspace row
-// lock, so identifiers stay gapless) and, for a create that named no step, the workspace's first step. A snapshot or
-// payload that contains them is handed over as a JSON template — the JSON cut around those values — which the store
+// lock, so identifiers stay gapless) and, for a create that named no step, the workspace's first step. A snapshot
+// that contains them is handed over as a JSON template — the JSON cut around those values — which the store
 // fills with the values it drew (`fillJson`, or `to_json` inside PostgreSQL's one statement).
-import type { NewOperation, StoredOutcome } from '../../db/repositories/creation';
+import type { CompletedOperation, StoredOutcome } from '../../db/repositories/creation';
 import type { BeginRows, SettledRows, SettledWrite, SettleRows } from '../../db/repositories/creation-store';
 import type { DeferredIntent } from '../../db/repositories/launches';
 import type { JsonTemplate } from '../../db/values';
-import { eventPayload, type EventPayload } from '../../model/events';
 import { toTaskBody, type Task } from '../../model/task';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
@@ -33,20 +32,6 @@ export function jsonTemplate(value: unknown, keys: readonly string[]): JsonTempl
     from = cut + 2;
   }
   parts.push(json.slice(from));
-  return parts;
-}
-
-/**
- * The event payload's JSON template around `snapshot`, the template of its `task` (the revision's snapshot: the
- * payload's task is `toTaskBody` of the same task), so the task is serialised once for both rows. The payload's
- * other fields come first and `task` last, as `JSON.stringify(payload)` writes them: the text is the same.
- */
-export function payloadAround(payload: EventPayload, snapshot: JsonTemplate): JsonTemplate {
-  const { task: _task, ...envelope } = payload;
-  const head = `${JSON.stringify(envelope).slice(0, -1)},"task":`;
-  const parts = [...snapshot];
-  parts[0] = head + parts[0]!;
-  parts[parts.length - 1] += '}';
   return parts;
 }
 
@@ -87,27 +72,28 @@ export function drawn(draft: Task, d: { number: number; identifier: string; step
   return { ...draft, number: d.number, identifier: d.identifier, stepId: d.stepId ?? draft.stepId };
 }
 
-/** The operation's row as both Begin forms write it (Begin alone adds the lease its creating request holds). */
+/** The operation's row as both Begin forms write it, but for its plan, token and lease (Begin's own). */
 function operationRow(
   t: NewTask & {
     operationId: string;
     actorId: string;
-    plan: CreationPlan;
-    tokenHash: string;
     requestId: string | null;
   },
-): Omit<NewOperation, 'leaseOwner' | 'leaseExpiresAt'> {
+): Omit<CompletedOperation, 'plan'> {
   return {
     id: t.operationId,
     workspaceId: t.workspaceId,
     taskId: t.taskId,
     actorId: t.actorId,
     externalId: t.externalId,
-    plan: t.plan,
-    tokenHash: t.tokenHash,
     at: t.at,
     requestId: t.requestId,
   };
+}
+
+/** The plan that says nothing: no step, no start, no blocker, no agent profile. */
+function isEmptyPlan(plan: CreationPlan): boolean {
+  return plan.steps.length === 0 && plan.startPolicy === 'none' && plan.blockedBy.length === 0 && !plan.agentProfileId;
 }
 
 /** SPEC §4.1 step 7: Begin's rows — the operation (with its plan's steps), the task `preparing`, revision 0. */
@@ -126,7 +112,13 @@ export function beginRows(
 ): BeginRows {
   const task = begunDraft(t, t.stepId);
   return {
-    operation: { ...operationRow(t), leaseOwner: t.leaseOwner, leaseExpiresAt: t.leaseExpiresAt },
+    operation: {
+      ...operationRow(t),
+      plan: t.plan,
+      tokenHash: t.tokenHash,
+      leaseOwner: t.leaseOwner,
+      leaseExpiresAt: t.leaseExpiresAt,
+    },
     task,
     wipLimited: t.wipLimited,
     revision: { change: 'begin', snapshot: jsonTemplate(toTaskBody(task), ['identifier']) },
@@ -135,7 +127,8 @@ export function beginRows(
 
 /**
  * SPEC §4.3, zero-step: Begin's rows as Complete leaves them, for one transaction — the task settled and `completed`
- * at revision 1, revisions 0 (as Begin writes it) and 1, the operation `completed`, the one `task.created` event.
+ * at revision 1, revisions 0 (as Begin writes it) and 1, the one `task.created` event, the operation `completed` as a
+ * compact record (no token; no plan when it is the empty one: SPEC §9).
  * The identifier and (when the request named none) the step are the store's to fill in.
  */
 export function settledRows(
@@ -144,7 +137,6 @@ export function settledRows(
     operationId: string;
     actorId: string;
     plan: CreationPlan;
-    tokenHash: string;
     requestId: string | null;
     eventId: string;
     deferred?: DeferredIntent;
@@ -160,16 +152,16 @@ export function settledRows(
     externalIdSettledAt: t.externalId === null ? null : t.at,
   };
   const holes = ['identifier', 'step_id'];
-  const created = jsonTemplate(toTaskBody(task), holes);
   return {
-    operation: operationRow(t),
+    // SPEC §9: a compact record — no token (no handle is made from it), no plan when it is the empty one.
+    operation: { ...operationRow(t), plan: isEmptyPlan(t.plan) ? null : t.plan },
     stepId: t.stepId,
     task,
     revisions: [
       { change: 'begin', snapshot: jsonTemplate(toTaskBody(begun), holes) },
-      { change: 'create', snapshot: created },
+      { change: 'create', snapshot: jsonTemplate(toTaskBody(task), holes) },
     ],
-    payload: payloadAround(eventPayload({ id: t.eventId, type: 'task.created', task, at: t.at }), created),
+    event: { id: t.eventId, type: 'task.created' },
     outcome: { kind: 'created', event_id: t.eventId },
     deferred: t.deferred,
     validate: t.validate,
@@ -177,11 +169,11 @@ export function settledRows(
   };
 }
 
-function settledWrite(task: Task, eventId: string, at: string, kind: StoredOutcome['kind']): SettledWrite {
+function settledWrite(task: Task, eventId: string, kind: StoredOutcome['kind']): SettledWrite {
   return {
     task,
     revision: { change: 'create', snapshot: toTaskBody(task) },
-    payload: eventPayload({ id: eventId, type: 'task.created', task, at }),
+    event: { id: eventId, type: 'task.created' },
     outcome: { kind, event_id: eventId },
   };
 }
@@ -205,13 +197,12 @@ export function settleRows(
   const held = settledWrite(
     { ...done, externalId, externalIdSettledAt: externalId === null ? null : at },
     eventId,
-    at,
     'created',
   );
   const lost =
     externalId === null
       ? undefined
-      : settledWrite({ ...done, externalId: null, externalIdSettledAt: null }, eventId, at, 'created_identity_lost');
+      : settledWrite({ ...done, externalId: null, externalIdSettledAt: null }, eventId, 'created_identity_lost');
   return {
     operationId: handle.operationId,
     generation: handle.generation,

@@ -1,6 +1,6 @@
-// SPEC §9 "at-least-once, in order": which outbox rows are final. `seq` is drawn when a row is inserted, not when
-// its transaction commits, so on PostgreSQL seq 11 can be visible while seq 10 is still uncommitted. A reader that
-// moved past 10 would lose it. The horizon closes that gap without touching writers:
+// SPEC §9 "at-least-once, in order": which events are final. An event is stored with its revision, whose `seq` is
+// drawn when the row is inserted, not when its transaction commits, so on PostgreSQL seq 11 can be visible while seq
+// 10 is still uncommitted. A reader that moved past 10 would lose it. The horizon closes that gap without touching writers:
 //   sample: in ONE statement snapshot, read max(seq) = M and the snapshot's xmax X (first unassigned xid).
 //   Any row with seq < M that this snapshot cannot see belongs to a transaction that was running then (it drew its
 //   seq before M's transaction did, and already held an xid — see the invariant in the events repository), so its

@@ -11,7 +11,6 @@ import type { LegacyIdentity } from '../../db/repositories/legacy';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import { eventPayload } from '../../model/events';
 import { requestHash } from '../release/release-external-id';
 import { toTaskBody, type Task } from '../../model/task';
 
@@ -107,8 +106,10 @@ async function releaseLegacy(
   const externalId = task.externalId!;
   const released = await tx.tasks.releaseSettledIdentity(task.id, externalId, at);
   if (!released) return undefined;
-  await tx.events.insertRevision(released, 'release', actor.id, toTaskBody(released), at);
-  await tx.events.insertEvent(eventPayload({ id: randomUUID(), type: 'task.updated', task: released, at }));
+  await tx.events.insertRevision(released, 'release', actor.id, toTaskBody(released), at, {
+    id: randomUUID(),
+    type: 'task.updated',
+  });
   await tx.releases.insert({
     id: orderedId(),
     workspaceId: task.workspaceId,

@@ -7,7 +7,6 @@ import { dbErrorInfo, isExternalIdViolation } from '../../db/errors';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import { eventPayload } from '../../model/events';
 import { requireExternalId } from '../identity/normalize';
 import { ZIdempotencyKey } from '../tasks/schemas';
 import { toTaskBody } from '../../model/task';
@@ -175,8 +174,10 @@ async function releaseOnce(
   } else if (holder.creationState === 'completed') {
     const task = await tx.tasks.releaseSettledIdentity(holder.id, externalId, at);
     if (!task) throw new DomainError('creation_completing');
-    await tx.events.insertRevision(task, 'release', actor.id, toTaskBody(task), at);
-    await tx.events.insertEvent(eventPayload({ id: randomUUID(), type: 'task.updated', task, at }));
+    await tx.events.insertRevision(task, 'release', actor.id, toTaskBody(task), at, {
+      id: randomUUID(),
+      type: 'task.updated',
+    });
   } else {
     // Preparing: free the identity now; the operation's Complete will yield CreatedIdentityLost. No event now.
     const cleared = await tx.tasks.releasePreparingIdentity(holder.id, externalId);

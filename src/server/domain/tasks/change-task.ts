@@ -6,7 +6,6 @@ import type { TaskChanges } from '../../db/repositories/tasks';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
-import { eventPayload } from '../../model/events';
 import { isPlainObject, validationError } from './create-input';
 import { ZUpdateTaskInput } from './schemas';
 import { getTaskOrThrow } from './get-task';
@@ -32,8 +31,10 @@ async function writeChange(
   const at = new Date().toISOString();
   const task = await tx.tasks.applyChanges(taskId, changes, at);
   if (!task) throw new DomainError('task_not_found');
-  await tx.events.insertRevision(task, change, actor.id, toTaskBody(task), at);
-  await tx.events.insertEvent(eventPayload({ id: randomUUID(), type: 'task.updated', task, at }));
+  await tx.events.insertRevision(task, change, actor.id, toTaskBody(task), at, {
+    id: randomUUID(),
+    type: 'task.updated',
+  });
   return task;
 }
 
@@ -96,6 +97,8 @@ export async function deleteTaskIn(tx: TxRepositories, actor: Actor, taskId: str
   if (current.creationState !== 'completed') return;
   const at = new Date().toISOString();
   const final = { ...current, revision: current.revision + 1, updatedAt: at };
-  await tx.events.insertRevision(final, 'delete', actor.id, toTaskBody(final), at);
-  await tx.events.insertEvent(eventPayload({ id: randomUUID(), type: 'task.deleted', task: final, at }));
+  await tx.events.insertRevision(final, 'delete', actor.id, toTaskBody(final), at, {
+    id: randomUUID(),
+    type: 'task.deleted',
+  });
 }

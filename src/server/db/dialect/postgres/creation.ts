@@ -136,7 +136,7 @@ export class PostgresCreationStore extends CreationStore {
   /**
    * SPEC §4.3 phase B for the creating request's fresh handle, when the task is exactly as Begin wrote it
    * (`revision = 0`: nothing changed it while it was preparing) and still holds its identity: the `held` rows —
-   * settle the stamp, mark task and operation `completed` (fenced), write revision 1 and the one `task.created`
+   * settle the stamp, mark task and operation `completed` (fenced), write revision 1 with the one `task.created`
    * event. True when written; undefined when a guard fails (identity released, task deleted or changed, lease lost):
    * nothing was written.
    */
@@ -238,19 +238,18 @@ async function runPhaseB(db: Db, batch: SettleRows[]): Promise<Array<true | unde
     external_id: s.held.task.externalId,
     at: s.at,
     outcome: JSON.stringify(s.held.outcome),
-    event_id: s.held.payload.id,
+    event_id: s.held.event.id,
     op_id: s.operationId,
     gen: s.generation,
     actor_id: s.actorId,
     change: s.held.revision.change,
     snapshot: JSON.stringify(s.held.revision.snapshot),
-    payload: JSON.stringify(s.held.payload),
   }));
   return guarded(items, async () => {
     const rows = await db.query<{ i: unknown; ok: unknown }>(
       `WITH k AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS k(i int, task_id text, external_id text, at timestamptz,
-           outcome text, event_id text, op_id text, gen int, actor_id text, change text, snapshot text, payload text)
+           outcome text, event_id text, op_id text, gen int, actor_id text, change text, snapshot text)
        ), t AS (
          UPDATE tasks SET external_id_settled_at = CASE WHEN k.external_id IS NULL THEN NULL ELSE k.at END,
            creation_state = 'completed', revision = 1, updated_at = k.at
@@ -265,12 +264,8 @@ async function runPhaseB(db: Db, batch: SettleRows[]): Promise<Array<true | unde
          WHERE creation_operations.id = ANY (ARRAY(SELECT op_id FROM k)) AND creation_operations.id = k.op_id AND creation_operations.generation = k.gen AND k.i IN (SELECT i FROM t)
          RETURNING k.i
        ), r AS (
-         INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at)
-         SELECT k.task_id, 1, t.workspace_id, k.change, k.actor_id, k.snapshot, k.at
-         FROM k JOIN t ON t.i = k.i JOIN o ON o.i = k.i
-       ), e AS (
-         INSERT INTO outbox_events (id, workspace_id, task_id, revision, type, payload, created_at)
-         SELECT k.event_id, t.workspace_id, k.task_id, 1, 'task.created', k.payload, k.at
+         INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at, event_id, event_type)
+         SELECT k.task_id, 1, t.workspace_id, k.change, k.actor_id, k.snapshot, k.at, k.event_id, 'task.created'
          FROM k JOIN t ON t.i = k.i JOIN o ON o.i = k.i ORDER BY k.i
        ), n AS (SELECT (SELECT count(*) FROM t)::int AS n_guard, (SELECT count(*) FROM o)::int AS n_fenced)
        SELECT k.i, k.i IN (SELECT i FROM o) AS ok, ${ALL_OR_NOTHING} AS guard FROM k, n`,
