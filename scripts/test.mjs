@@ -8,7 +8,7 @@
 // each step's wall time.
 // Flags: --no-e2e (skip Playwright), --e2e-only (server and next builds, then Playwright).
 // Prerequisites are checked first and never silently skipped: PostgreSQL server binaries and PgBouncer (for the
-// postgres project, unless TEST_DATABASE_URL is given) and Debian's Chromium (for Playwright). As root on Debian they
+// postgres project, unless TEST_DATABASE_URL is given) and Debian's Chromium headless shell (for Playwright). As root on Debian they
 // are installed with apt; anywhere else a missing one fails with the command to run.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -81,7 +81,9 @@ if (STAGES.some((s) => s.name === 'typecheck')) STAGE['next build'].env = { TETH
 
 // ---- prerequisites ---------------------------------------------------------------------------------
 
-const CHROMIUM = '/usr/bin/chromium';
+// Chromium's headless shell (Debian `chromium-headless-shell`): the browser Playwright itself runs headless tests in. The
+// full `chromium` in headless mode drew ~20 % more CPU for the same specs, and Playwright is CPU-bound on two cores.
+const CHROMIUM = '/usr/bin/chromium-headless-shell';
 // The topology tests put PgBouncer in front of their own PostgreSQL (tests/support/postgres-cluster.ts).
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -95,7 +97,7 @@ const needed = new Set(STAGES.flatMap((s) => s.needs ?? []));
 const missing = [];
 if (needed.has('postgres') && !process.env.TEST_DATABASE_URL && !postgresBinaries()) missing.push('postgresql');
 if (needed.has('postgres') && !process.env.TEST_DATABASE_URL && !existsSync(PGBOUNCER)) missing.push('pgbouncer');
-if (needed.has('chromium') && !existsSync(CHROMIUM)) missing.push('chromium');
+if (needed.has('chromium') && !existsSync(CHROMIUM)) missing.push('chromium-headless-shell');
 
 if (missing.length > 0) {
   const isRoot = process.getuid?.() === 0;
@@ -107,7 +109,7 @@ if (missing.length > 0) {
           ? ' (PostgreSQL server binaries under /usr/lib/postgresql/*/bin, or set TEST_DATABASE_URL)'
           : '') +
         (missing.includes('pgbouncer') ? ` (PgBouncer at ${PGBOUNCER})` : '') +
-        (missing.includes('chromium') ? ` (Chromium at ${CHROMIUM})` : '') +
+        (missing.includes('chromium-headless-shell') ? ` (Chromium's headless shell at ${CHROMIUM})` : '') +
         `.\nInstall them with: sudo apt-get install -y ${missing.join(' ')}`,
     );
     process.exit(1);
@@ -126,7 +128,7 @@ if (missing.length > 0) {
   const ok = apt(['update']) && apt(['install', '-y', '-o', 'Dpkg::Options::=--force-confold', ...missing]);
   if (
     !ok ||
-    (missing.includes('chromium') && !existsSync(CHROMIUM)) ||
+    (missing.includes('chromium-headless-shell') && !existsSync(CHROMIUM)) ||
     (missing.includes('postgresql') && !postgresBinaries()) ||
     (missing.includes('pgbouncer') && !existsSync(PGBOUNCER))
   ) {
