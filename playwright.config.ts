@@ -1,8 +1,8 @@
-// Browser tests run the BUILT app (`npm test` runs `next build` first) in Debian's Chromium headless shell. Each worker starts its own
-// server — the server bundle `npm start` serves, with test hooks on — on its own fresh SQLite file and a free port (the
-// `server` fixture, e2e/support/console.ts and e2e/support/server.ts), so the two workers' tests never share a
-// database, a failpoint or a session. The config is evaluated again in every worker process: what is built here, once,
-// is handed down through the environment.
+// Browser tests run the BUILT app (`npm test` runs `next build` first) in Debian's Chromium headless shell. Each
+// worker starts its own server — the server bundle `npm start` serves, with test hooks on — on its own fresh SQLite
+// file and a free port (the `server` fixture, e2e/support/console.ts and e2e/support/server.ts), so the two workers'
+// tests never share a database, a failpoint or a session. The config is evaluated again in every worker process: what
+// is built here, once, is handed down through the environment.
 import { defineConfig, devices } from '@playwright/test';
 import { buildSync } from 'esbuild';
 import { bundleOptions } from './scripts/bundle-options.mjs';

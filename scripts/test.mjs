@@ -8,8 +8,8 @@
 // each step's wall time.
 // Flags: --no-e2e (skip Playwright), --e2e-only (server and next builds, then Playwright).
 // Prerequisites are checked first and never silently skipped: PostgreSQL server binaries and PgBouncer (for the
-// postgres project, unless TEST_DATABASE_URL is given) and Debian's Chromium headless shell (for Playwright). As root on Debian they
-// are installed with apt; anywhere else a missing one fails with the command to run.
+// postgres project, unless TEST_DATABASE_URL is given) and Debian's Chromium headless shell (for Playwright). As root
+// on Debian they are installed with apt; anywhere else a missing one fails with the command to run.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -81,8 +81,8 @@ if (STAGES.some((s) => s.name === 'typecheck')) STAGE['next build'].env = { TETH
 
 // ---- prerequisites ---------------------------------------------------------------------------------
 
-// Chromium's headless shell (Debian `chromium-headless-shell`): the browser Playwright itself runs headless tests in. The
-// full `chromium` in headless mode drew ~20 % more CPU for the same specs, and Playwright is CPU-bound on two cores.
+// Chromium's headless shell (Debian `chromium-headless-shell`): the browser Playwright itself runs headless tests in.
+// The full `chromium` in headless mode drew ~20 % more CPU for the same specs, and Playwright is CPU-bound on 2 cores.
 const CHROMIUM = '/usr/bin/chromium-headless-shell';
 // The topology tests put PgBouncer in front of their own PostgreSQL (tests/support/postgres-cluster.ts).
 const PGBOUNCER = '/usr/sbin/pgbouncer';
