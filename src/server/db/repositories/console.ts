@@ -22,6 +22,7 @@ import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { bool, num, numOrNull, str, strOrNull } from '../values';
 import { labelActors } from './actors';
+import { impliedBegin } from './events';
 import type { ReleaseHistoryEntry } from './releases';
 import type { Statement } from './browse-sql';
 import {
@@ -602,7 +603,7 @@ export class ConsoleRepository {
     return rows.flatMap((r) => toHistoryEntry(r) ?? []);
   }
 
-  /** The task's revisions, newest first. */
+  /** The task's revisions, newest first (a zero-step create's revision 0 rebuilt, as the history API does). */
   async revisionsOfTask(taskId: string, limit: number): Promise<ConsoleRevision[]> {
     const prisma = await this.prisma();
     const revisions = await prisma.taskRevision.findMany({
@@ -611,6 +612,9 @@ export class ConsoleRepository {
       orderBy: { revision: 'desc' },
       take: limit,
     });
+    // A short page holds the oldest stored revision last: a zero-step create's revision 1, whose 0 is not stored.
+    const begin = revisions.length < limit ? impliedBegin(revisions.at(-1)) : undefined;
+    if (begin) revisions.push(begin);
     const actors = await this.actors(revisions.map((r) => r.actorId));
     return revisions.map((r) => ({
       revision: r.revision,
