@@ -56,9 +56,11 @@ function stable(value: unknown, identifier: string, externalId: string | null): 
 }
 
 /**
- * What every reader of a task's revisions answers, in the footprint's placeholders: the history API (REST, tRPC),
- * the console's task detail (a whole page, and pages that end at revision 1 and at revision 0), the identity history's
- * newest revision, the parent-workspace lookup (SPEC §4.1 step 2), and the events as the relay delivers them (but for their seq).
+ * What every reader of a task's creation operation and revisions answers, in the footprint's placeholders: the
+ * operation as Complete and recovery read it, as the console shows it (detail, the task's, the tasks list's) and as
+ * the identity history lists it; the history API (REST, tRPC), the console's task detail (a whole page, and pages
+ * that end at revision 1 and at revision 0), the identity history's newest revision, the parent-workspace lookup
+ * (SPEC §4.1 step 2), and the events as the relay delivers them (but for their seq).
  */
 export async function readersView(services: Services, db: Db, taskId: string): Promise<string> {
   const task = await db.one<{ identifier: unknown; external_id: unknown }>(
@@ -66,8 +68,22 @@ export async function readersView(services: Services, db: Db, taskId: string): P
     [taskId],
   );
   if (!task) throw new Error(`no task ${taskId}`);
-  const { events, console, identities } = services.store;
+  const { events, console, identities, creation } = services.store;
+  const op = await db.one<{ id: string; workspace_id: string; external_id: string | null }>(
+    'SELECT id, workspace_id, external_id FROM creation_operations WHERE task_id = $1',
+    [taskId],
+  );
+  if (!op) throw new Error(`no operation of ${taskId}`);
   const view = {
+    // But for its token (SPEC §9: a compact record has none, as no handle is ever made from it).
+    operation: { ...(await creation.findOperation(op.id)), tokenHash: undefined },
+    consoleOperation: await console.operation(op.id),
+    consoleOperationOfTask: await console.latestOperationOfTask(taskId),
+    consoleOperationsByTask: [...(await console.operationsByTask(op.workspace_id, [taskId])).values()],
+    identityOperations:
+      op.external_id === null
+        ? []
+        : (await identities.operationsOf(op.workspace_id, op.external_id, 100)).filter((o) => o.id === op.id),
     history: await events.listRevisions(taskId),
     console: await console.revisionsOfTask(taskId, 200),
     consoleNewest: await console.revisionsOfTask(taskId, 1),
@@ -82,12 +98,12 @@ export async function readersView(services: Services, db: Db, taskId: string): P
 
 /**
  * The two-phase path's footprint as a zero-step create stores it (SPEC §9): no revision 0 (readers rebuild it from
- * revision 1), and its operation a compact record — no token, and no plan when the plan is the empty one (no step, no
- * start, no blocker, no agent profile). JSON text in, the same layout out (JSON.stringify keeps the key order).
+ * revision 1), and its operation a compact record — no token, no outcome or event id (its revision 1 holds the event),
+ * and no plan when the plan is the empty one (no step, no start, no blocker, no agent profile). JSON text in, the same layout out (JSON.stringify keeps the key order).
  */
 export function asCompactStorage(footprint: string): string {
   const rows = JSON.parse(footprint) as {
-    op: { plan: string | null; token_hash: number | null };
+    op: { plan: string | null; token_hash: number | null; outcome: string | null; event_id: string | null };
     revisions: Array<{ revision: unknown }>;
   };
   if (rows.op.plan !== null) {
@@ -102,6 +118,9 @@ export function asCompactStorage(footprint: string): string {
     if (empty) rows.op.plan = null;
   }
   rows.op.token_hash = null;
+  // Its outcome and event id are its task's revision 1's: compactOutcome.
+  rows.op.outcome = null;
+  rows.op.event_id = null;
   rows.revisions = rows.revisions.filter((r) => Number(r.revision) !== 0);
   return JSON.stringify(rows);
 }

@@ -198,9 +198,12 @@ export interface NamespaceCounts {
   released: number;
 }
 
-/** The stored outcome is JSON (`{"kind": …}`); the console shows its kind. */
-function outcomeKind(v: string | null): string | null {
-  if (v === null) return null;
+/**
+ * The stored outcome is JSON (`{"kind": …}`); the console shows its kind. A `completed` operation without one is a
+ * zero-step create's compact record (SPEC §9), whose outcome is `created` (compactOutcome in creation.ts).
+ */
+function outcomeKind(state: string, v: string | null): string | null {
+  if (v === null) return state === 'completed' ? 'created' : null;
   try {
     const parsed: unknown = JSON.parse(v);
     if (parsed && typeof parsed === 'object' && 'kind' in parsed) return String((parsed as { kind: unknown }).kind);
@@ -236,7 +239,7 @@ function toOperation(
     generation: o.generation,
     lease_owner: o.leaseOwner,
     lease_expires_at: o.leaseExpiresAt?.toISOString() ?? null,
-    outcome: outcomeKind(o.outcome),
+    outcome: outcomeKind(o.state, o.outcome),
     error: o.error,
     created_at: o.createdAt.toISOString(),
     updated_at: o.updatedAt.toISOString(),
@@ -685,7 +688,11 @@ export class ConsoleRepository {
       orderBy: { createdAt: 'asc' },
       take: limit,
     });
-    return ops.map((o) => ({ createdAt: o.createdAt.toISOString(), state: o.state, outcome: outcomeKind(o.outcome) }));
+    return ops.map((o) => ({
+      createdAt: o.createdAt.toISOString(),
+      state: o.state,
+      outcome: outcomeKind(o.state, o.outcome),
+    }));
   }
 
   private async withTaskIdentifiers(ops: OperationFields[]): Promise<ConsoleOperation[]> {

@@ -112,9 +112,8 @@ export interface SettledRows {
    * (impliedBegin in events.ts).
    */
   revision: RevisionRow<JsonTemplate>;
-  /** Revision 1's event, `task.created`. */
+  /** Revision 1's event, `task.created` (the compact operation's outcome: compactOutcome). */
   event: EventKey;
-  outcome: StoredOutcome;
   /** SPEC §5 deferred start: the start-when-unblocked intent, written with the completion. */
   deferred?: DeferredIntent;
   /**
@@ -249,7 +248,7 @@ export class CreationStore extends CreationRepository {
             event: s.event,
           },
         ]);
-        await tx.creation.insertCompletedOperation(op, s.outcome);
+        await tx.creation.insertCompletedOperation(op);
         if (s.deferred) await tx.launches.insertDeferredIntent(s.deferred);
         await s.beforeCommit?.();
         return { kind: 'created', number, identifier, stepId };

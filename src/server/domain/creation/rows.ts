@@ -129,7 +129,7 @@ export function beginRows(
 /**
  * SPEC §4.3, zero-step: Begin's rows as Complete leaves them, for one transaction — the task settled and `completed`
  * at revision 1, revision 1 with the one `task.created` event, the operation `completed` as a compact record (no
- * token; no plan when it is the empty one: SPEC §9). Revision 0 is not stored: it would be revision 1's snapshot
+ * token; no plan when it is the empty one; no outcome or event id, which its revision 1 holds: SPEC §9). Revision 0 is not stored: it would be revision 1's snapshot
  * with `revision: 0` (`begun` differs from `task` only in what a snapshot does not show), which every reader rebuilds
  * (impliedBegin in db/repositories/events.ts).
  * The identifier and (when the request named none) the step are the store's to fill in.
@@ -162,7 +162,6 @@ export function settledRows(
     task,
     revision: { change: CREATE_CHANGE, snapshot: jsonTemplate(toTaskBody(task), holes) },
     event: { id: t.eventId, type: 'task.created' },
-    outcome: { kind: 'created', event_id: t.eventId },
     deferred: t.deferred,
     validate: t.validate,
     beforeCommit: t.beforeCommit,

@@ -39,7 +39,6 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
     at: op.at,
     request_id: op.requestId,
     event_id: s.event.id,
-    outcome: JSON.stringify(s.outcome),
     validate: s.validate,
     // Cut around the identifier and the step id, which the statement splices in (JSON-escaped by to_json).
     change: s.revision.change,
@@ -57,7 +56,7 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
     `WITH k AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
          description text, step_id text, parent_id text, external_id text, plan text, at timestamptz,
-         request_id text, event_id text, outcome text, validate boolean, change text, snapshot jsonb, event_type text)
+         request_id text, event_id text, validate boolean, change text, snapshot jsonb, event_type text)
      ), target AS (
        SELECT k.i, s.id AS step_id, s.wip_limit IS NOT NULL AS wip_limited,
               (NOT k.validate OR (w.root_path IS NULL AND (k.parent_id IS NULL
@@ -90,7 +89,7 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
        INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
          identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at,
          request_id)
-       SELECT op_id, $1, task_id, actor_id, external_id, 'completed', plan, NULL, false, 0, NULL, NULL, outcome, event_id,
+       SELECT op_id, $1, task_id, actor_id, external_id, 'completed', plan, NULL, false, 0, NULL, NULL, NULL, NULL,
               NULL, at, at, at, request_id
        FROM made
      )
