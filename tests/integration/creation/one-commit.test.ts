@@ -154,7 +154,7 @@ describe('zero-step creates commit Begin and Complete as one transaction (SPEC Â
       const before = { ...db.stats };
       await createTask(services, actor(), { workspace_id: ws.id, external_id: uniq('count-'), title: 't' });
       expect(db.stats.transactions - before.transactions).toBe(1);
-      // lookup + the one statement; or lookup + number, task, revisions (1 with its event), operation in one transaction.
+      // lookup + the one statement; or lookup + number, task, revision 1 with its event, operation in one transaction.
       expect(db.stats.statements - before.statements).toBe(name === 'one-statement store' ? 2 : 5);
     });
 

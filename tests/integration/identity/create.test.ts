@@ -153,7 +153,7 @@ describe('create with an external id (SPEC §4.1)', () => {
     });
   });
 
-  it('writes revisions 0 and 1 and exactly one task.created event on Created', async ({ db, services, ws }) => {
+  it('shows revisions 0 and 1 and writes exactly one task.created event on Created', async ({ db, services, ws }) => {
     const created = await createTask(services, actor(ws), {
       workspace_id: ws.id,
       external_id: uniq('ext-'),
