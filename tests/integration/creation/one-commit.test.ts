@@ -1,7 +1,8 @@
 // SPEC §4.3, last bullet: a zero-step plan commits Begin and Complete as ONE transaction — the task inserted
 // settled and `completed`, its operation `completed`, revisions 0 and 1 and the one `task.created` event — exactly the
-// rows the two-phase path (Begin, phase A, phase B) writes for the same request, its operation a compact record (no
-// token, no empty plan: SPEC §9). Run on the dialect of the project and,
+// rows the two-phase path (Begin, phase A, phase B) writes for the same request, stored compactly (SPEC §9: no
+// revision 0, which readers rebuild; the operation a compact record, no token, no empty plan) and read the same by
+// every reader. Run on the dialect of the project and,
 // on PostgreSQL, with both creation stores (the one-statement form and the transaction form), each chosen the way a
 // deployment chooses it: through the configuration its services are built with.
 import { tmpdir } from 'node:os';
@@ -30,7 +31,7 @@ import {
   type TestWorkspace,
 } from '../../support/fixtures';
 import { transactionFormServices } from './transaction-form';
-import { asCompactOperation, footprint } from './footprint';
+import { asCompactStorage, footprint, readersView } from './footprint';
 import { EVENTS } from '../../support/events';
 
 const pg = testDialect() === 'postgres';
@@ -130,11 +131,17 @@ describe('zero-step creates commit Begin and Complete as one transaction (SPEC �
       const [a, b] = [await footprint(db, one.task.id), await footprint(db, two)];
       expect(a).toContain('"state":"completed"');
       expect(a).toContain('task.created');
-      // SPEC §9: the zero-step operation is a compact record (no token; no plan when it is the empty one); every other
-      // row and value is the two-phase path's.
+      // SPEC §9: the zero-step operation is a compact record (no token; no plan when it is the empty one) and its
+      // revision 0 is not stored; every other row and value is the two-phase path's.
       expect(a).toContain('"token_hash":null');
       expect(b).not.toContain('"token_hash":null');
-      expect(a).toBe(asCompactOperation(b));
+      expect(b).toContain('"revision":0,');
+      expect(a).not.toContain('"revision":0,');
+      expect(a).toBe(asCompactStorage(b));
+      // ...and every reader sees the same: revision 0 rebuilt exactly as the two-phase path stores it.
+      const [seenA, seenB] = [await readersView(services, db, one.task.id), await readersView(services, db, two)];
+      expect(seenA).toContain('"change":"begin"');
+      expect(seenA).toBe(seenB);
       // A deferred start's intent waits for its blockers, written with the completion like the two-phase path's.
       const intents = await db.query<{ state: string }>('SELECT state FROM launch_intents WHERE task_id = $1', [
         one.task.id,
@@ -147,7 +154,7 @@ describe('zero-step creates commit Begin and Complete as one transaction (SPEC �
       const before = { ...db.stats };
       await createTask(services, actor(), { workspace_id: ws.id, external_id: uniq('count-'), title: 't' });
       expect(db.stats.transactions - before.transactions).toBe(1);
-      // lookup + the one statement; or lookup + number, task, revisions (1 with its event), operation in one transaction.
+      // lookup + the one statement; or lookup + number, task, revision 1 with its event, operation in one transaction.
       expect(db.stats.statements - before.statements).toBe(name === 'one-statement store' ? 2 : 5);
     });
 

@@ -1,6 +1,7 @@
 // SPEC §8–§9: the exact events and revisions each lifecycle change writes, on the dialect of the running project.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../../src/server/db/types';
+import type { Services } from '../../../src/server/services';
 import { eventPayload } from '../../../src/server/model/events';
 import { listEvents, listRevisions } from '../../../src/server/domain/events/history';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
@@ -58,17 +59,15 @@ async function eventsOf(db: Db, taskId: string): Promise<Ev[]> {
   });
 }
 
-async function revisionsOf(db: Db, taskId: string): Promise<number[]> {
-  return (
-    await db.query<{ revision: unknown }>('SELECT revision FROM task_revisions WHERE task_id = $1 ORDER BY revision', [
-      taskId,
-    ])
-  ).map((r) => Number(r.revision));
+/** A task's revision numbers as every reader sees them (a zero-step create stores no revision 0; readers rebuild it). */
+async function revisionsOf(services: Services, taskId: string): Promise<number[]> {
+  return (await services.store.events.listRevisions(taskId)).map((r) => r.revision);
 }
 
 describe('event sequences (SPEC §9)', () => {
   it('create writes exactly one task.created at revision 1 carrying the identity; Begin writes none', async ({
     db,
+    services,
     create,
   }) => {
     const ext = uniq('c-');
@@ -76,7 +75,7 @@ describe('event sequences (SPEC §9)', () => {
     expect(await eventsOf(db, out.task.id)).toEqual([
       { type: 'task.created', revision: 1, external_id: ext, archived: false },
     ]);
-    expect(await revisionsOf(db, out.task.id)).toEqual([0, 1]);
+    expect(await revisionsOf(services, out.task.id)).toEqual([0, 1]);
   });
 
   it('each event is delivered as the JSON text the outbox always stored: the payload of the task as committed', async ({
@@ -115,7 +114,7 @@ describe('event sequences (SPEC §9)', () => {
     });
     expect(again.kind).toBe('found_settled');
     expect(await eventsOf(db, first.task.id)).toHaveLength(1);
-    expect(await revisionsOf(db, first.task.id)).toEqual([0, 1]);
+    expect(await revisionsOf(services, first.task.id)).toEqual([0, 1]);
   });
 
   it('update, archive, release, delete: one event each at contiguous revisions, identity only while held', async ({
@@ -138,7 +137,7 @@ describe('event sequences (SPEC §9)', () => {
       { type: 'task.updated', revision: 4, external_id: undefined, archived: true },
       { type: 'task.deleted', revision: 5, external_id: undefined, archived: true },
     ]);
-    expect(await revisionsOf(db, task.id)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(await revisionsOf(services, task.id)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
   it('an update that changes nothing writes no event', async ({ db, services, writer, create }) => {

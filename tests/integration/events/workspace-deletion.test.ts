@@ -46,7 +46,10 @@ describe('workspace deletion (SPEC §8)', () => {
     ]);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM tasks WHERE workspace_id = $1', [ws.id])).toBe(0);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM workspaces WHERE id = $1', [ws.id])).toBe(0);
-    expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [ws.id])).toBe(6);
+    // Revisions 1 and 2 of each stored (a zero-step create's revision 0 is rebuilt by readers), and readable.
+    expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [ws.id])).toBe(4);
+    for (const task of tasks)
+      expect((await services.store.events.listRevisions(task.id)).map((r) => r.revision)).toEqual([0, 1, 2]);
     // SPEC §7: a release replay after deletion returns its stored result.
     const replay = await releaseExternalId(services, admin, {
       workspaceId: ws.id,

@@ -30,16 +30,19 @@ describe('races', () => {
   it.for([
     {
       plan: 'zero-step (one commit)',
+      // Revision 1 only: a zero-step create stores no revision 0 (readers rebuild it).
+      storedRevisions: 1,
       body: (ws: string, ext: string, i: number) => ({ workspace_id: ws, external_id: ext, title: `T${i}` }),
     },
     {
       plan: 'with a planned step (two phases)',
+      storedRevisions: 2,
       body: (ws: string, ext: string, i: number) =>
         withPlannedStep({ workspace_id: ws, external_id: ext, title: `T${i}` }),
     },
   ])(
     '64 simultaneous creates of one identity, $plan → one task, settled, one event, sequence +1',
-    async ({ body }, { db, services }) => {
+    async ({ body, storedRevisions }, { db, services }) => {
       const ws = await makeWorkspace(db);
       const actor = tokenActor([ws.id]);
       const ext = uniq('race64-');
@@ -59,7 +62,14 @@ describe('races', () => {
         ),
       ).toBe(1);
       expect(await count(db, 'SELECT COUNT(*) AS n FROM creation_operations WHERE workspace_id = $1', [ws.id])).toBe(1);
-      expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [ws.id])).toBe(2);
+      expect(await count(db, 'SELECT COUNT(*) AS n FROM task_revisions WHERE workspace_id = $1', [ws.id])).toBe(
+        storedRevisions,
+      );
+      const revisions = await services.store.events.listRevisions(results[0]!.task.id);
+      expect(revisions.map((r) => [r.revision, r.change])).toEqual([
+        [0, 'begin'],
+        [1, 'create'],
+      ]);
       expect(await count(db, `SELECT COUNT(*) AS n FROM ${EVENTS} WHERE workspace_id = $1`, [ws.id])).toBe(1);
     },
   );

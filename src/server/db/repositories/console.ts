@@ -22,6 +22,7 @@ import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { bool, num, numOrNull, str, strOrNull } from '../values';
 import { labelActors } from './actors';
+import { impliedBegin } from './events';
 import type { ReleaseHistoryEntry } from './releases';
 import type { Statement } from './browse-sql';
 import {
@@ -197,9 +198,12 @@ export interface NamespaceCounts {
   released: number;
 }
 
-/** The stored outcome is JSON (`{"kind": …}`); the console shows its kind. */
-function outcomeKind(v: string | null): string | null {
-  if (v === null) return null;
+/**
+ * The stored outcome is JSON (`{"kind": …}`); the console shows its kind. A `completed` operation without one is a
+ * zero-step create's compact record (SPEC §9), whose outcome is `created` (compactOutcome in creation.ts).
+ */
+function outcomeKind(state: string, v: string | null): string | null {
+  if (v === null) return state === 'completed' ? 'created' : null;
   try {
     const parsed: unknown = JSON.parse(v);
     if (parsed && typeof parsed === 'object' && 'kind' in parsed) return String((parsed as { kind: unknown }).kind);
@@ -235,7 +239,7 @@ function toOperation(
     generation: o.generation,
     lease_owner: o.leaseOwner,
     lease_expires_at: o.leaseExpiresAt?.toISOString() ?? null,
-    outcome: outcomeKind(o.outcome),
+    outcome: outcomeKind(o.state, o.outcome),
     error: o.error,
     created_at: o.createdAt.toISOString(),
     updated_at: o.updatedAt.toISOString(),
@@ -602,7 +606,7 @@ export class ConsoleRepository {
     return rows.flatMap((r) => toHistoryEntry(r) ?? []);
   }
 
-  /** The task's revisions, newest first. */
+  /** The task's revisions, newest first (a zero-step create's revision 0 rebuilt, as the history API does). */
   async revisionsOfTask(taskId: string, limit: number): Promise<ConsoleRevision[]> {
     const prisma = await this.prisma();
     const revisions = await prisma.taskRevision.findMany({
@@ -611,6 +615,9 @@ export class ConsoleRepository {
       orderBy: { revision: 'desc' },
       take: limit,
     });
+    // A short page holds the oldest stored revision last: a zero-step create's revision 1, whose 0 is not stored.
+    const begin = revisions.length < limit ? impliedBegin(revisions.at(-1)) : undefined;
+    if (begin) revisions.push(begin);
     const actors = await this.actors(revisions.map((r) => r.actorId));
     return revisions.map((r) => ({
       revision: r.revision,
@@ -681,7 +688,11 @@ export class ConsoleRepository {
       orderBy: { createdAt: 'asc' },
       take: limit,
     });
-    return ops.map((o) => ({ createdAt: o.createdAt.toISOString(), state: o.state, outcome: outcomeKind(o.outcome) }));
+    return ops.map((o) => ({
+      createdAt: o.createdAt.toISOString(),
+      state: o.state,
+      outcome: outcomeKind(o.state, o.outcome),
+    }));
   }
 
   private async withTaskIdentifiers(ops: OperationFields[]): Promise<ConsoleOperation[]> {

@@ -7,8 +7,9 @@
 // (dialect/postgres/creation.ts) implements the same methods with one statement each when their guards hold and
 // falls back to these for everything unusual. The Store picks one when it is built.
 //
-// A zero-step plan's Begin and Complete are one transaction (SPEC §4.3, last bullet): `createSettled`, writing exactly
-// the rows, revisions and event `begin` + `enterCompleting` + `settle` leave behind (tests compare them).
+// A zero-step plan's Begin and Complete are one transaction (SPEC §4.3, last bullet): `createSettled`, writing the
+// rows, revisions and event `begin` + `enterCompleting` + `settle` leave behind, stored more compactly (SPEC §9: no
+// revision 0, which readers rebuild from revision 1; a compact operation) — every reader sees the same (tests compare).
 import { randomUUID } from 'node:crypto';
 import type { Task, TaskBody } from '../../model/task';
 import type { SqlDialect } from '../drivers';
@@ -106,11 +107,13 @@ export interface SettledRows {
   stepId: string | null;
   /** The task settled and `completed` at revision 1; number, identifier and step ('') are the store's to fill. */
   task: Task;
-  /** Revisions 0 (as Begin writes it) and 1; holes: identifier, then step id. */
-  revisions: readonly [RevisionRow<JsonTemplate>, RevisionRow<JsonTemplate>];
-  /** Revision 1's event, `task.created`. */
+  /**
+   * Revision 1 (holes: identifier, then step id). No revision 0 is stored: readers rebuild it from revision 1
+   * (impliedBegin in events.ts).
+   */
+  revision: RevisionRow<JsonTemplate>;
+  /** Revision 1's event, `task.created` (the compact operation's outcome: compactOutcome). */
   event: EventKey;
-  outcome: StoredOutcome;
   /** SPEC §5 deferred start: the start-when-unblocked intent, written with the completion. */
   deferred?: DeferredIntent;
   /**
@@ -217,8 +220,8 @@ export class CreationStore extends CreationRepository {
   /**
    * SPEC §4.3, zero-step plans — Begin and Complete as ONE transaction: the number (under the workspace row lock, so
    * identifiers stay gapless and WIP admission is exact), the task inserted already settled and `completed` with its
-   * target checked in the same statement, revisions 0 and 1 (1 with the one `task.created` event; both after the task,
-   * the invariant EventRepository.insertRevision states), the operation `completed`. A unique violation on
+   * target checked in the same statement, revision 1 with the one `task.created` event (after the task, the invariant
+   * EventRepository.insertRevision states; revision 0 is rebuilt by readers, not stored), the operation `completed`. A unique violation on
    * uniq_tasks_external_id rolls all of it back, the number included, and is thrown for the caller to re-read
    * (SPEC §4.1 steps 7–8). Nothing is ever visible unsettled; a crash before COMMIT leaves nothing.
    */
@@ -233,19 +236,19 @@ export class CreationStore extends CreationRepository {
         const identifier = `${drawn.prefix}-${number}`;
         const holes = [identifier, stepId];
         await tx.tasks.insert({ ...s.task, number, identifier, stepId });
-        await tx.events.insertRevisions(
-          s.revisions.map((r, n) => ({
+        await tx.events.insertRevisions([
+          {
             taskId: s.task.id,
-            revision: n,
+            revision: 1,
             workspaceId: s.task.workspaceId,
-            change: r.change,
+            change: s.revision.change,
             actorId: op.actorId,
-            snapshot: fillJson(r.snapshot, holes),
+            snapshot: fillJson(s.revision.snapshot, holes),
             at: op.at,
-            event: n === 0 ? undefined : s.event,
-          })),
-        );
-        await tx.creation.insertCompletedOperation(op, s.outcome);
+            event: s.event,
+          },
+        ]);
+        await tx.creation.insertCompletedOperation(op);
         if (s.deferred) await tx.launches.insertDeferredIntent(s.deferred);
         await s.beforeCommit?.();
         return { kind: 'created', number, identifier, stepId };

@@ -58,6 +58,15 @@ export interface StoredOutcome {
   event_id?: string;
 }
 
+/**
+ * The outcome of a zero-step create's compact operation (SPEC §9), which stores none: `created`, with the event of
+ * its task's revision 1 (one transaction wrote both; a zero-step create is never identity-lost). Every other
+ * `completed` operation has its outcome stored by Complete, so a `completed` one without is a compact record.
+ */
+export function compactOutcome(eventId: string): StoredOutcome {
+  return { kind: 'created', event_id: eventId };
+}
+
 export interface OperationRecord {
   id: string;
   state: OperationState;
@@ -289,14 +298,15 @@ export class CreationRepository {
     };
   }
 
-  /** SPEC §4.3 zero-step: the operation `completed`, its outcome and event id, no lease — a compact record without
-   *  token, and without plan when it is the empty one (SPEC §9) — inserted in the same transaction as its task. */
-  async insertCompletedOperation(op: CompletedOperation, outcome: StoredOutcome): Promise<void> {
+  /** SPEC §4.3 zero-step: the operation `completed`, no lease — a compact record (SPEC §9) without token, without
+   *  plan when it is the empty one, and without outcome or event id (compactOutcome: its task's revision 1 holds the
+   *  event) — inserted in the same transaction as its task. */
+  async insertCompletedOperation(op: CompletedOperation): Promise<void> {
     await this.sql.run(
       `INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
          identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at,
          request_id)
-       VALUES ($1, $2, $3, $4, $5, 'completed', $6, NULL, $7, 0, NULL, NULL, $8, $9, NULL, $10, $10, $10, $11)`,
+       VALUES ($1, $2, $3, $4, $5, 'completed', $6, NULL, $7, 0, NULL, NULL, NULL, NULL, NULL, $8, $8, $8, $9)`,
       [
         op.id,
         op.workspaceId,
@@ -305,8 +315,6 @@ export class CreationRepository {
         op.externalId,
         op.plan === null ? null : JSON.stringify(op.plan),
         false,
-        JSON.stringify(outcome),
-        outcome.event_id ?? null,
         op.at,
         op.requestId,
       ],
@@ -320,14 +328,23 @@ export class CreationRepository {
       id: unknown;
       state: unknown;
       outcome: unknown;
+      compact_event_id: unknown;
       token_hash: unknown;
       error: unknown;
-    }>('SELECT id, state, outcome, token_hash, error FROM creation_operations WHERE id = $1', [operationId]);
+    }>(
+      `SELECT o.id, o.state, o.outcome, o.token_hash, o.error,
+         CASE WHEN o.state = 'completed' AND o.outcome IS NULL
+           THEN (SELECT r.event_id FROM task_revisions r WHERE r.task_id = o.task_id AND r.revision = 1) END AS compact_event_id
+       FROM creation_operations o WHERE o.id = $1`,
+      [operationId],
+    );
     if (!row) return undefined;
+    const compact =
+      row.compact_event_id === null || row.compact_event_id === undefined ? undefined : str(row.compact_event_id);
     return {
       id: str(row.id),
       state: str(row.state) as OperationState,
-      outcome: row.outcome ? json<StoredOutcome>(row.outcome) : null,
+      outcome: row.outcome ? json<StoredOutcome>(row.outcome) : compact === undefined ? null : compactOutcome(compact),
       tokenHash: strOrNull(row.token_hash),
       error: strOrNull(row.error),
     };

@@ -1,4 +1,5 @@
-// Revisions and their events (SPEC §9): one stored row each. A revision's event (every revision but 0, Begin) is
+// Revisions and their events (SPEC §9): one stored row each (a zero-step create stores no revision 0: every reader
+// rebuilds it from revision 1, impliedBegin). A revision's event (every revision but 0, Begin) is
 // its `event_id` and `event_type` columns; the payload every reader gets — the relay (webhooks, live streams), the
 // history pages, the console — is the revision's envelope around its snapshot (the task as committed), rebuilt here
 // in the order and form the payload was always written (`eventPayload` in model/events.ts), so its JSON text is the
@@ -64,6 +65,28 @@ interface RevisionRow {
   actor_id: unknown;
   snapshot: unknown;
   created_at: unknown;
+}
+
+/** The change label of Begin's revision (0) and of Complete's (1, the `task.created` one). */
+export const BEGIN_CHANGE = 'begin';
+export const CREATE_CHANGE = 'create';
+
+/**
+ * Revision 0 of a zero-step create, rebuilt from its revision 1 (`first`, the oldest stored revision of its task), or
+ * undefined when `first` is not one. A zero-step create commits Begin and Complete as one transaction (SPEC §4.3) and
+ * stores no revision 0 (SPEC §9: how is free as long as every reader sees the same thing): Begin's revision would be
+ * revision 1's row as Begin had it — the same task, workspace and actor, the same clock reading, the change `begin`, no
+ * event, and a snapshot that differs only in its `revision` (the snapshot has no settlement or creation state).
+ * The two-phase path writes revision 0 at Begin, before any revision 1 can exist, so a task whose oldest stored
+ * revision is a revision 1 `create` is a zero-step create's. Every reader of a task's revisions starts its history
+ * with this (the history API, the console; the parent-workspace lookup reads the same rows).
+ */
+export function impliedBegin<R extends { revision: unknown; change: unknown; snapshot: unknown }>(
+  first: R | undefined,
+): R | undefined {
+  if (first === undefined || num(first.revision) !== 1 || first.change !== CREATE_CHANGE) return undefined;
+  const snapshot = JSON.stringify({ ...json<TaskBody>(first.snapshot), revision: 0 });
+  return { ...first, revision: 0, change: BEGIN_CHANGE, snapshot };
 }
 
 function toRevisionBody(r: RevisionRow): RevisionBody {
@@ -147,7 +170,7 @@ export class EventRepository {
     ]);
   }
 
-  /** Appends several revisions in one statement (a zero-step create's 0 and 1, SPEC §4.3); the same invariant holds. */
+  /** Appends several revisions in one statement (Begin's revision 0, a zero-step create's revision 1); the same invariant holds. */
   async insertRevisions(revisions: readonly RevisionText[]): Promise<void> {
     const params: unknown[] = [];
     for (const r of revisions)
@@ -165,22 +188,27 @@ export class EventRepository {
     await this.sql.run(insertRevisionsText(revisions.length), params);
   }
 
-  /** SPEC §4.1 step 2: a task's workspace from retained history (revision 0 outlives the task). */
+  /**
+   * SPEC §4.1 step 2: a task's workspace from retained history (revision 0 outlives the task): its stored revision 0,
+   * or the revision 1 `create` a zero-step create stores instead (impliedBegin), the same workspace.
+   */
   async workspaceOfTask(taskId: string): Promise<string | undefined> {
     const row = await this.sql.one<{ workspace_id: unknown }>(
-      'SELECT workspace_id FROM task_revisions WHERE task_id = $1 AND revision = 0',
+      `SELECT workspace_id FROM task_revisions
+       WHERE task_id = $1 AND (revision = 0 OR (revision = 1 AND change = '${CREATE_CHANGE}')) ORDER BY revision LIMIT 1`,
       [taskId],
     );
     return row ? str(row.workspace_id) : undefined;
   }
 
-  /** A task's revisions in order (kept after delete); empty when it never existed. */
+  /** A task's revisions in order (kept after delete), a zero-step create's revision 0 rebuilt; empty when it never existed. */
   async listRevisions(taskId: string): Promise<RevisionBody[]> {
     const rows = await this.sql.query<RevisionRow>(
       'SELECT task_id, revision, workspace_id, change, actor_id, snapshot, created_at FROM task_revisions WHERE task_id = $1 ORDER BY revision',
       [taskId],
     );
-    return rows.map(toRevisionBody);
+    const begin = impliedBegin(rows[0]);
+    return (begin ? [begin, ...rows] : rows).map(toRevisionBody);
   }
 
   /** A page of events in seq order (history, live streams catching up, the relay's advances). */

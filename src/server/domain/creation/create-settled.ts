@@ -1,7 +1,8 @@
 // SPEC §4.3, last bullet — a zero-step plan (nothing planned in §5: the common create) has no external effect to
 // protect, so Begin and Complete are ONE transaction: the task is inserted already settled and `completed`, with its
 // operation `completed`, revisions 0 and 1 and the one `task.created` event the two-phase path writes (how: the
-// creation store's `createSettled`; tests/integration/creation/one-commit.test.ts compares both paths' rows). Readers
+// creation store's `createSettled`, compactly — no stored revision 0, a compact operation: SPEC §9;
+// tests/integration/creation/one-commit.test.ts compares both paths' rows and what their readers see). Readers
 // never see such a task unsettled, so release and recovery never meet it preparing; a crash leaves nothing; a unique
 // violation rolls it all back and reaches the caller, which re-reads (SPEC §4.1 step 8).
 import { randomUUID } from 'node:crypto';

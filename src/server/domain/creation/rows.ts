@@ -9,6 +9,7 @@
 // fills with the values it drew (`fillJson`, or `to_json` inside PostgreSQL's one statement).
 import type { CompletedOperation, StoredOutcome } from '../../db/repositories/creation';
 import type { BeginRows, SettledRows, SettledWrite, SettleRows } from '../../db/repositories/creation-store';
+import { BEGIN_CHANGE, CREATE_CHANGE } from '../../db/repositories/events';
 import type { DeferredIntent } from '../../db/repositories/launches';
 import type { JsonTemplate } from '../../db/values';
 import { toTaskBody, type Task } from '../../model/task';
@@ -121,14 +122,16 @@ export function beginRows(
     },
     task,
     wipLimited: t.wipLimited,
-    revision: { change: 'begin', snapshot: jsonTemplate(toTaskBody(task), ['identifier']) },
+    revision: { change: BEGIN_CHANGE, snapshot: jsonTemplate(toTaskBody(task), ['identifier']) },
   };
 }
 
 /**
  * SPEC §4.3, zero-step: Begin's rows as Complete leaves them, for one transaction — the task settled and `completed`
- * at revision 1, revisions 0 (as Begin writes it) and 1, the one `task.created` event, the operation `completed` as a
- * compact record (no token; no plan when it is the empty one: SPEC §9).
+ * at revision 1, revision 1 with the one `task.created` event, the operation `completed` as a compact record (no
+ * token; no plan when it is the empty one; no outcome or event id, which its revision 1 holds: SPEC §9). Revision 0 is not stored: it would be revision 1's snapshot
+ * with `revision: 0` (`begun` differs from `task` only in what a snapshot does not show), which every reader rebuilds
+ * (impliedBegin in db/repositories/events.ts).
  * The identifier and (when the request named none) the step are the store's to fill in.
  */
 export function settledRows(
@@ -157,12 +160,8 @@ export function settledRows(
     operation: { ...operationRow(t), plan: isEmptyPlan(t.plan) ? null : t.plan },
     stepId: t.stepId,
     task,
-    revisions: [
-      { change: 'begin', snapshot: jsonTemplate(toTaskBody(begun), holes) },
-      { change: 'create', snapshot: jsonTemplate(toTaskBody(task), holes) },
-    ],
+    revision: { change: CREATE_CHANGE, snapshot: jsonTemplate(toTaskBody(task), holes) },
     event: { id: t.eventId, type: 'task.created' },
-    outcome: { kind: 'created', event_id: t.eventId },
     deferred: t.deferred,
     validate: t.validate,
     beforeCommit: t.beforeCommit,
@@ -172,7 +171,7 @@ export function settledRows(
 function settledWrite(task: Task, eventId: string, kind: StoredOutcome['kind']): SettledWrite {
   return {
     task,
-    revision: { change: 'create', snapshot: toTaskBody(task) },
+    revision: { change: CREATE_CHANGE, snapshot: toTaskBody(task) },
     event: { id: eventId, type: 'task.created' },
     outcome: { kind, event_id: eventId },
   };

@@ -1,6 +1,7 @@
 // PostgreSQL's one statement for a zero-step create (SPEC §4.3, last bullet: Begin and Complete as one transaction):
 // the target check, the number under the workspace row lock, the task inserted settled and `completed`, its operation
-// `completed`, revisions 0 and 1 (1 with the one `task.created` event) — one data-modifying CTE that commits on its own, so
+// `completed`, revision 1 with the one `task.created` event (no revision 0: readers rebuild it, impliedBegin in
+// repositories/events.ts) — one data-modifying CTE that commits on its own, so
 // the workspace lock that numbers tasks is held while PostgreSQL runs one statement, not across client round trips.
 // The rows are the domain's (domain/creation/rows.ts), exactly as the transaction form writes them
 // (CreationStore.createSettled; tests compare them). Written for a
@@ -38,13 +39,10 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
     at: op.at,
     request_id: op.requestId,
     event_id: s.event.id,
-    outcome: JSON.stringify(s.outcome),
     validate: s.validate,
-    // Each cut around the identifier and the step id, which the statement splices in (JSON-escaped by to_json).
-    change0: s.revisions[0].change,
-    rev0: s.revisions[0].snapshot,
-    change1: s.revisions[1].change,
-    rev1: s.revisions[1].snapshot,
+    // Cut around the identifier and the step id, which the statement splices in (JSON-escaped by to_json).
+    change: s.revision.change,
+    snapshot: s.revision.snapshot,
     event_type: s.event.type,
   }));
   const out = await db.query<{
@@ -58,8 +56,7 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
     `WITH k AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(i int, task_id text, op_id text, actor_id text, title text,
          description text, step_id text, parent_id text, external_id text, plan text, at timestamptz,
-         request_id text, event_id text, outcome text, validate boolean, change0 text, rev0 jsonb, change1 text, rev1 jsonb,
-         event_type text)
+         request_id text, event_id text, validate boolean, change text, snapshot jsonb, event_type text)
      ), target AS (
        SELECT k.i, s.id AS step_id, s.wip_limit IS NOT NULL AS wip_limited,
               (NOT k.validate OR (w.root_path IS NULL AND (k.parent_id IS NULL
@@ -85,15 +82,14 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
        SELECT k.*, t.identifier AS made_identifier, t.step_id AS made_step FROM t JOIN k ON k.task_id = t.id
      ), rev AS (
        INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at, event_id, event_type)
-       SELECT made.task_id, v.revision, $1, v.change, made.actor_id, ${SPLICE('v.parts', 'made')}, made.at, v.event_id, v.event_type
-       FROM made CROSS JOIN LATERAL (VALUES (0, made.change0, made.rev0, NULL, NULL),
-         (1, made.change1, made.rev1, made.event_id, made.event_type)) AS v(revision, change, parts, event_id, event_type)
-       ORDER BY made.i, v.revision
+       SELECT made.task_id, 1, $1, made.change, made.actor_id, ${SPLICE('made.snapshot', 'made')}, made.at, made.event_id,
+              made.event_type
+       FROM made ORDER BY made.i
      ), op AS (
        INSERT INTO creation_operations (id, workspace_id, task_id, actor_id, external_id, state, plan, token_hash,
          identity_released, generation, lease_owner, lease_expires_at, outcome, event_id, error, created_at, updated_at, finished_at,
          request_id)
-       SELECT op_id, $1, task_id, actor_id, external_id, 'completed', plan, NULL, false, 0, NULL, NULL, outcome, event_id,
+       SELECT op_id, $1, task_id, actor_id, external_id, 'completed', plan, NULL, false, 0, NULL, NULL, NULL, NULL,
               NULL, at, at, at, request_id
        FROM made
      )
