@@ -91,6 +91,8 @@ const VARIANTS: Record<string, Variant> = {
     patch(db) {
       const d = db as unknown as { control: (sql: string) => void; rollback: () => void };
       let n = 0;
+      // Savepoint journals in memory, as a real group commit would keep them.
+      db.raw.pragma('temp_store = MEMORY');
       d.rollback = () => {};
       d.control = (sql) => {
         if (sql === 'BEGIN IMMEDIATE') {
