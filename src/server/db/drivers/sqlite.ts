@@ -15,11 +15,11 @@ type Param = string | number | bigint | Buffer | null;
 /**
  * WAL pages after which a commit checkpoints (copies the WAL back into the database file and syncs both). SQLite's
  * default is 1,000: a zero-step create writes ~18 pages, so a commit checkpointed every ~55 creates — ~9 % of the
- * samples in a profile of sequential creates, most of it writing the same pages again (each b-tree's last leaf) and two
- * fsyncs. At 8,000 a checkpoint comes 8× less often and writes a page once however many commits changed it: in process
- * (bench/sqlite-create-cost.ts) ~15–25 % less CPU per Created; lookups at 200,000 tasks unchanged. The price: the WAL file grows to ~33 MB
- * (8,000 frames of a 4 KB page) and keeps that size, and opening the file after a crash reads all of it.
- * `wal_autocheckpoint` is a connection's own setting: another process on the same file checkpoints at its own.
+ * samples in a profile of sequential creates, most of it writing the same pages again (each b-tree's last leaf) and
+ * two fsyncs. At 8,000 a checkpoint comes 8× less often and writes a page once however many commits changed it: in
+ * process (bench/sqlite-create-cost.ts) ~15–25 % less CPU per Created; lookups at 200,000 tasks unchanged. The price:
+ * the WAL file grows to ~33 MB (8,000 frames of a 4 KB page) and keeps that size, and opening the file after a crash
+ * reads all of it. `wal_autocheckpoint` is a connection's own setting: another process on the file keeps its own.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 8_000;
 
