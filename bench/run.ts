@@ -79,7 +79,13 @@ interface Plan {
 }
 
 /** Rounds interleave the series (round 1 of every series, then round 2, …) so drift hits all of them alike. */
-async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuProbe): Promise<void> {
+/** `beforeRun` runs before each measured run, outside its CPU count. */
+async function matrix(
+  dialect: 'postgres' | 'sqlite',
+  plans: Plan[],
+  cpu: CpuProbe,
+  beforeRun?: () => Promise<void>,
+): Promise<void> {
   const series: Series[] = plans.map((p) => ({
     dialect,
     name: p.name,
@@ -98,6 +104,7 @@ async function matrix(dialect: 'postgres' | 'sqlite', plans: Plan[], cpu: CpuPro
   for (const p of plans) await p.run(opts.warmupSeconds * (p.server ? most / perServer.get(p.server)! : 1));
   for (let round = 0; round < opts.runs; round++) {
     for (const [i, p] of plans.entries()) {
+      await beforeRun?.();
       const stop = await cpu.start(p.server ? [p.server.pid] : undefined, p.pooled);
       const r = await p.run(opts.seconds);
       r.cpu = await stop(r.ops);
@@ -458,10 +465,15 @@ async function sqlitePhase(): Promise<void> {
       opts.countSamples,
     );
     const live = app;
+    const driver = services.store.driver;
     await matrix(
       'sqlite',
       plansFor(services, seeded, raw, anchor, app, hand, ['rest', 'trpc']),
       cpuProbe(() => [live.pid], undefined),
+      // Every process on the file checkpoints at its own threshold (Tether's server at WAL_AUTOCHECKPOINT_PAGES, the
+      // hand-written endpoint and the raw statements at SQLite's 1,000): each run starts with an empty WAL, so the
+      // first commit of a series never checkpoints what the series before it wrote.
+      () => driver.exec('PRAGMA wal_checkpoint(TRUNCATE)'),
     );
   } finally {
     await raw?.close();

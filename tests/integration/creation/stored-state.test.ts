@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { openDb, type SqliteDb } from '../../../src/server/db/drivers';
+import { WAL_AUTOCHECKPOINT_PAGES } from '../../../src/server/db/drivers/sqlite';
 import { migrate } from '../../../src/server/db/schema/migrate';
 import { TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';
@@ -144,7 +145,7 @@ describe('what one zero-step Created stores', () => {
       // A commit writes each page it dirtied once: about one leaf per b-tree, more when a leaf splits.
       expect(pages.length / creates).toBeLessThan(btrees.size * 1.6);
     } finally {
-      raw.pragma('wal_autocheckpoint = 1000');
+      raw.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     }
   });
 
