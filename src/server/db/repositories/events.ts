@@ -3,7 +3,8 @@
 // its `event_id` and `event_type` columns; the payload every reader gets — the relay (webhooks, live streams), the
 // history pages, the console — is the revision's envelope around its snapshot (the task as committed), rebuilt here
 // in the order and form the payload was always written (`eventPayload` in model/events.ts), so its JSON text is the
-// same. Written in the same transaction as the change they record. All on the driver (hot paths).
+// same. The snapshot is stored without what its row holds (snapshots.ts: encodeSnapshot on write, decodeSnapshot for
+// every reader). Written in the same transaction as the change they record. All on the driver (hot paths).
 import type { HorizonSample } from '../../domain/events/horizon';
 import type { EventRecord, EventType, RevisionBody } from '../../model/events';
 import type { Task, TaskBody } from '../../model/task';
@@ -118,7 +119,7 @@ function toRevisionBody(r: RevisionRow): RevisionBody {
   };
 }
 
-/** One revision to append, its snapshot already JSON text (a create's, whose identifier only the statement knew). */
+/** One revision to append, its snapshot already its stored text (a create's, whose identifier only the statement knew). */
 export interface RevisionText {
   taskId: string;
   revision: number;
