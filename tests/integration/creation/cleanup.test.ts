@@ -16,6 +16,7 @@ import { healthBody } from '../../../src/server/http/health';
 import { startRecoveryRuntime } from '../../../src/server/runtime';
 import type { Services } from '../../../src/server/services';
 import { freshDb } from '../../support/db';
+import { revisionTask } from '../../support/events';
 import { testServices, uniq, until, userActor } from '../../support/fixtures';
 import { dataDir, makeWorld, operationOf, type World } from './world';
 
@@ -85,10 +86,8 @@ describe('compensations handed to cleanup (SPEC §4.4)', () => {
       compensation_error: 'failpoint compensate',
     });
     expect(Number(handed!.compensation_attempts)).toBe(1);
-    const identifier = (await db.one<{ snapshot: string }>('SELECT snapshot FROM task_revisions WHERE task_id = $1', [
-      op!.task_id,
-    ]))!.snapshot;
-    const folder = join(w.root, (JSON.parse(identifier) as { identifier: string }).identifier);
+    const identifier = (await revisionTask(db, String(op!.task_id), 0))!.identifier;
+    const folder = join(w.root, identifier);
     expect(existsSync(folder)).toBe(true);
 
     // The runtime retries with backoff; after CLEANUP_FAILING_AFTER tries it counts as failing.

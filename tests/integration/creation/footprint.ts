@@ -99,12 +99,16 @@ export async function readersView(services: Services, db: Db, taskId: string): P
 /**
  * The two-phase path's footprint as a zero-step create stores it (SPEC §9): no revision 0 (readers rebuild it from
  * revision 1), and its operation a compact record — no token, no outcome or event id (its revision 1 holds the event),
- * and no plan when the plan is the empty one (no step, no start, no blocker, no agent profile). JSON text in, the same layout out (JSON.stringify keeps the key order).
+ * and no plan when the plan is the empty one (no step, no start, no blocker, no agent profile); its revision 1 written
+ * at the task's creation, so its stored snapshot leaves `created_at` to the row (db/repositories/snapshots.ts) where
+ * the two-phase path's, written at settle time, names it. JSON text in, the same layout out (JSON.stringify keeps the
+ * key order).
  */
 export function asCompactStorage(footprint: string): string {
   const rows = JSON.parse(footprint) as {
     op: { plan: string | null; token_hash: number | null; outcome: string | null; event_id: string | null };
-    revisions: Array<{ revision: unknown }>;
+    revisions: Array<{ revision: unknown; snapshot: string }>;
+    events: Array<{ task: string }>;
   };
   if (rows.op.plan !== null) {
     const plan = JSON.parse(rows.op.plan) as {
@@ -122,5 +126,16 @@ export function asCompactStorage(footprint: string): string {
   rows.op.outcome = null;
   rows.op.event_id = null;
   rows.revisions = rows.revisions.filter((r) => Number(r.revision) !== 0);
+  for (const r of rows.revisions) r.snapshot = createdAtFromRow(r.snapshot);
+  for (const e of rows.events) e.task = createdAtFromRow(e.task);
   return JSON.stringify(rows);
+}
+
+/** A stored snapshot (the array form) without its `created_at` (element 6), trailing defaults left off again. */
+function createdAtFromRow(stored: string): string {
+  const fields = JSON.parse(stored) as unknown;
+  if (!Array.isArray(fields) || fields.length < 7) return stored;
+  fields[6] = null;
+  while (fields.length > 0 && fields.at(-1) === null) fields.pop();
+  return JSON.stringify(fields);
 }

@@ -10,7 +10,7 @@ import { driveRecovered, claimExpired } from '../../../src/server/runtime/recove
 import { count, uniq, until } from '../../support/fixtures';
 import { effectsOf, expectEveryEffectOnce, fullBody, operationOf, upload } from './world';
 import { describe, expect, it as base } from './world-test';
-import { EVENTS } from '../../support/events';
+import { EVENTS, revisionTask } from '../../support/events';
 
 // The task a create made for an external id in the world's workspace, and a create whose first step died mid-way:
 // its handle as the request that made it held it, and the request's outcome.
@@ -126,10 +126,8 @@ describe('abort (SPEC §4.4)', () => {
     );
     expect(op?.state).toBe('aborted');
     expect(String(op?.error)).toContain('already associated');
-    const identifier = (await db.one<{ snapshot: string }>('SELECT snapshot FROM task_revisions WHERE task_id = $1', [
-      op!.task_id,
-    ]))!.snapshot;
-    expect(await effectsOf(db, w, String(op!.task_id), JSON.parse(identifier).identifier)).toEqual({
+    const identifier = (await revisionTask(db, String(op!.task_id), 0))!.identifier;
+    expect(await effectsOf(db, w, String(op!.task_id), identifier)).toEqual({
       folder: false,
       branch: null,
       claims: 0,

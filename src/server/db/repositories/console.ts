@@ -23,6 +23,8 @@ import type { Sql } from '../types';
 import { bool, num, numOrNull, str, strOrNull } from '../values';
 import { labelActors } from './actors';
 import { impliedBegin } from './events';
+import type { TaskBody } from '../../model/task';
+import { decodeSnapshot, prismaRowKey, snapshotText } from './snapshots';
 import type { ReleaseHistoryEntry } from './releases';
 import type { Statement } from './browse-sql';
 import {
@@ -262,6 +264,15 @@ function prettyJson(v: string | null): string | null {
   }
 }
 
+/** A revision's snapshot as every reader shows it (snapshots.ts), or its stored text when that does not parse. */
+function shownSnapshot(r: Parameters<typeof prismaRowKey>[0] & { snapshot: string }): string {
+  try {
+    return snapshotText(r.snapshot, prismaRowKey(r));
+  } catch {
+    return r.snapshot;
+  }
+}
+
 // ---- history ------------------------------------------------------------------------------------------------
 
 /** A creation_history row (its `detail` is the JSON repositories/creation.ts wrote) as the console shows it. */
@@ -328,6 +339,7 @@ const EVENT_SELECT = {
   eventId: true,
   taskId: true,
   eventType: true,
+  workspaceId: true,
   revision: true,
   snapshot: true,
   createdAt: true,
@@ -337,6 +349,7 @@ function toEvent(e: {
   seq: bigint;
   eventId: string | null;
   taskId: string;
+  workspaceId: string;
   eventType: string | null;
   revision: number;
   snapshot: string;
@@ -345,7 +358,7 @@ function toEvent(e: {
   let identifier: string | null = null;
   let externalId: string | null = null;
   try {
-    const t = JSON.parse(e.snapshot) as { identifier?: string; external_id?: string };
+    const t: Partial<TaskBody> = decodeSnapshot(e.snapshot, prismaRowKey(e));
     identifier = t.identifier ?? null;
     externalId = t.external_id ?? null;
   } catch {
@@ -609,12 +622,22 @@ export class ConsoleRepository {
   /** The task's revisions, newest first (a zero-step create's revision 0 rebuilt, as the history API does). */
   async revisionsOfTask(taskId: string, limit: number): Promise<ConsoleRevision[]> {
     const prisma = await this.prisma();
-    const revisions = await prisma.taskRevision.findMany({
-      where: { taskId },
-      select: { revision: true, change: true, actorId: true, snapshot: true, createdAt: true },
-      orderBy: { revision: 'desc' },
-      take: limit,
-    });
+    const revisions = await prisma.taskRevision
+      .findMany({
+        where: { taskId },
+        select: {
+          taskId: true,
+          workspaceId: true,
+          revision: true,
+          change: true,
+          actorId: true,
+          snapshot: true,
+          createdAt: true,
+        },
+        orderBy: { revision: 'desc' },
+        take: limit,
+      })
+      .then((rows) => rows.map((r) => ({ ...r, snapshot: shownSnapshot(r) })));
     // A short page holds the oldest stored revision last: a zero-step create's revision 1, whose 0 is not stored.
     const begin = revisions.length < limit ? impliedBegin(revisions.at(-1)) : undefined;
     if (begin) revisions.push(begin);

@@ -32,7 +32,10 @@ import type { DeferredIntent } from './launches';
 
 export type Transactor = <T>(fn: (tx: TxRepositories) => Promise<T>) => Promise<T>;
 
-/** One revision row as the domain hands it over: its change label (`begin`, `create`) and the task's snapshot. */
+/**
+ * One revision row as the domain hands it over: its change label (`begin`, `create`) and the task's snapshot (the
+ * TaskBody, encoded on insert, or a template of its stored text: snapshots.ts).
+ */
 export interface RevisionRow<Snapshot> {
   change: string;
   snapshot: Snapshot;

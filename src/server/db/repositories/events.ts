@@ -3,13 +3,15 @@
 // its `event_id` and `event_type` columns; the payload every reader gets — the relay (webhooks, live streams), the
 // history pages, the console — is the revision's envelope around its snapshot (the task as committed), rebuilt here
 // in the order and form the payload was always written (`eventPayload` in model/events.ts), so its JSON text is the
-// same. Written in the same transaction as the change they record. All on the driver (hot paths).
+// same. The snapshot is stored without what its row holds (snapshots.ts: encodeSnapshot on write, decodeSnapshot for
+// every reader). Written in the same transaction as the change they record. All on the driver (hot paths).
 import type { HorizonSample } from '../../domain/events/horizon';
 import type { EventRecord, EventType, RevisionBody } from '../../model/events';
 import type { Task, TaskBody } from '../../model/task';
 import type { SqlDialect } from '../drivers';
 import type { Sql } from '../types';
 import { json, num, placeholders, str, strOrNull } from '../values';
+import { decodeSnapshot, encodeSnapshot, type SnapshotKey } from './snapshots';
 
 /** The columns an event is read from (EventRow), for a `SELECT … FROM task_revisions`. */
 export const EVENT_COLUMNS = 'seq, event_id, event_type, workspace_id, task_id, revision, created_at, snapshot';
@@ -39,7 +41,22 @@ export function toEventRecord(row: EventRow): EventRecord {
     task_id: str(row.task_id),
     revision: num(row.revision),
     occurred_at: str(row.created_at),
-    task: json<TaskBody>(row.snapshot),
+    task: decodeSnapshot(row.snapshot, rowKey(row)),
+  };
+}
+
+/** The values of a revision row, as the drivers read it, that its stored snapshot leaves out (snapshots.ts). */
+export function rowKey(row: {
+  task_id: unknown;
+  workspace_id: unknown;
+  revision: unknown;
+  created_at: unknown;
+}): SnapshotKey {
+  return {
+    taskId: str(row.task_id),
+    workspaceId: str(row.workspace_id),
+    revision: num(row.revision),
+    at: str(row.created_at),
   };
 }
 
@@ -79,7 +96,8 @@ export const CREATE_CHANGE = 'create';
  * event, and a snapshot that differs only in its `revision` (the snapshot has no settlement or creation state).
  * The two-phase path writes revision 0 at Begin, before any revision 1 can exist, so a task whose oldest stored
  * revision is a revision 1 `create` is a zero-step create's. Every reader of a task's revisions starts its history
- * with this (the history API, the console; the parent-workspace lookup reads the same rows).
+ * with this (the history API, the console; the parent-workspace lookup reads the same rows). `first.snapshot` is the
+ * decoded one (decodeSnapshot in snapshots.ts: the TaskBody, or its JSON text), not the stored form.
  */
 export function impliedBegin<R extends { revision: unknown; change: unknown; snapshot: unknown }>(
   first: R | undefined,
@@ -101,7 +119,7 @@ function toRevisionBody(r: RevisionRow): RevisionBody {
   };
 }
 
-/** One revision to append, its snapshot already JSON text (a create's, whose identifier only the statement knew). */
+/** One revision to append, its snapshot already its stored text (a create's, whose identifier only the statement knew). */
 export interface RevisionText {
   taskId: string;
   revision: number;
@@ -153,7 +171,7 @@ export class EventRepository {
     task: Task,
     change: string,
     actorId: string | null,
-    snapshot: unknown,
+    snapshot: TaskBody,
     at: string,
     event: EventKey,
   ): Promise<void> {
@@ -163,7 +181,7 @@ export class EventRepository {
       task.workspaceId,
       change,
       actorId,
-      JSON.stringify(snapshot),
+      encodeSnapshot(snapshot, { taskId: task.id, workspaceId: task.workspaceId, revision: task.revision, at }),
       at,
       event.id,
       event.type,
@@ -207,8 +225,9 @@ export class EventRepository {
       'SELECT task_id, revision, workspace_id, change, actor_id, snapshot, created_at FROM task_revisions WHERE task_id = $1 ORDER BY revision',
       [taskId],
     );
-    const begin = impliedBegin(rows[0]);
-    return (begin ? [begin, ...rows] : rows).map(toRevisionBody);
+    const decoded = rows.map((r) => ({ ...r, snapshot: decodeSnapshot(r.snapshot, rowKey(r)) }));
+    const begin = impliedBegin(decoded[0]);
+    return (begin ? [begin, ...decoded] : decoded).map(toRevisionBody);
   }
 
   /** A page of events in seq order (history, live streams catching up, the relay's advances). */

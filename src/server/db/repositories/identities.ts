@@ -7,6 +7,7 @@ import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { num, str, strOrNull } from '../values';
 import { countStatement, segmentsOf, segmentStatement, type Segment } from './browse-sql';
+import { decodeSnapshot, prismaRowKey } from './snapshots';
 
 interface BrowseRow {
   id: unknown;
@@ -198,7 +199,7 @@ export class IdentityRepository {
     const prisma = await this.prisma();
     const revisions = await prisma.taskRevision.findMany({
       where: { taskId: { in: [...taskIds] } },
-      select: { taskId: true, revision: true, change: true, snapshot: true, createdAt: true },
+      select: { taskId: true, workspaceId: true, revision: true, change: true, snapshot: true, createdAt: true },
       orderBy: { revision: 'desc' },
     });
     const newest = new Map<string, LastRevision>();
@@ -206,7 +207,7 @@ export class IdentityRepository {
       if (newest.has(r.taskId)) continue;
       let snapshot: { identifier?: unknown; title?: unknown } = {};
       try {
-        snapshot = JSON.parse(r.snapshot) as typeof snapshot;
+        snapshot = decodeSnapshot(r.snapshot, prismaRowKey(r));
       } catch {
         /* an unreadable snapshot still says when */
       }

@@ -5,36 +5,17 @@
 //
 // Two values of a new task exist only inside the statement that writes it: the number (drawn under the workspace row
 // lock, so identifiers stay gapless) and, for a create that named no step, the workspace's first step. A snapshot
-// that contains them is handed over as a JSON template — the JSON cut around those values — which the store
-// fills with the values it drew (`fillJson`, or `to_json` inside PostgreSQL's one statement).
+// that contains them is handed over as a JSON template — its stored text (db/repositories/snapshots.ts) cut around
+// those values — which the store fills with the values it drew (`fillJson`, or `to_json` inside PostgreSQL's
+// statements).
 import type { CompletedOperation, StoredOutcome } from '../../db/repositories/creation';
 import type { BeginRows, SettledRows, SettledWrite, SettleRows } from '../../db/repositories/creation-store';
 import { BEGIN_CHANGE, CREATE_CHANGE } from '../../db/repositories/events';
 import type { DeferredIntent } from '../../db/repositories/launches';
-import type { JsonTemplate } from '../../db/values';
+import { snapshotTemplate, type SnapshotKey } from '../../db/repositories/snapshots';
 import { toTaskBody, type Task } from '../../model/task';
 import type { CreationHandle } from './operation';
 import type { CreationPlan } from './plan';
-
-/**
- * `value` as JSON, cut around the values of `keys` (each an empty string in `value`), in order: the template's
- * parts. A `,"key":""` cannot occur inside an earlier string value (its quotes would be escaped).
- */
-export function jsonTemplate(value: unknown, keys: readonly string[]): JsonTemplate {
-  const json = JSON.stringify(value);
-  const parts: string[] = [];
-  let from = 0;
-  for (const key of keys) {
-    const marker = `,"${key}":""`;
-    const at = json.indexOf(marker, from);
-    if (at < 0) throw new Error(`jsonTemplate: no empty "${key}" to cut around`);
-    const cut = at + marker.length - 2;
-    parts.push(json.slice(from, cut));
-    from = cut + 2;
-  }
-  parts.push(json.slice(from));
-  return parts;
-}
 
 /** The fields of a new task that the request decides. */
 export interface NewTask {
@@ -66,6 +47,11 @@ function begunDraft(t: NewTask, stepId: string): Task {
     externalId: t.externalId,
     externalIdSettledAt: null,
   };
+}
+
+/** The revision row a new task's snapshot goes in: its own, at its creation's clock reading. */
+function rowKey(task: Task): SnapshotKey {
+  return { taskId: task.id, workspaceId: task.workspaceId, revision: task.revision, at: task.createdAt };
 }
 
 /** The task with the values the store drew. */
@@ -122,7 +108,7 @@ export function beginRows(
     },
     task,
     wipLimited: t.wipLimited,
-    revision: { change: BEGIN_CHANGE, snapshot: jsonTemplate(toTaskBody(task), ['identifier']) },
+    revision: { change: BEGIN_CHANGE, snapshot: snapshotTemplate(toTaskBody(task), rowKey(task), ['identifier']) },
   };
 }
 
@@ -154,13 +140,15 @@ export function settledRows(
     creationState: 'completed',
     externalIdSettledAt: t.externalId === null ? null : t.at,
   };
-  const holes = ['identifier', 'step_id'];
   return {
     // SPEC §9: a compact record — no token (no handle is made from it), no plan when it is the empty one.
     operation: { ...operationRow(t), plan: isEmptyPlan(t.plan) ? null : t.plan },
     stepId: t.stepId,
     task,
-    revision: { change: CREATE_CHANGE, snapshot: jsonTemplate(toTaskBody(task), holes) },
+    revision: {
+      change: CREATE_CHANGE,
+      snapshot: snapshotTemplate(toTaskBody(task), rowKey(task), ['identifier', 'step_id']),
+    },
     event: { id: t.eventId, type: 'task.created' },
     deferred: t.deferred,
     validate: t.validate,

@@ -31,6 +31,7 @@ import {
   type Transactor,
 } from '../../repositories/creation-store';
 import { TASK_COLUMNS } from '../../repositories/tasks';
+import { encodeSnapshot } from '../../repositories/snapshots';
 import { StatementBatch } from './statement-batch';
 import type { Db } from '../../types';
 import { jsonParam, num, str } from '../../values';
@@ -165,7 +166,7 @@ async function runBegin(db: Db, items: BeginRows[]): Promise<Array<Drawn | undef
     request_id: op.requestId,
     // [kind, params JSON] pairs: `->> 1` gives back the exact params text the transaction form stores.
     steps: op.plan.steps.map((s) => [s.kind, JSON.stringify(s.params)]),
-    // Revision 0's snapshot around its identifier, which the statement splices in (JSON-escaped by to_json).
+    // Revision 0's stored snapshot around its identifier, which the statement splices in (JSON-escaped by to_json).
     change: revision.change,
     head: revision.snapshot[0],
     tail: revision.snapshot[1],
@@ -243,7 +244,12 @@ async function runPhaseB(db: Db, batch: SettleRows[]): Promise<Array<true | unde
     gen: s.generation,
     actor_id: s.actorId,
     change: s.held.revision.change,
-    snapshot: JSON.stringify(s.held.revision.snapshot),
+    snapshot: encodeSnapshot(s.held.revision.snapshot, {
+      taskId: s.held.task.id,
+      workspaceId: s.held.task.workspaceId,
+      revision: s.held.task.revision,
+      at: s.at,
+    }),
   }));
   return guarded(items, async () => {
     const rows = await db.query<{ i: unknown; ok: unknown }>(
