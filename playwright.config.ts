@@ -71,9 +71,11 @@ export default defineConfig({
     // A failed test keeps its last screen and its trace; the pictures a reader of the run wants are taken by the specs
     // (e2e/support/console.ts `screenshot`).
     screenshot: 'only-on-failure',
-    // The trace keeps the DOM at every step; its film strip (a screencast of every page, for every test, kept only for
-    // the failed ones) cost ~10 % of the run's CPU.
-    trace: { mode: 'retain-on-failure', screenshots: false },
+    // The trace of a failed test keeps its actions, network, console and sources, without the DOM snapshot Playwright
+    // otherwise takes before and after every action (a quarter of the run's CPU, for every test, kept only for the
+    // failed ones) or the film strip (a screencast of every page, ~10 %). A failure's last screen is the screenshot
+    // above, and its page as an accessibility tree is the report's error context.
+    trace: { mode: 'retain-on-failure', screenshots: false, snapshots: false },
     launchOptions: { executablePath: '/usr/bin/chromium-headless-shell', args: CHROMIUM_ARGS },
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'] } }],
