@@ -5,31 +5,44 @@
 import type { Page } from '@playwright/test';
 import {
   api,
+  cliBatch,
+  ref,
+  tokenCommand,
+  userCommand,
+  userEmail,
+  workspaceCommand,
   expect,
   expectAccessible,
-  makeApiToken,
-  makeBareWorkspace,
-  makeUser,
   row,
   screenshot,
   signIn,
   test,
 } from './support/console';
 
-let ops: ReturnType<typeof makeBareWorkspace>;
-let int: ReturnType<typeof makeBareWorkspace>;
-let stranger: ReturnType<typeof makeBareWorkspace>;
+type Workspace = { id: string; prefix: string; name: string };
+let ops: Workspace;
+let int: Workspace;
+let stranger: Workspace;
 let viewer: { email: string };
 let held: { id: string; identifier: string };
 let operationId: string;
 const externalId = `jira:PROJ-${Date.now()}`;
 
 test.beforeAll(async () => {
-  ops = makeBareWorkspace('OP');
-  int = makeBareWorkspace('IN');
-  stranger = makeBareWorkspace('XX');
-  viewer = makeUser('two', 'viewer', [ops.id, int.id]);
-  const token = makeApiToken(`ops-bot-${ops.prefix}`, [ops.id], ['tasks:write']);
+  const [o, i, x] = [workspaceCommand('OP'), workspaceCommand('IN'), workspaceCommand('XX')];
+  const [opsRow, intRow, strangerRow, person, { token }] = cliBatch<
+    [{ id: string }, { id: string }, { id: string }, { email: string }, { token: string }]
+  >([
+    o.command,
+    i.command,
+    x.command,
+    userCommand(userEmail('two', 'viewer'), 'viewer', [ref(0), ref(1)]),
+    tokenCommand(`ops-bot-${o.prefix}`, [ref(0)], ['tasks:write']),
+  ]);
+  ops = { id: opsRow.id, prefix: o.prefix, name: o.name };
+  int = { id: intRow.id, prefix: i.prefix, name: i.name };
+  stranger = { id: strangerRow.id, prefix: x.prefix, name: x.name };
+  viewer = person;
   const r = await api('POST', '/tasks', token, { workspace_id: ops.id, external_id: externalId, title: 'Held in OPS' });
   expect(r.status).toBe(200);
   held = r.body as { id: string; identifier: string };

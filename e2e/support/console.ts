@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { BatchArg, BatchCommand } from './cli-batch';
 import { startServer, type TetherServer } from './server';
 
 declare global {
@@ -37,18 +38,36 @@ export function databaseUrl(): string {
   return activeServer().databaseUrl;
 }
 
-/** `tether … --json` against the e2e database. */
+/** `tether … --json` against the e2e database, as a process of its own. */
 export function cli<T = Record<string, unknown>>(args: string[], stdin?: string): T {
-  // The CLI bundled from src/cli once per run (playwright.config.ts, TETHER_E2E_CLI). `--liftoff-only`: WebAssembly
-  // (Prisma's query compiler) compiled by V8's baseline tier only — the optimising tier does not pay off in a process
-  // that runs a few queries; it halves a seeding command's CPU (~2.0 → ~1.2 s), and the specs start about a hundred.
-  const r = spawnSync(process.execPath, ['--liftoff-only', process.env.TETHER_E2E_CLI!, '--json', ...args], {
+  // The CLI bundled from src/cli once per run (playwright.config.ts, TETHER_E2E_CLI).
+  return JSON.parse(runNode(process.env.TETHER_E2E_CLI!, ['--json', ...args], stdin, `tether ${args.join(' ')}`)) as T;
+}
+
+/**
+ * Several `tether … --json` command lines against the e2e database in one process (e2e/support/cli-batch.ts: the CLI's
+ * own program run once per line), their answers in order: a seeding of five commands costs one start instead of five.
+ * An argument `ref(i)` is the id the i-th command answered. makeSeed and the specs' beforeAll seed this way.
+ */
+export function cliBatch<T extends unknown[]>(commands: BatchCommand[]): T {
+  const what = `tether batch of ${commands.map((c) => c.args.slice(0, 2).join(' ')).join(', ')}`;
+  return JSON.parse(runNode(process.env.TETHER_E2E_CLI_BATCH!, [], JSON.stringify(commands), what)) as T;
+}
+
+/** In a cliBatch command: the id the `from`-th command of the batch answered. */
+export const ref = (from: number): BatchArg => ({ from, key: 'id' });
+
+/** Runs a script bundled by playwright.config.ts on the e2e database and returns its stdout. */
+function runNode(script: string, args: string[], stdin: string | undefined, what: string): string {
+  // `--liftoff-only`: WebAssembly (Prisma's query compiler) compiled by V8's baseline tier only — the optimising tier
+  // does not pay off in a process that runs a few queries; it halves a seeding process's CPU (~2.0 → ~1.2 s).
+  const r = spawnSync(process.execPath, ['--liftoff-only', script, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl() },
     input: stdin,
     encoding: 'utf8',
   });
-  if (r.status !== 0) throw new Error(`tether ${args.join(' ')} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as T;
+  if (r.status !== 0) throw new Error(`${what} failed: ${r.stderr}`);
+  return r.stdout;
 }
 
 /** The SQLite file the server writes, opened read-only so the checks cannot change what they check. */
@@ -164,51 +183,26 @@ export { expect };
 
 /** A workspace of its own, for a spec that counts what a workspace holds (seedWorkspace shares one per run). */
 export function makeSeed(tag: string): Seed {
-  const suffix = Math.random()
-    .toString(36)
-    .slice(2, 7)
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, 'X');
-  const prefix = `${tag}${suffix}`.slice(0, 10);
-  const root = mkdtempSync(join(tmpdir(), 'tether-e2e-root-'));
-  const ws = cli<{ id: string }>([
-    'workspace',
-    'create',
-    '--name',
-    `E2E ${prefix}`,
-    '--prefix',
-    prefix,
-    '--root',
-    root,
+  const ws = workspaceCommand(tag, mkdtempSync(join(tmpdir(), 'tether-e2e-root-')));
+  const email = (role: string) => `${role}.${ws.prefix.toLowerCase()}@example.test`;
+  type User = { id: string; email: string };
+  const [{ id: workspaceId }, admin, operator, viewer, { token }] = cliBatch<
+    [{ id: string }, User, User, User, { token: string }]
+  >([
+    ws.command,
+    userCommand(email('admin'), 'admin', []),
+    userCommand(email('operator'), 'operator', [ref(0)]),
+    userCommand(email('viewer'), 'viewer', [ref(0)]),
+    tokenCommand(`e2e ${ws.prefix}`, [ref(0)], ['tasks:write']),
   ]);
-  const user = (role: string, extra: string[] = []) =>
-    cli<{ id: string; email: string }>(
-      [
-        'user',
-        'create',
-        '--email',
-        `${role}.${prefix.toLowerCase()}@example.test`,
-        '--role',
-        role,
-        ...extra,
-        '--password-stdin',
-      ],
-      PASSWORD,
-    );
-  const admin = user('admin');
-  const operator = user('operator', ['--workspace', ws.id]);
-  const viewer = user('viewer', ['--workspace', ws.id]);
-  const token = createToken(prefix, ws.id);
-  return { workspaceId: ws.id, prefix, token, admin, operator, viewer };
+  return { workspaceId, prefix: ws.prefix, token, admin, operator, viewer };
 }
 
-/** A `tasks:write` token named after `prefix` on workspace `workspaceId`, for seeding tasks over REST. */
-export function createToken(prefix: string, workspaceId: string): string {
-  return makeApiToken(`e2e ${prefix}`, [workspaceId], ['tasks:write']);
-}
-
-/** A workspace with no working-folder root: its plain creates plan no step and commit at once (SPEC §4.3). */
-export function makeBareWorkspace(tag: string): { id: string; prefix: string; name: string } {
+/**
+ * The `workspace create` command for a new workspace named after `tag` (a random suffix makes the prefix unique), with
+ * `root` as its working-folder root, or none (then its plain creates plan no step and commit at once, SPEC §4.3).
+ */
+export function workspaceCommand(tag: string, root?: string): { command: BatchCommand; prefix: string; name: string } {
   const suffix = Math.random()
     .toString(36)
     .slice(2, 7)
@@ -216,41 +210,61 @@ export function makeBareWorkspace(tag: string): { id: string; prefix: string; na
     .replace(/[^A-Z0-9]/g, 'X');
   const prefix = `${tag}${suffix}`.slice(0, 10);
   const name = `E2E ${prefix}`;
-  return { ...cli<{ id: string }>(['workspace', 'create', '--name', name, '--prefix', prefix]), prefix, name };
+  const args = [
+    'workspace',
+    'create',
+    '--name',
+    name,
+    '--prefix',
+    prefix,
+    ...(root === undefined ? [] : ['--root', root]),
+  ];
+  return { command: { args }, prefix, name };
 }
 
-/** A person with `role` in each of `workspaceIds` (password PASSWORD). */
-export function makeUser(
-  tag: string,
+/** A unique email for a person with `role`, named after `tag`. */
+export function userEmail(tag: string, role: string): string {
+  return `${role}.${tag.toLowerCase()}.${Math.random().toString(36).slice(2, 7)}@example.test`;
+}
+
+/** The `user create` command for `email` with `role` in each of `workspaces` (password PASSWORD). */
+export function userCommand(
+  email: string,
   role: 'viewer' | 'operator' | 'admin',
-  workspaceIds: string[],
-): { id: string; email: string } {
-  const email = `${role}.${tag.toLowerCase()}.${Math.random().toString(36).slice(2, 7)}@example.test`;
-  return cli<{ id: string; email: string }>(
-    [
+  workspaces: BatchArg[],
+): BatchCommand {
+  return {
+    args: [
       'user',
       'create',
       '--email',
       email,
       '--role',
       role,
-      ...workspaceIds.flatMap((w) => ['--workspace', w]),
+      ...workspaces.flatMap((w) => ['--workspace', w]),
       '--password-stdin',
     ],
-    PASSWORD,
-  );
+    stdin: PASSWORD,
+  };
+}
+
+/** The `token create` command for a token named `name` on `workspaces` with `scopes`. */
+export function tokenCommand(name: string, workspaces: BatchArg[], scopes: string[]): BatchCommand {
+  return {
+    args: [
+      'token',
+      'create',
+      '--name',
+      name,
+      ...workspaces.flatMap((w) => ['--workspace', w]),
+      ...scopes.flatMap((s) => ['--scope', s]),
+    ],
+  };
 }
 
 /** An API token named `name` on `workspaceIds` with `scopes`. */
 export function makeApiToken(name: string, workspaceIds: string[], scopes: string[]): string {
-  return cli<{ token: string }>([
-    'token',
-    'create',
-    '--name',
-    name,
-    ...workspaceIds.flatMap((w) => ['--workspace', w]),
-    ...scopes.flatMap((s) => ['--scope', s]),
-  ]).token;
+  return cli<{ token: string }>(tokenCommand(name, workspaceIds, scopes).args as string[]).token;
 }
 
 /** The stored digest of the session cookie the browser holds (src/server/auth/session.ts keeps sha256 only). */
