@@ -17,6 +17,7 @@ import {
   screenshot,
   signIn,
   test,
+  useSession,
 } from './support/console';
 
 type Workspace = { id: string; prefix: string; name: string };
@@ -61,7 +62,7 @@ async function useIntLast(page: Page) {
 test('a shared identity link opens the workspace it names, whatever this browser used last, and says where it looked', async ({
   page,
 }, testInfo) => {
-  await signIn(page, viewer.email);
+  await useSession(page, viewer.email);
   await useIntLast(page);
   await page.goto(`/identity?ws=${ops.id}&id=${encodeURIComponent(externalId)}`);
   await expect(page.getByTestId('looked-in')).toContainText(`Looked in workspace ${ops.prefix} · ${ops.name}`);
@@ -74,7 +75,7 @@ test('a shared identity link opens the workspace it names, whatever this browser
 test('an address without a workspace opens the one used last, is rewritten to name it, and says where else the id is held', async ({
   page,
 }, testInfo) => {
-  await signIn(page, viewer.email);
+  await useSession(page, viewer.email);
   await useIntLast(page);
   await page.goto(`/identity?id=${encodeURIComponent(externalId)}`);
   await expect(page).toHaveURL(new RegExp(`[?&]ws=${int.id}`));
@@ -90,7 +91,7 @@ test('an address without a workspace opens the one used last, is rewritten to na
 });
 
 test('every console link on every page names the workspace on screen', async ({ page }) => {
-  await signIn(page, viewer.email);
+  await useSession(page, viewer.email);
   const pages = [
     '/',
     '/tasks',
@@ -122,7 +123,7 @@ test('every console link on every page names the workspace on screen', async ({ 
 test('an address naming a workspace the person cannot see says so, the same whether it exists or not', async ({
   page,
 }, testInfo) => {
-  await signIn(page, viewer.email);
+  await useSession(page, viewer.email);
   for (const ws of [stranger.id, '00000000-0000-4000-8000-000000000000']) {
     await page.goto(`/operations?ws=${ws}`);
     await expect(page.getByTestId('unknown-workspace')).toContainText('This link names a workspace you cannot see');

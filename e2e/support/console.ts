@@ -2,11 +2,12 @@
 // and REST API against that server's database, reading the stored rows straight from its SQLite file, signing in by
 // label, and axe. Nothing here reaches into server code.
 import { test as base, expect, type Cookie, type Page, type TestInfo } from '@playwright/test';
-import axe from 'axe-core';
+import type axe from 'axe-core';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { BatchArg, BatchCommand } from './cli-batch';
@@ -336,12 +337,10 @@ export async function signInWithForm(page: Page, email: string, password = PASSW
  * signed in. Each person signs in through the form once a run; later calls hand the browser that session's cookie
  * (kept next to the run's database file) and open `at` directly: one page load instead of three and no password hash.
  * A session that no longer works (signed out) is replaced through the form. A spec about sessions themselves (signing
- * out, the session row) uses signInWithForm.
+ * out, the session row) uses signInWithForm; a test that opens its first page itself uses useSession.
  */
 export async function signIn(page: Page, email: string, at = '/'): Promise<void> {
-  const cache = join(dirname(databaseUrl().replace(/^file:/, '')), 'sessions.json');
-  const sessions = (existsSync(cache) ? JSON.parse(readFileSync(cache, 'utf8')) : {}) as Record<string, Cookie[]>;
-  const held = sessions[email];
+  const held = heldSessions()[email];
   if (held) {
     await page.context().addCookies(held);
     await page.goto(at);
@@ -352,12 +351,40 @@ export async function signIn(page: Page, email: string, at = '/'): Promise<void>
     await page.context().clearCookies();
   }
   await signInWithForm(page, email);
-  sessions[email] = await page.context().cookies();
-  writeFileSync(cache, JSON.stringify(sessions));
+  keepSession(email, await page.context().cookies());
   if (at !== '/') {
     await page.goto(at);
     await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
   }
+}
+
+/**
+ * Gives the browser `email`'s session without opening a page, for a test whose first page load is its own (with its
+ * listeners, its status check, its viewport): the held session's cookie, checked with one `session.me` request instead
+ * of a page load. With no held session, or one that no longer works, it signs in like signIn (through the form, on
+ * the Overview).
+ */
+export async function useSession(page: Page, email: string): Promise<void> {
+  const held = heldSessions()[email];
+  if (held) {
+    await page.context().addCookies(held);
+    const me = await page.request.get('/api/trpc/session.me');
+    if (me.ok() && (await me.text()).includes(JSON.stringify(email))) return;
+    await page.context().clearCookies();
+  }
+  await signIn(page, email);
+}
+
+/** The session cookies signIn keeps per person, next to the worker's database file. */
+const sessionsFile = () => join(dirname(databaseUrl().replace(/^file:/, '')), 'sessions.json');
+
+function heldSessions(): Record<string, Cookie[]> {
+  const file = sessionsFile();
+  return (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as Record<string, Cookie[]>;
+}
+
+function keepSession(email: string, cookies: Cookie[]): void {
+  writeFileSync(sessionsFile(), JSON.stringify({ ...heldSessions(), [email]: cookies }));
 }
 
 /** Points the console at the spec's workspace (an instance-wide admin sees every spec's workspaces). */
@@ -366,14 +393,20 @@ export async function chooseWorkspace(page: Page, workspaceId: string): Promise<
 }
 
 /**
+ * axe-core's minified build (axe.min.js, 0.65 MB): the same code and rules as its unminified build (`axe.source`,
+ * 1.5 MB, what @axe-core/playwright injects), cheaper to hand to every document and for the page to parse.
+ */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
  * SPEC-independent quality bar: no serious or critical axe violations on the page as it is now. Every axe rule runs, in
- * the page, on what it shows (axe-core's own source, as @axe-core/playwright injects it): one injection and one
+ * the page, on what it shows (axe-core's own build, minified: AXE_SOURCE): one injection and one
  * `axe.run`, instead of that package's per-frame partial runs finished in a second, blank page with axe injected
  * again — the console has no frames. Only violations are gathered in full (`resultTypes`); passes are not listed.
  */
 export async function expectAccessible(page: Page): Promise<void> {
   // Once per document: a later check on the same document (after client-side navigation) runs the axe already there.
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axe.source);
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
     return violations.map((v) => ({
