@@ -21,13 +21,19 @@ if (process.env.TETHER_SERVER_BUILT !== '1') {
 }
 // Where the workers claim their servers' ports, so that no two servers of the run pick the same one (e2e/support/server.ts).
 process.env.TETHER_E2E_RUN_DIR ??= mkdtempSync(join(tmpdir(), 'tether-e2e-run-'));
-// The specs seed through the `tether` CLI (e2e/support/console.ts), about a hundred starts a run. Under tsx each start
+// The specs seed through the `tether` CLI (e2e/support/console.ts): `cli` starts it for one command, `cliBatch` runs
+// several command lines through the CLI's own program in one process (e2e/support/cli-batch.ts). Under tsx each start
 // compiles the CLI's sources again (~2 s of CPU); bundled once here from the same sources (scripts/bundle-options.mjs),
 // a start costs a fraction of that.
 if (!process.env.TETHER_E2E_CLI) {
   const outfile = resolve(import.meta.dirname, 'dist/e2e/tether-cli.mjs');
   buildSync(bundleOptions('src/cli/main.ts', outfile));
   process.env.TETHER_E2E_CLI = outfile;
+}
+if (!process.env.TETHER_E2E_CLI_BATCH) {
+  const outfile = resolve(import.meta.dirname, 'dist/e2e/tether-cli-batch.mjs');
+  buildSync(bundleOptions('e2e/support/cli-batch.ts', outfile));
+  process.env.TETHER_E2E_CLI_BATCH = outfile;
 }
 
 const WORKERS = Number(process.env.TETHER_E2E_WORKERS ?? 2);
@@ -71,9 +77,11 @@ export default defineConfig({
     // A failed test keeps its last screen and its trace; the pictures a reader of the run wants are taken by the specs
     // (e2e/support/console.ts `screenshot`).
     screenshot: 'only-on-failure',
-    // The trace keeps the DOM at every step; its film strip (a screencast of every page, for every test, kept only for
-    // the failed ones) cost ~10 % of the run's CPU.
-    trace: { mode: 'retain-on-failure', screenshots: false },
+    // The trace of a failed test keeps its actions, network, console and sources, without the DOM snapshot Playwright
+    // otherwise takes before and after every action (a quarter of the run's CPU, for every test, kept only for the
+    // failed ones) or the film strip (a screencast of every page, ~10 %). A failure's last screen is the screenshot
+    // above, and its page as an accessibility tree is the report's error context.
+    trace: { mode: 'retain-on-failure', screenshots: false, snapshots: false },
     launchOptions: { executablePath: '/usr/bin/chromium-headless-shell', args: CHROMIUM_ARGS },
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'] } }],

@@ -7,17 +7,20 @@ import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import {
   api,
+  cliBatch,
+  ref,
+  tokenCommand,
+  userCommand,
+  userEmail,
+  workspaceCommand,
   expect,
   expectAccessible,
-  makeApiToken,
-  makeBareWorkspace,
-  makeUser,
   screenshot,
   signIn,
   test,
 } from './support/console';
 
-let ws: ReturnType<typeof makeBareWorkspace>;
+let ws: { id: string; prefix: string; name: string };
 let operator: { email: string };
 let token: string;
 let tokenName: string;
@@ -28,10 +31,16 @@ const GH = 10;
 const key = crypto.randomUUID();
 
 test.beforeAll(async () => {
-  ws = makeBareWorkspace('LS');
-  operator = makeUser('ls', 'operator', [ws.id]);
-  tokenName = `lister-${ws.prefix}`;
-  token = makeApiToken(tokenName, [ws.id], ['tasks:write', 'identities:release']);
+  const bare = workspaceCommand('LS');
+  tokenName = `lister-${bare.prefix}`;
+  const [created, person, made] = cliBatch<[{ id: string }, { email: string }, { token: string }]>([
+    bare.command,
+    userCommand(userEmail('ls', 'operator'), 'operator', [ref(0)]),
+    tokenCommand(tokenName, [ref(0)], ['tasks:write', 'identities:release']),
+  ]);
+  ws = { id: created.id, prefix: bare.prefix, name: bare.name };
+  operator = person;
+  token = made.token;
   for (let n = 0; n < JIRA + GH; n++) {
     const externalId = n < JIRA ? `jira:L-${n}` : `gh:L-${n}`;
     const r = await api(

@@ -20,6 +20,7 @@ import {
   signIn,
   test,
   waitForPause,
+  useSession,
 } from './support/console';
 
 let seed: Seed;
@@ -196,7 +197,7 @@ test('at 1440 px the header is one row and identifiers and times never wrap; Uns
   });
   try {
     await waitForPause('after_begin');
-    await signIn(page, seed.admin.email);
+    await useSession(page, seed.admin.email);
     for (const path of ['/', '/operations', '/releases', '/unsettled']) {
       await page.goto(`${path}?ws=${seed.workspaceId}`);
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();

@@ -5,31 +5,45 @@
 import type { Page } from '@playwright/test';
 import {
   api,
+  cliBatch,
+  ref,
+  tokenCommand,
+  userCommand,
+  userEmail,
+  workspaceCommand,
   expect,
   expectAccessible,
-  makeApiToken,
-  makeBareWorkspace,
-  makeUser,
   row,
   screenshot,
   signIn,
   test,
+  useSession,
 } from './support/console';
 
-let ops: ReturnType<typeof makeBareWorkspace>;
-let int: ReturnType<typeof makeBareWorkspace>;
-let stranger: ReturnType<typeof makeBareWorkspace>;
+type Workspace = { id: string; prefix: string; name: string };
+let ops: Workspace;
+let int: Workspace;
+let stranger: Workspace;
 let viewer: { email: string };
 let held: { id: string; identifier: string };
 let operationId: string;
 const externalId = `jira:PROJ-${Date.now()}`;
 
 test.beforeAll(async () => {
-  ops = makeBareWorkspace('OP');
-  int = makeBareWorkspace('IN');
-  stranger = makeBareWorkspace('XX');
-  viewer = makeUser('two', 'viewer', [ops.id, int.id]);
-  const token = makeApiToken(`ops-bot-${ops.prefix}`, [ops.id], ['tasks:write']);
+  const [o, i, x] = [workspaceCommand('OP'), workspaceCommand('IN'), workspaceCommand('XX')];
+  const [opsRow, intRow, strangerRow, person, { token }] = cliBatch<
+    [{ id: string }, { id: string }, { id: string }, { email: string }, { token: string }]
+  >([
+    o.command,
+    i.command,
+    x.command,
+    userCommand(userEmail('two', 'viewer'), 'viewer', [ref(0), ref(1)]),
+    tokenCommand(`ops-bot-${o.prefix}`, [ref(0)], ['tasks:write']),
+  ]);
+  ops = { id: opsRow.id, prefix: o.prefix, name: o.name };
+  int = { id: intRow.id, prefix: i.prefix, name: i.name };
+  stranger = { id: strangerRow.id, prefix: x.prefix, name: x.name };
+  viewer = person;
   const r = await api('POST', '/tasks', token, { workspace_id: ops.id, external_id: externalId, title: 'Held in OPS' });
   expect(r.status).toBe(200);
   held = r.body as { id: string; identifier: string };
@@ -48,7 +62,7 @@ async function useIntLast(page: Page) {
 test('a shared identity link opens the workspace it names, whatever this browser used last, and says where it looked', async ({
   page,
 }, testInfo) => {
-  await signIn(page, viewer.email);
+  await useSession(page, viewer.email);
   await useIntLast(page);
   await page.goto(`/identity?ws=${ops.id}&id=${encodeURIComponent(externalId)}`);
   await expect(page.getByTestId('looked-in')).toContainText(`Looked in workspace ${ops.prefix} · ${ops.name}`);
@@ -61,7 +75,7 @@ test('a shared identity link opens the workspace it names, whatever this browser
 test('an address without a workspace opens the one used last, is rewritten to name it, and says where else the id is held', async ({
   page,
 }, testInfo) => {
-  await signIn(page, viewer.email);
+  await useSession(page, viewer.email);
   await useIntLast(page);
   await page.goto(`/identity?id=${encodeURIComponent(externalId)}`);
   await expect(page).toHaveURL(new RegExp(`[?&]ws=${int.id}`));
@@ -77,7 +91,7 @@ test('an address without a workspace opens the one used last, is rewritten to na
 });
 
 test('every console link on every page names the workspace on screen', async ({ page }) => {
-  await signIn(page, viewer.email);
+  await useSession(page, viewer.email);
   const pages = [
     '/',
     '/tasks',
@@ -109,7 +123,7 @@ test('every console link on every page names the workspace on screen', async ({ 
 test('an address naming a workspace the person cannot see says so, the same whether it exists or not', async ({
   page,
 }, testInfo) => {
-  await signIn(page, viewer.email);
+  await useSession(page, viewer.email);
   for (const ws of [stranger.id, '00000000-0000-4000-8000-000000000000']) {
     await page.goto(`/operations?ws=${ws}`);
     await expect(page.getByTestId('unknown-workspace')).toContainText('This link names a workspace you cannot see');

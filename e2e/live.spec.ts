@@ -2,7 +2,7 @@
 // over SSE), not by polling — a task created elsewhere appears without reload, and the task list was not refetched in
 // between.
 import type { Request } from '@playwright/test';
-import { createTask, expect, signIn, test } from './support/console';
+import { createTask, expect, test, useSession } from './support/console';
 
 const isTaskList = (r: Request) => r.url().includes('/api/trpc/') && r.url().includes('console.tasks');
 
@@ -11,7 +11,7 @@ test('a task created through the REST API appears on the open tasks page by even
   seed,
 }) => {
   const before = await createTask(seed, `live-before-${Date.now()}`, 'Already there');
-  await signIn(page, seed.operator.email);
+  await useSession(page, seed.operator.email);
   const stream = page.waitForRequest((r) => r.url().includes('/api/trpc/event.onEvent'));
   await page.goto('/tasks');
   await stream;

@@ -10,8 +10,8 @@ import {
   releaseFailpoint,
   row,
   screenshot,
-  signIn,
   test,
+  useSession,
 } from './support/console';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -29,7 +29,7 @@ for (const [what, path] of [
   ['an unknown route', '/no/such/page'],
 ] as const) {
   test(`${what} is a 404 inside the console with a way back`, async ({ page, seed }, testInfo) => {
-    await signIn(page, seed.operator.email);
+    await useSession(page, seed.operator.email);
     const apiCalls: string[] = [];
     page.on('request', (r) => {
       if (r.url().includes('/api/trpc/console.task') || r.url().includes('/api/trpc/console.operation'))
@@ -57,7 +57,7 @@ test('a task and an operation that exist answer 200, and one in a workspace you 
 }) => {
   const task = await createTask(seed, `nf-exists-${Date.now()}`);
   const op = row<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = ?', task.id)!;
-  await signIn(page, seed.operator.email);
+  await useSession(page, seed.operator.email);
   expect((await page.goto(`/tasks/${task.id}`))?.status()).toBe(200);
   await expect(page.getByRole('heading', { level: 1, name: new RegExp(task.identifier) })).toBeVisible();
   expect((await page.goto(`/operations/${op.id}`))?.status()).toBe(200);
@@ -75,7 +75,7 @@ test('a failed session check keeps the console frame and offers a retry that wor
   page,
   seed,
 }, testInfo) => {
-  await signIn(page, seed.operator.email);
+  await useSession(page, seed.operator.email);
   // The server's session check fails (for the page's render on the server and for the browser's own ask alike).
   await armFailpoint({ name: 'session_me', action: 'error' });
   try {

@@ -9,16 +9,17 @@ import {
   armFailpoint,
   baseUrl,
   chooseWorkspace,
-  cli,
-  createToken,
+  cliBatch,
   expect,
   expectAccessible,
   releaseFailpoint,
+  ref,
   row,
   rows,
   screenshot,
   signIn,
   test,
+  tokenCommand,
 } from './support/console';
 
 test('releasing while the holder’s create is being undone is refused in plain words; after the abort nothing holds it', async ({
@@ -32,17 +33,10 @@ test('releasing while the holder’s create is being undone is refused in plain 
     .slice(2, 6)
     .toUpperCase()
     .replace(/[^A-Z0-9]/g, 'X')}`;
-  const ws = cli<{ id: string }>([
-    'workspace',
-    'create',
-    '--name',
-    `Aborting ${prefix}`,
-    '--prefix',
-    prefix,
-    '--root',
-    join(file, 'root'),
+  const [ws, { token }] = cliBatch<[{ id: string }, { token: string }]>([
+    { args: ['workspace', 'create', '--name', `Aborting ${prefix}`, '--prefix', prefix, '--root', join(file, 'root')] },
+    tokenCommand(`e2e ${prefix}`, [ref(0)], ['tasks:write']),
   ]);
-  const token = createToken(prefix, ws.id);
   const externalId = `doomed:${Date.now()}`;
 
   await armFailpoint({ name: 'abort_before_remove', action: 'pause', match: externalId });

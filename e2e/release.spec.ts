@@ -17,6 +17,7 @@ import {
   screenshot,
   signIn,
   test,
+  useSession,
 } from './support/console';
 
 test('the release dialog refuses until the identity is typed exactly, then releases and records it', async ({
@@ -155,7 +156,7 @@ test('nothing holds it any more: the NOT_FOUND answer reads "Nothing holds it", 
 }) => {
   const externalId = `gone-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Deleted meanwhile');
-  await signIn(page, seed.operator.email);
+  await useSession(page, seed.operator.email);
   const { dialog, key } = await openReleaseDialog(page, task.id, externalId);
   // While the dialog is open, the task is deleted (SPEC §8: that frees the identity).
   expect((await api('DELETE', `/tasks/${task.id}`, seed.token)).status).toBe(204);
@@ -189,7 +190,7 @@ test('a holder whose create is completing: "Creation completing — try again", 
       )
       .toBe('completing');
     const taskId = row<{ id: string }>('SELECT id FROM tasks WHERE external_id = ?', externalId)!.id;
-    await signIn(page, seed.operator.email);
+    await useSession(page, seed.operator.email);
     const { dialog, key } = await openReleaseDialog(page, taskId, externalId);
     await dialog.getByRole('button', { name: 'Release', exact: true }).click();
     await expect(dialog.getByRole('status')).toContainText('Creation completing — try again.');
@@ -216,7 +217,7 @@ test('a holder whose create is completing: "Creation completing — try again", 
 test('the dialog\'s key already used for another request: "Key conflict", nothing released', async ({ page, seed }) => {
   const externalId = `conflict-${Date.now()}`;
   const task = await createTask(seed, externalId, 'Keep my identity');
-  await signIn(page, seed.operator.email);
+  await useSession(page, seed.operator.email);
   const { dialog, key } = await openReleaseDialog(page, task.id, externalId);
   // Someone else's release (another identity, another actor) used the same key first.
   const releaser = cli<{ token: string }>([

@@ -2,13 +2,15 @@
 // and REST API against that server's database, reading the stored rows straight from its SQLite file, signing in by
 // label, and axe. Nothing here reaches into server code.
 import { test as base, expect, type Cookie, type Page, type TestInfo } from '@playwright/test';
-import axe from 'axe-core';
+import type axe from 'axe-core';
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { BatchArg, BatchCommand } from './cli-batch';
 import { startServer, type TetherServer } from './server';
 
 declare global {
@@ -37,18 +39,36 @@ export function databaseUrl(): string {
   return activeServer().databaseUrl;
 }
 
-/** `tether … --json` against the e2e database. */
+/** `tether … --json` against the e2e database, as a process of its own. */
 export function cli<T = Record<string, unknown>>(args: string[], stdin?: string): T {
-  // The CLI bundled from src/cli once per run (playwright.config.ts, TETHER_E2E_CLI). `--liftoff-only`: WebAssembly
-  // (Prisma's query compiler) compiled by V8's baseline tier only — the optimising tier does not pay off in a process
-  // that runs a few queries; it halves a seeding command's CPU (~2.0 → ~1.2 s), and the specs start about a hundred.
-  const r = spawnSync(process.execPath, ['--liftoff-only', process.env.TETHER_E2E_CLI!, '--json', ...args], {
+  // The CLI bundled from src/cli once per run (playwright.config.ts, TETHER_E2E_CLI).
+  return JSON.parse(runNode(process.env.TETHER_E2E_CLI!, ['--json', ...args], stdin, `tether ${args.join(' ')}`)) as T;
+}
+
+/**
+ * Several `tether … --json` command lines against the e2e database in one process (e2e/support/cli-batch.ts: the CLI's
+ * own program run once per line), their answers in order: a seeding of five commands costs one start instead of five.
+ * An argument `ref(i)` is the id the i-th command answered. makeSeed and the specs' beforeAll seed this way.
+ */
+export function cliBatch<T extends unknown[]>(commands: BatchCommand[]): T {
+  const what = `tether batch of ${commands.map((c) => c.args.slice(0, 2).join(' ')).join(', ')}`;
+  return JSON.parse(runNode(process.env.TETHER_E2E_CLI_BATCH!, [], JSON.stringify(commands), what)) as T;
+}
+
+/** In a cliBatch command: the id the `from`-th command of the batch answered. */
+export const ref = (from: number): BatchArg => ({ from, key: 'id' });
+
+/** Runs a script bundled by playwright.config.ts on the e2e database and returns its stdout. */
+function runNode(script: string, args: string[], stdin: string | undefined, what: string): string {
+  // `--liftoff-only`: WebAssembly (Prisma's query compiler) compiled by V8's baseline tier only — the optimising tier
+  // does not pay off in a process that runs a few queries; it halves a seeding process's CPU (~2.0 → ~1.2 s).
+  const r = spawnSync(process.execPath, ['--liftoff-only', script, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl() },
     input: stdin,
     encoding: 'utf8',
   });
-  if (r.status !== 0) throw new Error(`tether ${args.join(' ')} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as T;
+  if (r.status !== 0) throw new Error(`${what} failed: ${r.stderr}`);
+  return r.stdout;
 }
 
 /** The SQLite file the server writes, opened read-only so the checks cannot change what they check. */
@@ -164,51 +184,26 @@ export { expect };
 
 /** A workspace of its own, for a spec that counts what a workspace holds (seedWorkspace shares one per run). */
 export function makeSeed(tag: string): Seed {
-  const suffix = Math.random()
-    .toString(36)
-    .slice(2, 7)
-    .toUpperCase()
-    .replace(/[^A-Z0-9]/g, 'X');
-  const prefix = `${tag}${suffix}`.slice(0, 10);
-  const root = mkdtempSync(join(tmpdir(), 'tether-e2e-root-'));
-  const ws = cli<{ id: string }>([
-    'workspace',
-    'create',
-    '--name',
-    `E2E ${prefix}`,
-    '--prefix',
-    prefix,
-    '--root',
-    root,
+  const ws = workspaceCommand(tag, mkdtempSync(join(tmpdir(), 'tether-e2e-root-')));
+  const email = (role: string) => `${role}.${ws.prefix.toLowerCase()}@example.test`;
+  type User = { id: string; email: string };
+  const [{ id: workspaceId }, admin, operator, viewer, { token }] = cliBatch<
+    [{ id: string }, User, User, User, { token: string }]
+  >([
+    ws.command,
+    userCommand(email('admin'), 'admin', []),
+    userCommand(email('operator'), 'operator', [ref(0)]),
+    userCommand(email('viewer'), 'viewer', [ref(0)]),
+    tokenCommand(`e2e ${ws.prefix}`, [ref(0)], ['tasks:write']),
   ]);
-  const user = (role: string, extra: string[] = []) =>
-    cli<{ id: string; email: string }>(
-      [
-        'user',
-        'create',
-        '--email',
-        `${role}.${prefix.toLowerCase()}@example.test`,
-        '--role',
-        role,
-        ...extra,
-        '--password-stdin',
-      ],
-      PASSWORD,
-    );
-  const admin = user('admin');
-  const operator = user('operator', ['--workspace', ws.id]);
-  const viewer = user('viewer', ['--workspace', ws.id]);
-  const token = createToken(prefix, ws.id);
-  return { workspaceId: ws.id, prefix, token, admin, operator, viewer };
+  return { workspaceId, prefix: ws.prefix, token, admin, operator, viewer };
 }
 
-/** A `tasks:write` token named after `prefix` on workspace `workspaceId`, for seeding tasks over REST. */
-export function createToken(prefix: string, workspaceId: string): string {
-  return makeApiToken(`e2e ${prefix}`, [workspaceId], ['tasks:write']);
-}
-
-/** A workspace with no working-folder root: its plain creates plan no step and commit at once (SPEC §4.3). */
-export function makeBareWorkspace(tag: string): { id: string; prefix: string; name: string } {
+/**
+ * The `workspace create` command for a new workspace named after `tag` (a random suffix makes the prefix unique), with
+ * `root` as its working-folder root, or none (then its plain creates plan no step and commit at once, SPEC §4.3).
+ */
+export function workspaceCommand(tag: string, root?: string): { command: BatchCommand; prefix: string; name: string } {
   const suffix = Math.random()
     .toString(36)
     .slice(2, 7)
@@ -216,41 +211,61 @@ export function makeBareWorkspace(tag: string): { id: string; prefix: string; na
     .replace(/[^A-Z0-9]/g, 'X');
   const prefix = `${tag}${suffix}`.slice(0, 10);
   const name = `E2E ${prefix}`;
-  return { ...cli<{ id: string }>(['workspace', 'create', '--name', name, '--prefix', prefix]), prefix, name };
+  const args = [
+    'workspace',
+    'create',
+    '--name',
+    name,
+    '--prefix',
+    prefix,
+    ...(root === undefined ? [] : ['--root', root]),
+  ];
+  return { command: { args }, prefix, name };
 }
 
-/** A person with `role` in each of `workspaceIds` (password PASSWORD). */
-export function makeUser(
-  tag: string,
+/** A unique email for a person with `role`, named after `tag`. */
+export function userEmail(tag: string, role: string): string {
+  return `${role}.${tag.toLowerCase()}.${Math.random().toString(36).slice(2, 7)}@example.test`;
+}
+
+/** The `user create` command for `email` with `role` in each of `workspaces` (password PASSWORD). */
+export function userCommand(
+  email: string,
   role: 'viewer' | 'operator' | 'admin',
-  workspaceIds: string[],
-): { id: string; email: string } {
-  const email = `${role}.${tag.toLowerCase()}.${Math.random().toString(36).slice(2, 7)}@example.test`;
-  return cli<{ id: string; email: string }>(
-    [
+  workspaces: BatchArg[],
+): BatchCommand {
+  return {
+    args: [
       'user',
       'create',
       '--email',
       email,
       '--role',
       role,
-      ...workspaceIds.flatMap((w) => ['--workspace', w]),
+      ...workspaces.flatMap((w) => ['--workspace', w]),
       '--password-stdin',
     ],
-    PASSWORD,
-  );
+    stdin: PASSWORD,
+  };
+}
+
+/** The `token create` command for a token named `name` on `workspaces` with `scopes`. */
+export function tokenCommand(name: string, workspaces: BatchArg[], scopes: string[]): BatchCommand {
+  return {
+    args: [
+      'token',
+      'create',
+      '--name',
+      name,
+      ...workspaces.flatMap((w) => ['--workspace', w]),
+      ...scopes.flatMap((s) => ['--scope', s]),
+    ],
+  };
 }
 
 /** An API token named `name` on `workspaceIds` with `scopes`. */
 export function makeApiToken(name: string, workspaceIds: string[], scopes: string[]): string {
-  return cli<{ token: string }>([
-    'token',
-    'create',
-    '--name',
-    name,
-    ...workspaceIds.flatMap((w) => ['--workspace', w]),
-    ...scopes.flatMap((s) => ['--scope', s]),
-  ]).token;
+  return cli<{ token: string }>(tokenCommand(name, workspaceIds, scopes).args as string[]).token;
 }
 
 /** The stored digest of the session cookie the browser holds (src/server/auth/session.ts keeps sha256 only). */
@@ -322,12 +337,10 @@ export async function signInWithForm(page: Page, email: string, password = PASSW
  * signed in. Each person signs in through the form once a run; later calls hand the browser that session's cookie
  * (kept next to the run's database file) and open `at` directly: one page load instead of three and no password hash.
  * A session that no longer works (signed out) is replaced through the form. A spec about sessions themselves (signing
- * out, the session row) uses signInWithForm.
+ * out, the session row) uses signInWithForm; a test that opens its first page itself uses useSession.
  */
 export async function signIn(page: Page, email: string, at = '/'): Promise<void> {
-  const cache = join(dirname(databaseUrl().replace(/^file:/, '')), 'sessions.json');
-  const sessions = (existsSync(cache) ? JSON.parse(readFileSync(cache, 'utf8')) : {}) as Record<string, Cookie[]>;
-  const held = sessions[email];
+  const held = heldSessions()[email];
   if (held) {
     await page.context().addCookies(held);
     await page.goto(at);
@@ -338,12 +351,40 @@ export async function signIn(page: Page, email: string, at = '/'): Promise<void>
     await page.context().clearCookies();
   }
   await signInWithForm(page, email);
-  sessions[email] = await page.context().cookies();
-  writeFileSync(cache, JSON.stringify(sessions));
+  keepSession(email, await page.context().cookies());
   if (at !== '/') {
     await page.goto(at);
     await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
   }
+}
+
+/**
+ * Gives the browser `email`'s session without opening a page, for a test whose first page load is its own (with its
+ * listeners, its status check, its viewport): the held session's cookie, checked with one `session.me` request instead
+ * of a page load. With no held session, or one that no longer works, it signs in like signIn (through the form, on
+ * the Overview).
+ */
+export async function useSession(page: Page, email: string): Promise<void> {
+  const held = heldSessions()[email];
+  if (held) {
+    await page.context().addCookies(held);
+    const me = await page.request.get('/api/trpc/session.me');
+    if (me.ok() && (await me.text()).includes(JSON.stringify(email))) return;
+    await page.context().clearCookies();
+  }
+  await signIn(page, email);
+}
+
+/** The session cookies signIn keeps per person, next to the worker's database file. */
+const sessionsFile = () => join(dirname(databaseUrl().replace(/^file:/, '')), 'sessions.json');
+
+function heldSessions(): Record<string, Cookie[]> {
+  const file = sessionsFile();
+  return (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as Record<string, Cookie[]>;
+}
+
+function keepSession(email: string, cookies: Cookie[]): void {
+  writeFileSync(sessionsFile(), JSON.stringify({ ...heldSessions(), [email]: cookies }));
 }
 
 /** Points the console at the spec's workspace (an instance-wide admin sees every spec's workspaces). */
@@ -352,14 +393,20 @@ export async function chooseWorkspace(page: Page, workspaceId: string): Promise<
 }
 
 /**
+ * axe-core's minified build (axe.min.js, 0.65 MB): the same code and rules as its unminified build (`axe.source`,
+ * 1.5 MB, what @axe-core/playwright injects), cheaper to hand to every document and for the page to parse.
+ */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
  * SPEC-independent quality bar: no serious or critical axe violations on the page as it is now. Every axe rule runs, in
- * the page, on what it shows (axe-core's own source, as @axe-core/playwright injects it): one injection and one
+ * the page, on what it shows (axe-core's own build, minified: AXE_SOURCE): one injection and one
  * `axe.run`, instead of that package's per-frame partial runs finished in a second, blank page with axe injected
  * again — the console has no frames. Only violations are gathered in full (`resultTypes`); passes are not listed.
  */
 export async function expectAccessible(page: Page): Promise<void> {
   // Once per document: a later check on the same document (after client-side navigation) runs the axe already there.
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axe.source);
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
     return violations.map((v) => ({

@@ -50,7 +50,22 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
-export function createCliContext(program: Command): CliContext {
+/** Where a command's answer goes and what --password-stdin reads: the process's own stdout and stdin, or a caller's. */
+export interface CliIo {
+  write(text: string): void;
+  readStdin(): Promise<string>;
+}
+
+export const processIo: CliIo = {
+  write: (text) => void process.stdout.write(text),
+  async readStdin() {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+};
+
+export function createCliContext(program: Command, io: CliIo = processIo): CliContext {
   let built: Services | undefined;
   const services = async (opts: { raw?: boolean } = {}) => {
     // The CLI's stdout is its answer (`--json` included): anything the services log goes to stderr.
@@ -69,13 +84,9 @@ export function createCliContext(program: Command): CliContext {
     exitCode: 0,
     store: async (opts) => (await services(opts)).store,
     print(data, human) {
-      process.stdout.write(program.opts().json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
+      io.write(program.opts().json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
     },
-    async readStdin() {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    },
+    readStdin: () => io.readStdin(),
     async close() {
       await built?.store.close();
       built = undefined;
