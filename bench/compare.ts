@@ -177,7 +177,7 @@ async function round(s: Server, name: SeriesName, secs: number): Promise<{ us: n
   return { us: ((ticks(s.pid) - before) * 10_000) / ok, rps: ok / r.duration };
 }
 
-const pg = dialect === 'postgres' ? await startPostgres() : undefined;
+const pg = dialect === 'postgres' ? await startPostgres({ onDisk: true }) : undefined;
 const files = dialect === 'sqlite' ? mkdtempSync(join(tmpdir(), 'tether-compare-')) : undefined;
 /** A fresh database for one server: a PostgreSQL database, or a SQLite file. */
 const database = (name: string) =>

@@ -316,7 +316,7 @@ async function prepare(databaseUrl: string): Promise<{ services: Services; seede
 
 async function postgresPhase(): Promise<void> {
   log('starting PostgreSQL');
-  const server = await startPostgres();
+  const server = await startPostgres({ onDisk: true });
   const stopServer = () => server.stop();
   cleanups.add(stopServer);
   const apps: AppProcess[] = [];

@@ -351,7 +351,7 @@ async function main(argv: string[]): Promise<void> {
   };
   process.once('SIGINT', () => (cleanup(), process.exit(130)));
   try {
-    pg = await startPostgres({ durableCommits: true });
+    pg = await startPostgres({ durableCommits: true, onDisk: true });
     const url = await createDatabase(pg.url, `soak_${Date.now()}`);
     const db = openDb(url, { max: 2 });
     await migrate(db);

@@ -78,6 +78,9 @@ const STEPS = PLAN.map((lanes) => lanes.map((lane) => lane.filter(wanted)).filte
 );
 const STAGES = STEPS.flat(2).map((name) => ({ name, ...STAGE[name] }));
 if (STAGES.some((s) => s.name === 'typecheck')) STAGE['next build'].env = { TETHER_TYPES_CHECKED: '1' };
+// The typed-client tests install the client package as `npm run build` makes it: the client build stage has just
+// made it from these sources (dist/client), so they copy it rather than build it again.
+if (STAGES.some((s) => s.name === 'client build')) STAGE.vitest.env = { TETHER_CLIENT_BUILT: '1' };
 
 // ---- prerequisites ---------------------------------------------------------------------------------
 

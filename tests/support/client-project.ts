@@ -2,7 +2,7 @@
 // (`node_modules/tether` links to a folder with Tether's package.json and the BUILT `dist/client`), the example's
 // sources, and a fresh template tsconfig (tests/integration/client/fixtures). Only `tether/client` is imported.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,14 +27,25 @@ function run(
 }
 
 /**
- * Builds `tether/client` with the same script as `npm run build` into a folder laid out like an installed package:
+ * `tether/client` built with the same script as `npm run build`, in a folder laid out like an installed package:
  * Tether's package.json, `dist/client`, and Tether's dependencies beside it. Returns the folder.
+ * Under `npm test` (TETHER_CLIENT_BUILT=1) the client build stage has just built dist/client from these sources, and
+ * the declarations cost a TypeScript program of half the server: that build is copied rather than made again.
  */
 export function buildClientPackage(opts: { types: boolean }): string {
   const pkg = mkdtempSync(join(tmpdir(), 'tether-pkg-'));
-  const args = ['scripts/build-client.mjs', '--out', join(pkg, 'dist/client'), ...(opts.types ? [] : ['--js-only'])];
-  const built = run(process.execPath, args, ROOT);
-  if (built.status !== 0) throw new Error(`build-client failed:\n${built.output}`);
+  const out = join(pkg, 'dist/client');
+  const stage = join(ROOT, 'dist/client');
+  if (process.env.TETHER_CLIENT_BUILT === '1') {
+    for (const file of ['index.js', ...(opts.types ? ['index.d.ts'] : [])]) {
+      if (!existsSync(join(stage, file))) throw new Error(`TETHER_CLIENT_BUILT=1, but ${join(stage, file)} is missing`);
+    }
+    cpSync(stage, out, { recursive: true });
+  } else {
+    const args = ['scripts/build-client.mjs', '--out', out, ...(opts.types ? [] : ['--js-only'])];
+    const built = run(process.execPath, args, ROOT);
+    if (built.status !== 0) throw new Error(`build-client failed:\n${built.output}`);
+  }
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
   const { name, version, type, exports, dependencies } = manifest;
   writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name, version, type, exports, dependencies }, null, 2));
@@ -70,19 +81,37 @@ export function makeClientProject(template: Template, pkg: string): string {
 
 const tsc = join(MODULES, 'typescript/bin/tsc');
 
-/** The template's own type check: `tsc -b` for Vite (its build script), `tsc --noEmit` for Next. */
-export function typeCheck(template: Template, app: string): CommandResult {
-  return template === 'vite'
-    ? run(process.execPath, [tsc, '-b', '--pretty', 'false'], app)
-    : run(process.execPath, [tsc, '--noEmit', '--pretty', 'false'], app);
+export interface TypeCheckResult extends CommandResult {
+  /** With `listFiles`: every file the application's own program read (tsconfig.app.json's for Vite). */
+  files: string[];
 }
 
-/** Every file the application's type check reads (the app's own project: tsconfig.app.json for Vite). */
-export function programFiles(template: Template, app: string): string[] {
-  const project = template === 'vite' ? 'tsconfig.app.json' : 'tsconfig.json';
-  const r = run(process.execPath, [tsc, '-p', project, '--listFilesOnly'], app);
-  if (r.status !== 0) throw new Error(r.output);
-  return r.output.split('\n').filter(Boolean);
+/**
+ * The template's own type check: `tsc -b` for Vite (its build script), `tsc --noEmit` for Next. `listFiles` also
+ * lists what the app's program read: Next's check lists it as it goes (one program, one compiler run; the listed
+ * paths are left out of `output`), Vite's build reads two projects, so its app project is listed by a run of its own.
+ */
+export function typeCheck(template: Template, app: string, opts: { listFiles?: boolean } = {}): TypeCheckResult {
+  if (template === 'vite') {
+    const r = run(process.execPath, [tsc, '-b', '--pretty', 'false'], app);
+    if (!opts.listFiles) return { ...r, files: [] };
+    const listed = run(process.execPath, [tsc, '-p', 'tsconfig.app.json', '--listFilesOnly'], app);
+    if (listed.status !== 0) throw new Error(listed.output);
+    return { ...r, files: listed.output.split('\n').filter(Boolean) };
+  }
+  const r = run(
+    process.execPath,
+    [tsc, '--noEmit', '--pretty', 'false', ...(opts.listFiles ? ['--listFiles'] : [])],
+    app,
+  );
+  // A listed file is a line that is one absolute path; a diagnostic names its file relative to the project.
+  const lines = r.output.split('\n');
+  const isListed = (line: string) => /^\/\S+$/.test(line);
+  return {
+    status: r.status,
+    output: lines.filter((line) => line && !isListed(line)).join('\n'),
+    files: lines.filter(isListed),
+  };
 }
 
 /**

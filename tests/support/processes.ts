@@ -1,8 +1,8 @@
 // Start real server processes for multi-process tests and stop them afterwards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { build } from 'esbuild';
+import { build, version as esbuildVersion } from 'esbuild';
 import { bundleOptions } from '../../scripts/bundle-options.mjs';
 import { afterAll, beforeAll } from 'vitest';
 import { openDb } from '../../src/server/db/drivers';
@@ -63,8 +63,9 @@ export const CHILD_NODE_FLAGS = ['--liftoff-only'];
 const DIST_TEST = resolve(ROOT, 'dist/test');
 
 /**
- * `entry` (a TypeScript file of this project) bundled from the sources once per test process: the tests start the CLI,
- * the crash-matrix child and server processes dozens of times, and under tsx every start compiles the sources again.
+ * `entry` (a TypeScript file of this project) bundled from the sources, again only when they change (builtFrom): the
+ * tests start the CLI, the crash-matrix child and server processes dozens of times, and under tsx every start compiles
+ * the sources again.
  * The bundle is split: what the sources import with `import()` (Prisma Client and its runtime, db/prisma/) is a chunk
  * of its own, loaded only by a process that takes a cold path — as under tsx; in one file, the runtime's static imports
  * would load at every start. Packages stay in node_modules as in the built server (scripts/build-server.mjs), unless
@@ -93,23 +94,65 @@ export function bundled(entry: string, options: { withPackages?: boolean } = {})
       delete opts.packages;
       opts.external = NOT_BUNDLED;
     }
-    out = build(opts).then(({ outputFiles = [] }) => {
-      const outfile = resolve(DIST_TEST, `${name}.mjs`);
-      mkdirSync(DIST_TEST, { recursive: true });
-      const files = [
-        ...outputFiles.filter((f) => f.path !== outfile),
-        ...outputFiles.filter((f) => f.path === outfile),
-      ];
-      for (const file of files) {
-        const aside = `${file.path}.${process.pid}.tmp`;
-        writeFileSync(aside, file.contents);
-        renameSync(aside, file.path);
-      }
-      return outfile;
-    });
+    const outfile = resolve(DIST_TEST, `${name}.mjs`);
+    const stampFile = resolve(DIST_TEST, `${name}.inputs.json`);
+    const built = JSON.stringify({ esbuild: esbuildVersion, opts });
+    out = builtFrom(stampFile, outfile, built)
+      ? Promise.resolve(outfile)
+      : build({ ...opts, absWorkingDir: ROOT, metafile: true }).then(({ outputFiles = [], metafile }) => {
+          mkdirSync(DIST_TEST, { recursive: true });
+          const files = [
+            ...outputFiles.filter((f) => f.path !== outfile),
+            ...outputFiles.filter((f) => f.path === outfile),
+          ];
+          for (const file of files) writeAside(file.path, file.contents);
+          // Last, after the entry: what it was built from (see builtFrom).
+          // The tsconfig (paths, JSX) and package.json (imports, type) steer how the sources are read.
+          const inputs = [...Object.keys(metafile?.inputs ?? {}), 'tsconfig.json', 'package.json']
+            .map((p) => resolve(ROOT, p))
+            .filter((p) => existsSync(p))
+            .map((p) => [p, ...stamp(p)]);
+          writeAside(stampFile, JSON.stringify({ built, inputs }));
+          return outfile;
+        });
     bundles.set(key, out);
   }
   return out;
+}
+
+function writeAside(path: string, contents: string | Uint8Array): void {
+  const aside = `${path}.${process.pid}.tmp`;
+  writeFileSync(aside, contents);
+  renameSync(aside, path);
+}
+
+function stamp(path: string): [number, number] {
+  const st = statSync(path);
+  return [st.size, st.mtimeMs];
+}
+
+/**
+ * Whether `outfile` is still the bundle these options make of the files as they are now: the test processes of one
+ * run (two per project) and the next run need the same three bundles, and each build cost a second and a half of CPU.
+ * It is when another process built it with the same options and esbuild, and every file it read (esbuild's metafile:
+ * sources and, with `withPackages`, the packages' files) still has the size and modification time it had then.
+ */
+function builtFrom(stampFile: string, outfile: string, built: string): boolean {
+  try {
+    if (!existsSync(outfile)) return false;
+    const recorded = JSON.parse(readFileSync(stampFile, 'utf8')) as {
+      built: string;
+      inputs: [string, number, number][];
+    };
+    if (recorded.built !== built) return false;
+    return recorded.inputs.every(([path, size, mtime]) => {
+      if (!existsSync(path)) return false;
+      const [s, m] = stamp(path);
+      return s === size && m === mtime;
+    });
+  } catch {
+    return false;
+  }
 }
 
 /** The admin CLI from the sources (src/cli/main.ts, bundled) as a child process; `env` names the database. */

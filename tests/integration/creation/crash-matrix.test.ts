@@ -26,7 +26,7 @@ import { EVENTS } from '../../support/events';
 
 // Long enough that a child slowed by its siblings still holds its lease when it reaches the failpoint.
 const LEASE_MS = 1500;
-// Bundled once per test process with its packages (tests/support/processes.ts): the matrix starts it thirty times.
+// Bundled once with its packages (tests/support/processes.ts): the matrix starts it thirty times.
 const CHILD = 'tests/support/creation-crash-child.ts';
 const STEPS = 6; // folder, claim, branch, contribution, session_prepare, launch_intent
 const STEP_POINTS = ['step_before_effect', 'step_after_effect', 'step_before_record', 'step_after_record'];
