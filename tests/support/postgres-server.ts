@@ -2,7 +2,7 @@
 // TEST_DATABASE_URL skips all of this and uses the given server instead.
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,8 +67,18 @@ export function runAsPostgres(cmd: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout}`);
 }
 
-/** Memory-backed scratch space, where the machine has it (Linux); otherwise the temp folder. */
-const MEMORY_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+/** A run's test databases take a gigabyte or two: memory-backed space smaller than this is not used. */
+const MEMORY_DIR_MIN_FREE = 4 * 1024 ** 3;
+
+/**
+ * Memory-backed scratch space where the machine has enough of it (Linux's `/dev/shm`; a container's is often 64 MB);
+ * otherwise the temp folder.
+ */
+const MEMORY_DIR = (() => {
+  if (!existsSync('/dev/shm')) return tmpdir();
+  const fs = statfsSync('/dev/shm');
+  return fs.bavail * fs.bsize >= MEMORY_DIR_MIN_FREE ? '/dev/shm' : tmpdir();
+})();
 
 /** A temp folder the `postgres` user can write in: in memory unless `onDisk` (see StartPostgresOptions). */
 export function sharedTempDir(prefix: string, options: { onDisk?: boolean } = {}): string {
