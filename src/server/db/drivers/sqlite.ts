@@ -9,6 +9,18 @@ import { SchemaAlarm } from './schema-alarm';
 // SQLite is one writer at a time. better-sqlite3 is synchronous, but our transactions span awaits, so every
 // statement of this process goes through one mutex: nothing ever runs inside another caller's open transaction.
 // Other processes are kept out by BEGIN IMMEDIATE and waited for by busy_timeout.
+//
+// Group commit. A commit is most of what a write costs here (it writes every page the transaction dirtied, whole, and
+// a create dirties a leaf of 17 b-trees; consecutive creates dirty mostly the same leaves). So a transaction that
+// ends does not commit at once: its work stays in the connection's open transaction (the *group*), and transactions
+// that take the mutex before the group commits run in the same one, each inside a savepoint of its own — a failure
+// rolls back to it and undoes only that transaction's writes. The group commits at the end of the event-loop turn
+// (setImmediate), when it reaches MAX_GROUP, or before anything that needs the connection outside a transaction of
+// ours (a script, a Prisma statement or transaction, the probe, close). Nothing is answered before its commit:
+// every member's transaction() resolves only once the group's COMMIT succeeded, and rejects with the COMMIT's error
+// when it failed (none of the group's writes landed). A statement outside a transaction that runs while a group is
+// open runs inside it (it may read what the group wrote) and is answered only after the same commit, so no caller
+// ever sees a write that might not commit. Alone, a transaction commits one loop turn later than before.
 
 type Param = string | number | bigint | Buffer | null;
 
@@ -22,6 +34,41 @@ type Param = string | number | bigint | Buffer | null;
  * reads all of it. `wal_autocheckpoint` is a connection's own setting: another process on the file keeps its own.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 8_000;
+
+/**
+ * The most transactions one commit carries (group commit, above): bounds how long the first member's answer waits
+ * behind the others' work. Under 16 concurrent creates a group rarely reaches it; the loop turn ends it first.
+ */
+export const MAX_GROUP = 64;
+
+/** The open transaction that ended transactions share until it commits. */
+interface Group {
+  /** Settles when the group's COMMIT succeeded or failed; every member and every statement run in it waits for it. */
+  readonly committed: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
+  /** Transactions whose work it carries. */
+  members: number;
+}
+
+function openGroup(): Group {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const committed = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Every waiter handles the rejection; this only keeps a group nobody waits on from an unhandled-rejection report.
+  committed.catch(() => {});
+  return { committed, resolve, reject, members: 0 };
+}
+
+/** What one statement answered, and the commit it waits for when it ran inside an open group. */
+interface Answer {
+  rows: unknown[];
+  changes: number;
+  group?: Group;
+}
 
 function toParam(v: unknown): Param {
   if (v === undefined || v === null) return null;
@@ -58,6 +105,10 @@ export class SqliteDb implements Db {
   >();
   /** Every statement of this process goes through it, Prisma's included (prisma/sqlite-adapter.ts). */
   readonly mutex = new Mutex();
+  /** The open group (group commit, above), if any: the connection is inside its transaction. */
+  private group: Group | undefined;
+  /** COMMITs this connection sent (group commit: fewer than the transactions run under concurrency). */
+  commits = 0;
 
   poolStats(): PoolStats {
     const queued = this.mutex.queued;
@@ -91,7 +142,7 @@ export class SqliteDb implements Db {
   }
 
   /** Executes synchronously; callers hold the mutex. */
-  private exe(text: string, params: readonly unknown[]): { rows: unknown[]; changes: number } {
+  private exe(text: string, params: readonly unknown[]): Answer {
     try {
       return this.send(text, params);
     } catch (err) {
@@ -108,7 +159,7 @@ export class SqliteDb implements Db {
     }
   }
 
-  private send(text: string, params: readonly unknown[]): { rows: unknown[]; changes: number } {
+  private send(text: string, params: readonly unknown[]): Answer {
     const { entry, args } = this.prepare(text, params);
     this.stats.statements++;
     if (entry.reader) return { rows: entry.stmt.all(...args), changes: 0 };
@@ -128,37 +179,135 @@ export class SqliteDb implements Db {
   }
 
   async query<T>(text: string, params: readonly unknown[] = []): Promise<T[]> {
-    return this.mutex.run(() => this.autocommit(text, params).rows as T[]);
+    const answer = await this.mutex.run(() => this.autocommit(text, params));
+    if (answer.group) await answer.group.committed;
+    return answer.rows as T[];
   }
   async one<T>(text: string, params: readonly unknown[] = []): Promise<T | undefined> {
-    return this.mutex.run(() => this.autocommit(text, params).rows[0] as T | undefined);
+    const answer = await this.mutex.run(() => this.autocommit(text, params));
+    if (answer.group) await answer.group.committed;
+    return answer.rows[0] as T | undefined;
   }
   async run(text: string, params: readonly unknown[] = []): Promise<number> {
-    return this.mutex.run(() => this.autocommit(text, params).changes);
+    const answer = await this.mutex.run(() => this.autocommit(text, params));
+    if (answer.group) await answer.group.committed;
+    return answer.changes;
   }
 
-  /** A statement outside any transaction of ours: it must never run inside one a failed ROLLBACK left open. */
-  private autocommit(text: string, params: readonly unknown[]) {
-    this.rollback();
-    return this.exe(text, params);
+  /**
+   * A statement outside any transaction of ours: inside the open group when there is one (answered after its
+   * commit), else on its own — never inside a transaction a failed ROLLBACK left open.
+   */
+  private autocommit(text: string, params: readonly unknown[]): Answer {
+    const group = this.group;
+    if (!group) {
+      this.rollback();
+      return this.exe(text, params);
+    }
+    try {
+      return { ...this.exe(text, params), group };
+    } catch (err) {
+      // A failed statement undoes only itself, unless SQLite rolled the whole transaction back (SQLITE_FULL, I/O).
+      if (!this.raw.inTransaction) this.failGroup(err);
+      throw err;
+    }
   }
 
   async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-    return this.mutex.run(async () => {
+    // The result is wrapped so the mutex is let go when the work is done, before the commit it waits for.
+    const done = await this.mutex.run(async () => {
       this.stats.transactions++;
-      this.rollback();
-      this.control('BEGIN IMMEDIATE');
-      try {
-        const result = await fn(this.direct());
-        this.control('COMMIT');
-        return result;
-      } catch (err) {
-        // SQLite may already have rolled back (it does after SQLITE_FULL and some I/O errors). The error that caused
-        // the rollback is the one reported, even if the ROLLBACK fails as well.
-        this.rollback();
-        throw err;
-      }
+      return this.group ? this.member(fn, this.group) : this.first(fn);
     });
+    await done.group.committed;
+    return done.result;
+  }
+
+  /** The transaction that opens a group: BEGIN IMMEDIATE; a failure rolls it all back, as without groups. */
+  private async first<T>(fn: (tx: Sql) => Promise<T>): Promise<{ result: T; group: Group }> {
+    this.rollback();
+    this.control('BEGIN IMMEDIATE');
+    let result: T;
+    try {
+      result = await fn(this.direct());
+    } catch (err) {
+      // SQLite may already have rolled back (it does after SQLITE_FULL and some I/O errors). The error that caused
+      // the rollback is the one reported, even if the ROLLBACK fails as well.
+      this.rollback();
+      throw err;
+    }
+    const group = openGroup();
+    this.group = group;
+    setImmediate(() => void this.mutex.run(() => this.settle(group)));
+    return this.joined(result, group);
+  }
+
+  /** A transaction run inside an open group: a savepoint of its own, so a failure undoes only its writes. */
+  private async member<T>(fn: (tx: Sql) => Promise<T>, group: Group): Promise<{ result: T; group: Group }> {
+    this.control('SAVEPOINT member');
+    let result: T;
+    try {
+      result = await fn(this.direct());
+    } catch (err) {
+      try {
+        if (!this.raw.inTransaction) throw err;
+        this.raw.exec('ROLLBACK TO member; RELEASE member');
+      } catch {
+        // SQLite rolled the whole transaction back, or cannot undo this member alone: the group's work is lost.
+        this.failGroup(err);
+      }
+      throw err;
+    }
+    this.control('RELEASE member');
+    return this.joined(result, group);
+  }
+
+  private joined<T>(result: T, group: Group): { result: T; group: Group } {
+    group.members++;
+    if (group.members >= MAX_GROUP) this.settle(group);
+    return { result, group };
+  }
+
+  /**
+   * Commits the open group (callers hold the mutex), or `group` only when it is still the open one. Every member and
+   * statement of the group learns the outcome through `committed`.
+   */
+  private settle(group: Group | undefined = this.group): void {
+    if (!group || this.group !== group) return;
+    this.group = undefined;
+    try {
+      this.commits++;
+      this.control('COMMIT');
+    } catch (err) {
+      this.rollback();
+      group.reject(err);
+      return;
+    }
+    group.resolve();
+  }
+
+  /** The group's transaction is gone (SQLite rolled it back): every member and statement of it fails with `err`. */
+  private failGroup(err: unknown): void {
+    const group = this.group;
+    if (!group) return;
+    this.group = undefined;
+    this.rollback();
+    group.reject(err);
+  }
+
+  /**
+   * Commits the open group now, if any — for a holder of the mutex about to use the connection outside the driver's
+   * own statements and transactions (prisma/sqlite-adapter.ts). A failed commit is its members' error, not the
+   * caller's.
+   */
+  endGroup(): void {
+    this.settle();
+  }
+
+  /** `fn` after endGroup (callers hold the mutex). */
+  outsideGroup<T>(fn: () => T): T {
+    this.settle();
+    return fn();
   }
 
   /** Ends a transaction still open on the connection (ours, failed; or one a failed ROLLBACK left), if any. */
@@ -176,7 +325,10 @@ export class SqliteDb implements Db {
   }
 
   async exec(script: string): Promise<void> {
-    await this.mutex.run(() => this.control(script));
+    await this.mutex.run(() => {
+      this.settle();
+      this.control(script);
+    });
   }
 
   async probe(): Promise<void> {
@@ -184,6 +336,7 @@ export class SqliteDb implements Db {
     // read-only file lets reads through). Rewriting `user_version` with its own value commits one page to the WAL and
     // changes nothing anyone reads (Tether does not use it). Not counted in `stats`: those are the requests' own.
     await this.mutex.run(() => {
+      this.settle();
       try {
         const version = Number(this.raw.pragma('user_version', { simple: true }));
         this.raw.pragma(`user_version = ${version}`);
@@ -195,6 +348,7 @@ export class SqliteDb implements Db {
 
   async close(): Promise<void> {
     await this.mutex.run(() => {
+      this.settle();
       if (this.raw.open) this.raw.close();
     });
   }

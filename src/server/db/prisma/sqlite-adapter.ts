@@ -7,7 +7,8 @@
 //
 // Prisma's own better-sqlite3 adapter does the type mapping (rows, arguments, errors); we reuse it by building it
 // over a throwaway in-memory connection and handing it ours. Three things differ from the stock adapter:
-//   - every autocommit statement takes the driver's mutex (the stock adapter locks only transactions);
+//   - every autocommit statement takes the driver's mutex (the stock adapter locks only transactions), after the
+//     driver's open group of transactions, if any, has committed (group commit, drivers/sqlite.ts);
 //   - a transaction starts with BEGIN IMMEDIATE (takes the write lock up front, like the driver's transactions);
 //   - timestamps are written as `2026-01-01T00:00:00.000Z`, the format the driver writes, so text comparisons
 //     (`lease_expires_at < $1`) and rows read by the driver stay uniform (the stock adapter writes `+00:00`).
@@ -79,17 +80,21 @@ export class SharedSqliteAdapterFactory {
     const holder = inner as unknown as { client: SqliteDb['raw'] };
     holder.client.close();
     holder.client = this.db.raw;
-    const { mutex, raw } = this.db;
+    const { db } = this;
+    const { mutex, raw } = db;
     const q = queryable(inner);
+    // Each first commits the driver's open group, if any (group commit, drivers/sqlite.ts): Prisma's statements and
+    // transactions run on the connection outside it.
     const adapter = {
       provider: 'sqlite' as const,
       adapterName: inner.adapterName,
-      queryRaw: (query: Query) => mutex.run(() => q.queryRaw(query)),
-      executeRaw: (query: Query) => mutex.run(() => q.executeRaw(query)),
-      executeScript: (script: string) => mutex.run(() => raw.exec(script)).then(() => undefined),
+      queryRaw: (query: Query) => mutex.run(() => db.outsideGroup(() => q.queryRaw(query))),
+      executeRaw: (query: Query) => mutex.run(() => db.outsideGroup(() => q.executeRaw(query))),
+      executeScript: (script: string) => mutex.run(() => db.outsideGroup(() => raw.exec(script))).then(() => undefined),
       startTransaction: async (): Promise<Transaction> => {
         const unlock = await mutex.lock();
         try {
+          db.endGroup();
           raw.exec('BEGIN IMMEDIATE');
         } catch (err) {
           unlock();
