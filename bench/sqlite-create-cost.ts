@@ -8,6 +8,7 @@
 //
 //   npx tsx bench/sqlite-create-cost.ts [--variants=base,ac1000] [--rounds=4] [--creates=5000] [--warm=2000]
 //   npx tsx bench/sqlite-create-cost.ts --lookup [--tasks=200000] [--variants=base,ac1000]
+//   npx tsx bench/sqlite-create-cost.ts --concurrency=16   (creates in flight together: commits per create shown)
 import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +32,8 @@ const creates = Number(args.get('creates') ?? 5000);
 const warm = Number(args.get('warm') ?? 2000);
 const tasks = Number(args.get('tasks') ?? 10000);
 const lookupMode = args.has('lookup');
+/** Calls in flight at once (group commit shares a COMMIT between the transactions that end together). */
+const concurrency = Number(args.get('concurrency') ?? 1);
 const names = (args.get('variants') ?? 'base,ac1000').split(',');
 
 interface Variant {
@@ -86,25 +89,6 @@ const VARIANTS: Record<string, Variant> = {
       };
     },
   },
-  // Measurement only: 8 sequential creates per SQLite commit, each in a savepoint (what group commit would save).
-  group8: {
-    patch(db) {
-      const d = db as unknown as { control: (sql: string) => void; rollback: () => void };
-      let n = 0;
-      // Savepoint journals in memory, as a real group commit would keep them.
-      db.raw.pragma('temp_store = MEMORY');
-      d.rollback = () => {};
-      d.control = (sql) => {
-        if (sql === 'BEGIN IMMEDIATE') {
-          if (!db.raw.inTransaction) db.raw.exec('BEGIN IMMEDIATE');
-          db.raw.exec('SAVEPOINT c');
-        } else if (sql === 'COMMIT') {
-          db.raw.exec('RELEASE c');
-          if (++n % 8 === 0) db.raw.exec('COMMIT');
-        } else db.raw.exec(sql);
-      };
-    },
-  },
   // SQLite's default checkpoint threshold (the driver's is WAL_AUTOCHECKPOINT_PAGES).
   ac1000: { after: (raw) => raw.pragma('wal_autocheckpoint = 1000') },
   ac8000: { after: (raw) => raw.pragma('wal_autocheckpoint = 8000') },
@@ -112,6 +96,10 @@ const VARIANTS: Record<string, Variant> = {
   ac16000: { after: (raw) => raw.pragma('wal_autocheckpoint = 16000') },
   // Measurement only: no checkpoint at all (what checkpointing costs on the committing thread).
   ac0: { after: (raw) => raw.pragma('wal_autocheckpoint = 0') },
+  // Measurement only (not durable across a power loss): what the checkpoints' fsyncs cost in wall time.
+  syncoff: { after: (raw) => raw.pragma('synchronous = OFF') },
+  // Savepoint journals (and temporary b-trees) in temporary files once past 64 KB, as SQLite does by default.
+  tempfile: { after: (raw) => raw.pragma('temp_store = DEFAULT') },
   cache2000: { after: (raw) => raw.pragma('cache_size = -2000') },
   cellcheck: { after: (raw) => raw.pragma('cell_size_check = ON') },
   fullfsync: { after: (raw) => raw.pragma('checkpoint_fullfsync = ON') },
@@ -145,6 +133,7 @@ interface Prepared {
   dir: string;
   services: Services;
   p: InProcess;
+  db: SqliteDb;
 }
 
 async function prepare(name: string): Promise<Prepared> {
@@ -171,14 +160,19 @@ async function prepare(name: string): Promise<Prepared> {
   const pageSize = db.raw.pragma('page_size', { simple: true });
   console.error(`${name}: page_size ${String(pageSize)}, ${tasks} tasks loaded`);
   const p = inProcess(services, seeded.actor, seeded.main.id, tasks);
-  return { name, dir, services, p };
+  return { name, dir, services, p, db };
 }
 
-async function measure(fn: () => Promise<void>, n: number) {
+async function measure(fn: () => Promise<void>, n: number, db: SqliteDb) {
   const io0 = io();
   const cpu0 = process.cpuUsage();
+  const commits0 = db.commits;
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) await fn();
+  let left = n;
+  const loop = async () => {
+    while (left-- > 0) await fn();
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
   const wall = Number(process.hrtime.bigint() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const io1 = io();
@@ -188,6 +182,7 @@ async function measure(fn: () => Promise<void>, n: number) {
     wall: wall / n,
     bytes: (io1.wchar - io0.wchar) / n,
     writes: (io1.syscw - io0.syscw) / n,
+    commits: (db.commits - commits0) / n,
   };
 }
 
@@ -197,25 +192,28 @@ const results = new Map<string, Array<Awaited<ReturnType<typeof measure>>>>();
 for (const x of prepared) {
   results.set(x.name, []);
   // Lookups are measured after creates have filled the WAL (as a server's reads run between its writes).
-  await measure(x.p.created, warm);
+  await measure(x.p.created, warm, x.db);
 }
 for (let r = 0; r < rounds; r++) {
   for (const x of r % 2 === 0 ? prepared : [...prepared].reverse()) {
-    const m = await measure(lookupMode ? x.p.lookup : x.p.created, creates);
+    const m = await measure(lookupMode ? x.p.lookup : x.p.created, creates, x.db);
     results.get(x.name)!.push(m);
     console.error(
       `round ${r} ${x.name}: cpu ${m.cpu.toFixed(1)} µs (sys ${m.sys.toFixed(1)}), wall ${m.wall.toFixed(1)} µs, ` +
-        `${(m.bytes / 1024).toFixed(1)} KB written in ${m.writes.toFixed(1)} writes`,
+        `${(m.bytes / 1024).toFixed(1)} KB written in ${m.writes.toFixed(1)} writes, ${m.commits.toFixed(2)} commits`,
     );
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log(`\n${lookupMode ? 'lookup' : 'create'} medians over ${rounds} rounds of ${creates} (${tasks} tasks):`);
+console.log(
+  `\n${lookupMode ? 'lookup' : 'create'} medians over ${rounds} rounds of ${creates}, ${concurrency} in flight (${tasks} tasks):`,
+);
 for (const [name, ms] of results) {
   console.log(
     `${name.padEnd(10)} cpu ${median(ms.map((m) => m.cpu)).toFixed(1)} µs (min ${Math.min(...ms.map((m) => m.cpu)).toFixed(1)})  [${ms.map((m) => m.cpu.toFixed(0)).join(' ')}]` +
       `  sys ${median(ms.map((m) => m.sys)).toFixed(1)}  wall ${median(ms.map((m) => m.wall)).toFixed(1)} µs` +
-      `  ${(median(ms.map((m) => m.bytes)) / 1024).toFixed(1)} KB  ${median(ms.map((m) => m.writes)).toFixed(1)} writes`,
+      `  ${(median(ms.map((m) => m.bytes)) / 1024).toFixed(1)} KB  ${median(ms.map((m) => m.writes)).toFixed(1)} writes` +
+      `  ${median(ms.map((m) => m.commits)).toFixed(2)} commits`,
   );
 }
 for (const x of prepared) {
