@@ -6,6 +6,7 @@
 // never see such a task unsettled, so release and recovery never meet it preparing; a crash leaves nothing; a unique
 // violation rolls it all back and reaches the caller, which re-reads (SPEC §4.1 step 8).
 import { randomUUID } from 'node:crypto';
+import { eventIdOf } from '../../db/repositories/events';
 import type { Actor } from '../access';
 import type { Services } from '../../services';
 import type { TCreateTaskFields } from '../tasks/create-input';
@@ -77,7 +78,7 @@ async function commit(
     actorId: actor.id,
     requestId: input.requestId ?? null,
     at,
-    eventId: randomUUID(),
+    eventId: eventIdOf(taskId, 1),
     deferred: deferred && { ...deferred, at },
     validate,
     beforeCommit: () => failpoints.hit('before_settled_commit', key),
