@@ -1,13 +1,14 @@
 // Revisions and their events (SPEC §9): one stored row each (a zero-step create stores no revision 0: every reader
-// rebuilds it from revision 1, impliedBegin). A revision's event (every revision but 0, Begin) is
-// its `event_type` column and its id: `event_id` where an event stored before its id was derived holds one, otherwise
-// NULL and derived from the task id and revision (eventIdOf, storedEventId, readEventId); the payload every reader gets — the relay (webhooks, live streams), the
-// history pages, the console — is the revision's envelope around its snapshot (the task as committed), rebuilt here
-// in the order and form the payload was always written (`eventPayload` in model/events.ts), so its JSON text is the
-// same. The snapshot is stored without what its row holds (snapshots.ts: encodeSnapshot on write, decodeSnapshot for
-// every reader). Written in the same transaction as the change they record. All on the driver (hot paths).
-import type { HorizonSample } from '../../domain/events/horizon';
+// rebuilds it from revision 1, impliedBegin). A revision's event (every revision but 0, Begin) is its `event_type`
+// column and its id: `event_id` where an event stored before ids were derived holds one, otherwise NULL and derived
+// from the task id and revision (eventIdOf, storedEventId, readEventId). The payload every reader gets — the relay
+// (webhooks, live streams), the history pages, the console — is the revision's envelope around its snapshot (the task
+// as committed), rebuilt here in the order and form the payload was always written (`eventPayload` in
+// model/events.ts), so its JSON text is the same. The snapshot is stored without what its row holds (snapshots.ts:
+// encodeSnapshot on write, decodeSnapshot for every reader). Written in the same transaction as the change they record.
+// All on the driver (hot paths).
 import { createHash } from 'node:crypto';
+import type { HorizonSample } from '../../domain/events/horizon';
 import type { EventRecord, EventType, RevisionBody } from '../../model/events';
 import type { Task, TaskBody } from '../../model/task';
 import type { SqlDialect } from '../drivers';

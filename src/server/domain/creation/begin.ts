@@ -45,6 +45,8 @@ export async function begin(
   // SPEC §4.2: the handle's token is random and stored hashed; the creating request holds the lease from here.
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
+  // Time-ordered ids (UUIDv7): the indexes keyed by them grow at their right edge instead of splitting pages in halves
+  // (docs/BENCHMARKS.md, "What a PostgreSQL Created logs").
   const operationId = orderedId();
   const rows = beginRows({
     ...input,

@@ -67,6 +67,7 @@ async function commit(
 ): Promise<Task | undefined> {
   const { failpoints } = services;
   const key = input.externalId ?? input.title;
+  // Time-ordered ids, as Begin's (begin.ts).
   const operationId = orderedId();
   const taskId = input.taskId ?? orderedId();
   const at = new Date().toISOString();
