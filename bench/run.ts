@@ -30,7 +30,7 @@ import {
   type ScaleSide,
   type Series,
 } from './lib/report';
-import { bulkLoad, seed, type Seeded } from './lib/seed';
+import { bulkLoad, loadTail, seed, type Seeded } from './lib/seed';
 import { ensureBuilt, ROOT, startApp, startHandWritten, type AppProcess } from './lib/server';
 import { handBulkLoad } from './lib/hand-written';
 import { countStatements, inProcess } from './lib/tether';
@@ -309,6 +309,7 @@ async function prepare(databaseUrl: string): Promise<{ services: Services; seede
   const seeded = await seed(services.store.driver);
   await bulkLoad(services.store.driver, seeded.main, opts.smallTasks);
   await bulkLoad(services.store.driver, seeded.small, opts.smallTasks);
+  await loadTail(services.store.driver, seeded.tail);
   await createAnchorTables(services.store.driver);
   await handBulkLoad(services.store.driver, seeded.main, opts.smallTasks);
   return { services, seeded };

@@ -12,7 +12,7 @@ import type { TaskBody } from '../../src/server/model/task';
 /** The events as a table expression named `alias` (PostgreSQL needs a name for a subquery in FROM). */
 export function eventsTable(alias = 'events'): string {
   return `(SELECT seq, event_id AS id, event_type AS type, workspace_id, task_id, revision, snapshot AS task, created_at
-    FROM task_revisions WHERE event_id IS NOT NULL) AS ${alias}`;
+    FROM task_revisions WHERE event_type IS NOT NULL) AS ${alias}`;
 }
 
 export const EVENTS = eventsTable();
@@ -20,7 +20,7 @@ export const EVENTS = eventsTable();
 /** A task's events in seq order, as every surface delivers them (the payload rebuilt by the events repository). */
 export async function taskEvents(db: Db, taskId: string): Promise<EventRecord[]> {
   const rows = await db.query<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM task_revisions WHERE task_id = $1 AND event_id IS NOT NULL ORDER BY seq`,
+    `SELECT ${EVENT_COLUMNS} FROM task_revisions WHERE task_id = $1 AND event_type IS NOT NULL ORDER BY seq`,
     [taskId],
   );
   return rows.map(toEventRecord);

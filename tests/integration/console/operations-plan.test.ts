@@ -126,6 +126,26 @@ describe('the operations list pages on an index (SPEC §13)', () => {
     expect(position).not.toMatch(/Seq Scan on creation_operations|SCAN o\b/);
   });
 
+  it('a search by request id is a range of idx_creation_operations_workspace, and finds the operation', async () => {
+    // No index on the request id (20261203000004_drop_operations_request_index): the search is an OR of the request id,
+    // the operations whose history names it and, for an id-like search, the operation id, which PostgreSQL answered
+    // from the workspace's range whether or not there was one.
+    const requestId = randomUUID();
+    await db.run('UPDATE creation_operations SET request_id = $1 WHERE workspace_id = $2 AND task_id = $3', [
+      requestId,
+      ws.id,
+      't-77',
+    ]);
+    const search = (q: string) => query({ requestId: q, idPrefix: q });
+    const text = await plan(
+      operationsPageStatement(search(requestId), { cursor: null, backwards: false, limit: PAGE }),
+    );
+    console.log(`operations search plan (${testDialect()}):\n${text}`);
+    expectWorkspaceRange(text);
+    const page = await store.console.operationsPage(search(requestId), { cursor: null, backwards: false, limit: PAGE });
+    expect(page.rows.map((o) => [o.task_id, o.request_id])).toEqual([['t-77', requestId]]);
+  });
+
   it(`reads all ${OPERATIONS.toLocaleString('en')} operations in pages of ${PAGE}, each with its total and position (time per page printed)`, async () => {
     const reader = userActor({ [ws.id]: 'viewer' });
     const times: number[] = [];

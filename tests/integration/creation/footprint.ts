@@ -3,6 +3,7 @@
 // placeholders, so two ways of storing a create can be compared byte for byte (SPEC §4.3: "the stored rows are
 // exactly those of the two-phase path (tests compare them)", as SPEC §9 lets a zero-step create store them more
 // compactly: asCompactStorage), and what every reader makes of them (readersView), which must be the same.
+import { readEventId } from '../../../src/server/db/repositories/events';
 import { TASK_COLUMNS } from '../../../src/server/db/repositories/tasks';
 import type { Db } from '../../../src/server/db/types';
 import type { Services } from '../../../src/server/services';
@@ -28,10 +29,13 @@ export async function footprint(db: Db, taskId: string): Promise<string> {
       'SELECT revision, workspace_id, change, actor_id, snapshot, created_at FROM task_revisions WHERE task_id = $1 ORDER BY revision',
       [taskId],
     ),
-    events: await db.query(
-      `SELECT id, workspace_id, revision, type, task, created_at FROM ${EVENTS} WHERE task_id = $1 ORDER BY seq`,
-      [taskId],
-    ),
+    // As stored (`id`: NULL where it is the one derived from the row), and the id every reader gives it.
+    events: (
+      await db.query<{ id: unknown; revision: unknown }>(
+        `SELECT id, workspace_id, revision, type, task, created_at FROM ${EVENTS} WHERE task_id = $1 ORDER BY seq`,
+        [taskId],
+      )
+    ).map((e) => ({ ...e, read_id: readEventId(e.id, taskId, e.revision) })),
     intents: await db.query(
       // Not its state: the dispatcher may already be launching an immediate start.
       `SELECT id, workspace_id, session_id, profile_id, operation_id, step_index, kind, blocked_by, created_at

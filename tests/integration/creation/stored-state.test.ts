@@ -89,8 +89,8 @@ describe('what one zero-step Created stores', () => {
       // Not idx_creation_operations_open: the operation is inserted `completed`.
       'creation_operations.idx_creation_operations_workspace': 1,
       'creation_operations.idx_creation_operations_external_id': 1,
-      'creation_operations.idx_creation_operations_request': 1,
-      // Not an index on the event id: nothing reads an event by it.
+      // Not an index on the event id: nothing reads an event by it. Not one on the request id: the console's search by it
+      // reads the workspace's range of idx_creation_operations_workspace.
     });
   });
 
@@ -137,7 +137,6 @@ describe('what one zero-step Created stores', () => {
           'idx_creation_operations_task',
           'idx_creation_operations_workspace',
           'idx_creation_operations_external_id',
-          'idx_creation_operations_request',
           'sqlite_sequence', // task_revisions.seq is AUTOINCREMENT
         ].sort(),
       );
@@ -149,7 +148,7 @@ describe('what one zero-step Created stores', () => {
     }
   });
 
-  it.runIf(!sqlite)('logs at most 2.6 times the WAL of a hand-written insert into tasks (PostgreSQL)', async () => {
+  it.runIf(!sqlite)('logs at most 2.42 times the WAL of a hand-written insert into tasks (PostgreSQL)', async () => {
     // The WAL position is the whole server's: this test gets a server of its own, where the only writes are its own.
     const server = await startPostgres();
     const own = openDb(await createDatabase(server.url, 'stored_state'));
@@ -186,7 +185,8 @@ describe('what one zero-step Created stores', () => {
       );
       const inserted = await perOp(insert);
       console.info(`WAL bytes per Created ${created.toFixed(0)}, per hand-written insert ${inserted.toFixed(0)}`);
-      expect(created / inserted).toBeLessThanOrEqual(2.6);
+      // 2,217 against 931 bytes (2.38 ×) when this bound was set: a create that logs ~40 bytes more fails here.
+      expect(created / inserted).toBeLessThanOrEqual(2.42);
       await ownServices.store.close();
     } finally {
       await own.close();

@@ -4,6 +4,7 @@
 // written, and again after every snapshot is rewritten in the old whole form.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../../src/server/db/types';
+import { eventIdOf } from '../../../src/server/db/repositories/events';
 import { decodeSnapshot, encodeSnapshot, type SnapshotKey } from '../../../src/server/db/repositories/snapshots';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
@@ -84,6 +85,77 @@ describe('stored snapshots (SPEC §9)', () => {
     }
     expect((await stored(db, id)).map((r) => r.snapshot)).toEqual(whole);
     expect(await readers(services, db, id)).toBe(before);
+  });
+});
+
+describe('stored event ids (SPEC §9)', () => {
+  it('an event made now stores no id and every reader derives it; an id stored before reads as stored', async ({
+    db,
+    services,
+    ws,
+  }) => {
+    const writer = tokenActor([ws.id], ['tasks:read', 'tasks:write']);
+    const created = await createTask(services, writer, {
+      workspace_id: ws.id,
+      external_id: uniq('ids-'),
+      title: 'Ids',
+    });
+    const id = created.task.id;
+    await updateTask(services, writer, id, { title: 'Renamed' });
+    await deleteTask(services, writer, id);
+    const op = await db.one<{ id: string }>('SELECT id FROM creation_operations WHERE task_id = $1', [id]);
+    const { events, creation } = services.store;
+    // Every reader of an event's id: the relay and history pages, webhook planning, the console, the test helper,
+    // and the zero-step create's compact operation, whose outcome names revision 1's event.
+    const ids = async () => {
+      const all = await events.listEvents({ workspaceId: ws.id, after: 0, upTo: Number.MAX_SAFE_INTEGER, limit: 100 });
+      const keys = await events.listEventKeys({
+        workspaceId: ws.id,
+        after: 0,
+        upTo: Number.MAX_SAFE_INTEGER,
+        limit: 100,
+      });
+      const mine = all.filter((e) => e.task_id === id);
+      const seqs = new Set(mine.map((e) => e.seq));
+      return {
+        relay: mine.map((e) => e.id),
+        planning: keys.filter((k) => seqs.has(k.seq)).map((k) => k.id),
+        console: (await services.store.console.eventsOfTask(id, 50)).map((e) => e.id).reverse(),
+        helper: (await taskEvents(db, id)).map((e) => e.id),
+        outcome: (await creation.findOperation(op!.id))?.outcome?.event_id,
+      };
+    };
+
+    const rows = () =>
+      db.query<{ revision: unknown; event_id: unknown }>(
+        'SELECT revision, event_id FROM task_revisions WHERE task_id = $1 ORDER BY revision',
+        [id],
+      );
+    expect((await rows()).map((r) => r.event_id)).toEqual([null, null, null]);
+    const derived = [1, 2, 3].map((n) => eventIdOf(id, n));
+    expect(new Set(derived).size).toBe(3);
+    expect(derived.every((e) => /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(e))).toBe(
+      true,
+    );
+    expect(await ids()).toEqual({
+      relay: derived,
+      planning: derived,
+      console: derived,
+      helper: derived,
+      outcome: derived[0],
+    });
+
+    // Rows written before ids were derived hold the random id they were delivered with: it is the one read.
+    const random = [randomUUID(), randomUUID(), randomUUID()];
+    for (const [i, e] of random.entries())
+      await db.run('UPDATE task_revisions SET event_id = $1 WHERE task_id = $2 AND revision = $3', [e, id, i + 1]);
+    expect(await ids()).toEqual({
+      relay: random,
+      planning: random,
+      console: random,
+      helper: random,
+      outcome: random[0],
+    });
   });
 });
 

@@ -22,7 +22,7 @@ import type { Prisma } from '../prisma';
 import type { Sql } from '../types';
 import { bool, num, numOrNull, str, strOrNull } from '../values';
 import { labelActors } from './actors';
-import { impliedBegin } from './events';
+import { impliedBegin, readEventId } from './events';
 import type { TaskBody } from '../../model/task';
 import { decodeSnapshot, prismaRowKey, snapshotText } from './snapshots';
 import type { ReleaseHistoryEntry } from './releases';
@@ -366,7 +366,7 @@ function toEvent(e: {
   }
   return {
     seq: Number(e.seq),
-    id: e.eventId ?? '',
+    id: readEventId(e.eventId, e.taskId, e.revision),
     task_id: e.taskId,
     type: e.eventType ?? '',
     revision: e.revision,
@@ -656,7 +656,7 @@ export class ConsoleRepository {
   async eventsOfTask(taskId: string, limit: number): Promise<ConsoleEvent[]> {
     const prisma = await this.prisma();
     const events = await prisma.taskRevision.findMany({
-      where: { taskId, eventId: { not: null } },
+      where: { taskId, eventType: { not: null } },
       select: EVENT_SELECT,
       orderBy: { seq: 'desc' },
       take: limit,
@@ -668,7 +668,7 @@ export class ConsoleRepository {
   async recentEvents(workspaceId: string, limit: number): Promise<ConsoleEvent[]> {
     const prisma = await this.prisma();
     const events = await prisma.taskRevision.findMany({
-      where: { workspaceId, eventId: { not: null } },
+      where: { workspaceId, eventType: { not: null } },
       select: EVENT_SELECT,
       orderBy: { seq: 'desc' },
       take: limit,

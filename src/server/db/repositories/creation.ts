@@ -8,7 +8,8 @@ import type { Task } from '../../model/task';
 import type { SqlDialect } from '../drivers';
 import { LeaseLostError } from '../errors';
 import type { Sql } from '../types';
-import { json, num, numOrNull, str, strOrNull } from '../values';
+import { bool, json, num, numOrNull, str, strOrNull } from '../values';
+import { readEventId } from './events';
 import { TASK_COLUMNS, toTask, type TaskRow } from './tasks';
 
 /** Who may write for an operation (SPEC §4.2): the creating request at generation 0, or the recovery claim since. */
@@ -329,18 +330,20 @@ export class CreationRepository {
       state: unknown;
       outcome: unknown;
       compact_event_id: unknown;
+      compact_event: unknown;
+      task_id: unknown;
       token_hash: unknown;
       error: unknown;
     }>(
-      `SELECT o.id, o.state, o.outcome, o.token_hash, o.error,
-         CASE WHEN o.state = 'completed' AND o.outcome IS NULL
-           THEN (SELECT r.event_id FROM task_revisions r WHERE r.task_id = o.task_id AND r.revision = 1) END AS compact_event_id
-       FROM creation_operations o WHERE o.id = $1`,
+      `SELECT o.id, o.state, o.outcome, o.token_hash, o.error, o.task_id, r.event_id AS compact_event_id,
+         r.event_type IS NOT NULL AS compact_event
+       FROM creation_operations o
+       LEFT JOIN task_revisions r ON o.state = 'completed' AND o.outcome IS NULL AND r.task_id = o.task_id AND r.revision = 1
+       WHERE o.id = $1`,
       [operationId],
     );
     if (!row) return undefined;
-    const compact =
-      row.compact_event_id === null || row.compact_event_id === undefined ? undefined : str(row.compact_event_id);
+    const compact = bool(row.compact_event) ? readEventId(row.compact_event_id, row.task_id, 1) : undefined;
     return {
       id: str(row.id),
       state: str(row.state) as OperationState,

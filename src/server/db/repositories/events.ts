@@ -1,10 +1,13 @@
 // Revisions and their events (SPEC §9): one stored row each (a zero-step create stores no revision 0: every reader
-// rebuilds it from revision 1, impliedBegin). A revision's event (every revision but 0, Begin) is
-// its `event_id` and `event_type` columns; the payload every reader gets — the relay (webhooks, live streams), the
-// history pages, the console — is the revision's envelope around its snapshot (the task as committed), rebuilt here
-// in the order and form the payload was always written (`eventPayload` in model/events.ts), so its JSON text is the
-// same. The snapshot is stored without what its row holds (snapshots.ts: encodeSnapshot on write, decodeSnapshot for
-// every reader). Written in the same transaction as the change they record. All on the driver (hot paths).
+// rebuilds it from revision 1, impliedBegin). A revision's event (every revision but 0, Begin) is its `event_type`
+// column and its id: `event_id` where an event stored before ids were derived holds one, otherwise NULL and derived
+// from the task id and revision (eventIdOf, storedEventId, readEventId). The payload every reader gets — the relay
+// (webhooks, live streams), the history pages, the console — is the revision's envelope around its snapshot (the task
+// as committed), rebuilt here in the order and form the payload was always written (`eventPayload` in
+// model/events.ts), so its JSON text is the same. The snapshot is stored without what its row holds (snapshots.ts:
+// encodeSnapshot on write, decodeSnapshot for every reader). Written in the same transaction as the change they record.
+// All on the driver (hot paths).
+import { createHash } from 'node:crypto';
 import type { HorizonSample } from '../../domain/events/horizon';
 import type { EventRecord, EventType, RevisionBody } from '../../model/events';
 import type { Task, TaskBody } from '../../model/task';
@@ -15,6 +18,40 @@ import { decodeSnapshot, encodeSnapshot, type SnapshotKey } from './snapshots';
 
 /** The columns an event is read from (EventRow), for a `SELECT … FROM task_revisions`. */
 export const EVENT_COLUMNS = 'seq, event_id, event_type, workspace_id, task_id, revision, created_at, snapshot';
+
+/** The namespace of event ids (a random UUID, fixed for good: every derived id depends on it). */
+const EVENT_ID_NAMESPACE = Buffer.from('7f1d4c2e9b6a4e0f8c3d5a1b2e6f9c04', 'hex');
+
+/**
+ * The id of a task's event at `revision`: a name-based UUID (RFC 9562 version 5, SHA-1) of the task id and the revision
+ * number. A task has at most one event per revision (uniq_task_revisions_task_revision) and task ids are never reused,
+ * so it is unique, and it is the same on every read and every redelivery. The domain makes every event with it, so
+ * revision rows store no id (storedEventId) and every reader derives it (readEventId); an event stored before ids were
+ * derived keeps its random one, which readers return as stored.
+ */
+export function eventIdOf(taskId: string, revision: number): string {
+  const h = createHash('sha1').update(EVENT_ID_NAMESPACE).update(`${taskId}/${revision}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.toString('hex', 0, 16);
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/**
+ * What a revision row stores for its event's id: nothing (NULL) when it is the id derived from the row (every event
+ * made since ids were derived), the id itself otherwise (readEventId gives it back either way).
+ */
+export function storedEventId(id: string, taskId: string, revision: number): string | null {
+  return id === eventIdOf(taskId, revision) ? null : id;
+}
+
+/** The id of a revision row's event: the one it stores, or the one derived from its task id and revision. */
+export function readEventId(stored: unknown, taskId: unknown, revision: unknown): string {
+  return stored === null || stored === undefined ? eventIdOf(str(taskId), num(revision)) : str(stored);
+}
+
+/** Which revision rows have an event (every one but Begin's), in SQL, as idx_task_revisions_workspace_events' predicate. */
+export const HAS_EVENT = 'event_type IS NOT NULL';
 
 /** A revision row that has an event, as EVENT_COLUMNS reads it. */
 export interface EventRow {
@@ -35,7 +72,7 @@ export interface EventRow {
 export function toEventRecord(row: EventRow): EventRecord {
   return {
     seq: num(row.seq),
-    id: str(row.event_id),
+    id: readEventId(row.event_id, row.task_id, row.revision),
     type: str(row.event_type) as EventType,
     workspace_id: str(row.workspace_id),
     task_id: str(row.task_id),
@@ -152,7 +189,7 @@ function insertRevisionsText(n: number): string {
  * workspace, or of the key (tests/integration/events/plans.test.ts holds both to it).
  */
 export function eventRangeText(columns: string, byWorkspace: boolean): string {
-  return `SELECT ${columns} FROM task_revisions WHERE ${byWorkspace ? 'workspace_id = $4 AND ' : ''}event_id IS NOT NULL
+  return `SELECT ${columns} FROM task_revisions WHERE ${byWorkspace ? 'workspace_id = $4 AND ' : ''}${HAS_EVENT}
     AND seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`;
 }
 
@@ -183,7 +220,7 @@ export class EventRepository {
       actorId,
       encodeSnapshot(snapshot, { taskId: task.id, workspaceId: task.workspaceId, revision: task.revision, at }),
       at,
-      event.id,
+      storedEventId(event.id, task.id, task.revision),
       event.type,
     ]);
   }
@@ -200,7 +237,7 @@ export class EventRepository {
         r.actorId,
         r.snapshot,
         r.at,
-        r.event?.id ?? null,
+        r.event ? storedEventId(r.event.id, r.taskId, r.revision) : null,
         r.event?.type ?? null,
       );
     await this.sql.run(insertRevisionsText(revisions.length), params);
@@ -240,13 +277,11 @@ export class EventRepository {
 
   /** Seq and id only, of one workspace's events in a range (webhook delivery planning). */
   async listEventKeys(q: Required<EventRange>): Promise<Array<{ seq: number; id: string }>> {
-    const rows = await this.sql.query<{ seq: unknown; event_id: unknown }>(eventRangeText('seq, event_id', true), [
-      q.after,
-      q.upTo,
-      q.limit,
-      q.workspaceId,
-    ]);
-    return rows.map((r) => ({ seq: num(r.seq), id: str(r.event_id) }));
+    const rows = await this.sql.query<{ seq: unknown; event_id: unknown; task_id: unknown; revision: unknown }>(
+      eventRangeText('seq, event_id, task_id, revision', true),
+      [q.after, q.upTo, q.limit, q.workspaceId],
+    );
+    return rows.map((r) => ({ seq: num(r.seq), id: readEventId(r.event_id, r.task_id, r.revision) }));
   }
 
   /**

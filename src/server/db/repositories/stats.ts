@@ -18,7 +18,7 @@ export class StatsRepository {
   /** The newest event's seq (0 when there is none). */
   async outboxHead(): Promise<number> {
     const row = await this.sql.one<{ seq: unknown }>(
-      'SELECT MAX(seq) AS seq FROM task_revisions WHERE event_id IS NOT NULL',
+      'SELECT MAX(seq) AS seq FROM task_revisions WHERE event_type IS NOT NULL',
     );
     return num(row?.seq ?? 0);
   }
@@ -26,7 +26,7 @@ export class StatsRepository {
   /** When the first event after `seq` was written (undefined when there is none). */
   async firstEventAfter(seq: number): Promise<string | undefined> {
     const row = await this.sql.one<{ created_at: unknown }>(
-      'SELECT created_at FROM task_revisions WHERE event_id IS NOT NULL AND seq > $1 ORDER BY seq LIMIT 1',
+      'SELECT created_at FROM task_revisions WHERE event_type IS NOT NULL AND seq > $1 ORDER BY seq LIMIT 1',
       [seq],
     );
     return strOrNull(row?.created_at) ?? undefined;

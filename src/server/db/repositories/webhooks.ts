@@ -222,7 +222,7 @@ export class WebhookRepository {
   /** SPEC §8: the workspace's webhooks still deliver its events up to its last one (in this transaction), then stop. */
   async endAtLastEventOf(workspaceId: string): Promise<void> {
     await this.sql.run(
-      'UPDATE webhooks SET final_seq = (SELECT COALESCE(MAX(seq), 0) FROM task_revisions WHERE workspace_id = $1 AND event_id IS NOT NULL) WHERE workspace_id = $1',
+      'UPDATE webhooks SET final_seq = (SELECT COALESCE(MAX(seq), 0) FROM task_revisions WHERE workspace_id = $1 AND event_type IS NOT NULL) WHERE workspace_id = $1',
       [workspaceId],
     );
   }

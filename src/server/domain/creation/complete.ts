@@ -4,9 +4,9 @@
 // exactly one `task.created` outbox event. The rows each phase writes are computed here (rows.ts); how they are
 // stored (one statement on PostgreSQL, a transaction otherwise) is the creation store's business
 // (db/repositories/creation-store.ts), which says what it found (a task gone, a lease lost) for this code to act on.
-import { randomUUID } from 'node:crypto';
 import { isDatabaseUnavailable, LeaseLostError } from '../../db/errors';
 import type { OperationRecord } from '../../db/repositories/creation';
+import { eventIdOf } from '../../db/repositories/events';
 import type { DeferredIntent } from '../../db/repositories/launches';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
@@ -76,7 +76,7 @@ async function completeOnce(services: Services, handle: CreationHandle, fresh: b
   // phase A nothing changes it but a release of its identity, which phase B tells apart, or a delete).
   const base = handle.begun ?? (await store.tasks.findById(handle.taskId));
   if (!base) return abortGone(services, handle);
-  const eventId = randomUUID();
+  const eventId = eventIdOf(handle.taskId, 1);
   const rows = settleRows(handle, base, eventId, fresh, new Date().toISOString(), deferredIntent(handle.plan, handle));
   const settled = await store.creation.settle(rows);
   if (settled.kind === 'task_missing') return abortGone(services, handle);

@@ -1,7 +1,7 @@
 // Lifecycle changes of a completed task (SPEC §2.3, §8, §9): update, archive/unarchive, delete. Each writes the next
 // revision and one outbox event in the same transaction as the change.
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../access';
+import { eventIdOf } from '../../db/repositories/events';
 import type { TaskChanges } from '../../db/repositories/tasks';
 import type { TxRepositories } from '../../db/store';
 import type { Services } from '../../services';
@@ -32,7 +32,7 @@ async function writeChange(
   const task = await tx.tasks.applyChanges(taskId, changes, at);
   if (!task) throw new DomainError('task_not_found');
   await tx.events.insertRevision(task, change, actor.id, toTaskBody(task), at, {
-    id: randomUUID(),
+    id: eventIdOf(task.id, task.revision),
     type: 'task.updated',
   });
   return task;
@@ -98,7 +98,7 @@ export async function deleteTaskIn(tx: TxRepositories, actor: Actor, taskId: str
   const at = new Date().toISOString();
   const final = { ...current, revision: current.revision + 1, updatedAt: at };
   await tx.events.insertRevision(final, 'delete', actor.id, toTaskBody(final), at, {
-    id: randomUUID(),
+    id: eventIdOf(final.id, final.revision),
     type: 'task.deleted',
   });
 }

@@ -8,6 +8,7 @@
 // batch of items in one workspace (statement-batch.ts); a failed batch is retried item by item, so a unique violation
 // on uniq_tasks_external_id is always the item's own and rolls back everything of it, the number included.
 import type { Drawn, SettledRows } from '../../repositories/creation-store';
+import { storedEventId } from '../../repositories/events';
 import { TASK_COLUMNS } from '../../repositories/tasks';
 import type { Db } from '../../types';
 import { bool, jsonParam, num, str } from '../../values';
@@ -38,7 +39,8 @@ export async function runSettled(db: Db, items: SettledRows[]): Promise<Array<Se
     plan: op.plan === null ? null : JSON.stringify(op.plan),
     at: op.at,
     request_id: op.requestId,
-    event_id: s.event.id,
+    // NULL when derived from the task id and revision (storedEventId): every event made now.
+    event_id: storedEventId(s.event.id, task.id, 1),
     validate: s.validate,
     // Cut around the identifier and the step id, which the statement splices in (JSON-escaped by to_json).
     change: s.revision.change,

@@ -31,6 +31,7 @@ import {
   type Transactor,
 } from '../../repositories/creation-store';
 import { TASK_COLUMNS } from '../../repositories/tasks';
+import { storedEventId } from '../../repositories/events';
 import { encodeSnapshot } from '../../repositories/snapshots';
 import { StatementBatch } from './statement-batch';
 import type { Db } from '../../types';
@@ -240,6 +241,8 @@ async function runPhaseB(db: Db, batch: SettleRows[]): Promise<Array<true | unde
     at: s.at,
     outcome: JSON.stringify(s.held.outcome),
     event_id: s.held.event.id,
+    // The revision's: NULL when derived from the task id and revision (storedEventId).
+    rev_event_id: storedEventId(s.held.event.id, s.held.task.id, 1),
     op_id: s.operationId,
     gen: s.generation,
     actor_id: s.actorId,
@@ -255,7 +258,7 @@ async function runPhaseB(db: Db, batch: SettleRows[]): Promise<Array<true | unde
     const rows = await db.query<{ i: unknown; ok: unknown }>(
       `WITH k AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS k(i int, task_id text, external_id text, at timestamptz,
-           outcome text, event_id text, op_id text, gen int, actor_id text, change text, snapshot text)
+           outcome text, event_id text, rev_event_id text, op_id text, gen int, actor_id text, change text, snapshot text)
        ), t AS (
          UPDATE tasks SET external_id_settled_at = CASE WHEN k.external_id IS NULL THEN NULL ELSE k.at END,
            creation_state = 'completed', revision = 1, updated_at = k.at
@@ -271,7 +274,7 @@ async function runPhaseB(db: Db, batch: SettleRows[]): Promise<Array<true | unde
          RETURNING k.i
        ), r AS (
          INSERT INTO task_revisions (task_id, revision, workspace_id, change, actor_id, snapshot, created_at, event_id, event_type)
-         SELECT k.task_id, 1, t.workspace_id, k.change, k.actor_id, k.snapshot, k.at, k.event_id, 'task.created'
+         SELECT k.task_id, 1, t.workspace_id, k.change, k.actor_id, k.snapshot, k.at, k.rev_event_id, 'task.created'
          FROM k JOIN t ON t.i = k.i JOIN o ON o.i = k.i ORDER BY k.i
        ), n AS (SELECT (SELECT count(*) FROM t)::int AS n_guard, (SELECT count(*) FROM o)::int AS n_fenced)
        SELECT k.i, k.i IN (SELECT i FROM o) AS ok, ${ALL_OR_NOTHING} AS guard FROM k, n`,
