@@ -98,6 +98,8 @@ const VARIANTS: Record<string, Variant> = {
   ac0: { after: (raw) => raw.pragma('wal_autocheckpoint = 0') },
   // Measurement only (not durable across a power loss): what the checkpoints' fsyncs cost in wall time.
   syncoff: { after: (raw) => raw.pragma('synchronous = OFF') },
+  // Every checkpoint on the committing thread (SQLite's automatic one), as before the background checkpointer.
+  nobg: { patch: (db) => void db.checkpointer?.stop() },
   // Savepoint journals (and temporary b-trees) in temporary files once past 64 KB, as SQLite does by default.
   tempfile: { after: (raw) => raw.pragma('temp_store = DEFAULT') },
   cache2000: { after: (raw) => raw.pragma('cache_size = -2000') },

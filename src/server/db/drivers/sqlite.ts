@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { InvalidTextError, type Db, type DbStats, type PoolStats, type Sql } from '../types';
 import { asDatabaseError } from '../errors';
 import { Mutex } from './mutex';
+import { BackgroundCheckpointer } from './sqlite-checkpointer';
 import { SchemaAlarm } from './schema-alarm';
 
 // SQLite is one writer at a time. better-sqlite3 is synchronous, but our transactions span awaits, so every
@@ -32,6 +33,8 @@ type Param = string | number | bigint | Buffer | null;
  * process (bench/sqlite-create-cost.ts) ~15–25 % less CPU per Created; lookups at 200,000 tasks unchanged. The price:
  * the WAL file grows to ~33 MB (8,000 frames of a 4 KB page) and keeps that size, and opening the file after a crash
  * reads all of it. `wal_autocheckpoint` is a connection's own setting: another process on the file keeps its own.
+ * Once a connection is busy, a thread of its own checkpoints more often than this (sqlite-checkpointer.ts), and this
+ * threshold is the backstop the committing thread falls back on.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 8_000;
 
@@ -109,6 +112,8 @@ export class SqliteDb implements Db {
   private group: Group | undefined;
   /** COMMITs this connection sent (group commit: fewer than the transactions run under concurrency). */
   commits = 0;
+  /** Checkpoints the WAL from a thread of its own once the connection is busy (sqlite-checkpointer.ts). */
+  readonly checkpointer: BackgroundCheckpointer | undefined;
 
   poolStats(): PoolStats {
     const queued = this.mutex.queued;
@@ -131,6 +136,7 @@ export class SqliteDb implements Db {
     // per create to disk. In memory it stays a few hundred KB at most (a group is at most MAX_GROUP members; the
     // journal is dropped when the member ends). Temporary tables and sorts live in memory as well.
     this.raw.pragma('temp_store = MEMORY');
+    if (file !== ':memory:') this.checkpointer = new BackgroundCheckpointer(file);
   }
 
   private prepare(text: string, params: readonly unknown[]) {
@@ -288,6 +294,7 @@ export class SqliteDb implements Db {
       group.reject(err);
       return;
     }
+    this.checkpointer?.committed();
     group.resolve();
   }
 
@@ -352,6 +359,7 @@ export class SqliteDb implements Db {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
     await this.mutex.run(() => {
       this.settle();
       if (this.raw.open) this.raw.close();
