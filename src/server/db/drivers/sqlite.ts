@@ -21,7 +21,8 @@ import { SchemaAlarm } from './schema-alarm';
 // every member's transaction() resolves only once the group's COMMIT succeeded, and rejects with the COMMIT's error
 // when it failed (none of the group's writes landed). A statement outside a transaction that runs while a group is
 // open runs inside it (it may read what the group wrote) and is answered only after the same commit, so no caller
-// ever sees a write that might not commit. Alone, a transaction commits one loop turn later than before.
+// ever sees a write that might not commit; if that commit fails, the statement runs again alone (a full disk fails
+// writes, not reads). Alone, a transaction commits one loop turn later than before.
 
 type Param = string | number | bigint | Buffer | null;
 
@@ -190,19 +191,32 @@ export class SqliteDb implements Db {
   }
 
   async query<T>(text: string, params: readonly unknown[] = []): Promise<T[]> {
-    const answer = await this.mutex.run(() => this.autocommit(text, params));
-    if (answer.group) await answer.group.committed;
-    return answer.rows as T[];
+    return (await this.statement(text, params)).rows as T[];
   }
   async one<T>(text: string, params: readonly unknown[] = []): Promise<T | undefined> {
-    const answer = await this.mutex.run(() => this.autocommit(text, params));
-    if (answer.group) await answer.group.committed;
-    return answer.rows[0] as T | undefined;
+    return (await this.statement(text, params)).rows[0] as T | undefined;
   }
   async run(text: string, params: readonly unknown[] = []): Promise<number> {
+    return (await this.statement(text, params)).changes;
+  }
+
+  /**
+   * One statement outside a transaction of ours. Run inside an open group, it is answered once the group committed;
+   * if that COMMIT failed, the statement's own work was undone with the group's, so it runs again alone — a read is
+   * still answered when the disk is full and only writes fail, as without groups.
+   */
+  private async statement(text: string, params: readonly unknown[]): Promise<Answer> {
     const answer = await this.mutex.run(() => this.autocommit(text, params));
-    if (answer.group) await answer.group.committed;
-    return answer.changes;
+    if (!answer.group) return answer;
+    try {
+      await answer.group.committed;
+      return answer;
+    } catch {
+      return this.mutex.run(() => {
+        this.settle();
+        return this.autocommit(text, params);
+      });
+    }
   }
 
   /**
