@@ -7,7 +7,7 @@
 // model/events.ts), so its JSON text is the same. The snapshot is stored without what its row holds (snapshots.ts:
 // encodeSnapshot on write, decodeSnapshot for every reader). Written in the same transaction as the change they record.
 // All on the driver (hot paths).
-import { createHash } from 'node:crypto';
+import { v5 as uuidV5 } from 'uuid';
 import type { HorizonSample } from '../../domain/events/horizon';
 import type { EventRecord, EventType, RevisionBody } from '../../model/events';
 import type { Task, TaskBody } from '../../model/task';
@@ -20,7 +20,7 @@ import { decodeSnapshot, encodeSnapshot, type SnapshotKey } from './snapshots';
 export const EVENT_COLUMNS = 'seq, event_id, event_type, workspace_id, task_id, revision, created_at, snapshot';
 
 /** The namespace of event ids (a random UUID, fixed for good: every derived id depends on it). */
-const EVENT_ID_NAMESPACE = Buffer.from('7f1d4c2e9b6a4e0f8c3d5a1b2e6f9c04', 'hex');
+const EVENT_ID_NAMESPACE = '7f1d4c2e-9b6a-4e0f-8c3d-5a1b2e6f9c04';
 
 /**
  * The id of a task's event at `revision`: a name-based UUID (RFC 9562 version 5, SHA-1) of the task id and the revision
@@ -30,11 +30,7 @@ const EVENT_ID_NAMESPACE = Buffer.from('7f1d4c2e9b6a4e0f8c3d5a1b2e6f9c04', 'hex'
  * derived keeps its random one, which readers return as stored.
  */
 export function eventIdOf(taskId: string, revision: number): string {
-  const h = createHash('sha1').update(EVENT_ID_NAMESPACE).update(`${taskId}/${revision}`).digest();
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const x = h.toString('hex', 0, 16);
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+  return uuidV5(`${taskId}/${revision}`, EVENT_ID_NAMESPACE);
 }
 
 /**
