@@ -1,11 +1,14 @@
 // On SQLite a commit checkpoints the WAL only once it holds WAL_AUTOCHECKPOINT_PAGES pages, not SQLite's default
 // 1,000: a checkpoint every ~55 creates rewrote the same leaves and synced the file each time (src/server/db/drivers/
 // sqlite.ts says what it costs and what it saves). Checked on what the WAL holds, not on the pragma alone.
-import { statSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteDb, WAL_AUTOCHECKPOINT_PAGES } from '../../../src/server/db/drivers/sqlite';
 import { INTERVAL_MS, START_AFTER_COMMITS } from '../../../src/server/db/drivers/sqlite-checkpointer';
 import { until } from '../../support/fixtures';
+import { runCommand } from '../../support/processes';
 import { emptyDb, testDialect } from '../../support/db';
 
 describe.skipIf(testDialect() !== 'sqlite')('when the SQLite WAL is checkpointed', () => {
@@ -70,5 +73,13 @@ describe.skipIf(testDialect() !== 'sqlite')('when the SQLite WAL is checkpointed
     } finally {
       await db.close();
     }
+  }, 60_000);
+
+  it('a process that closes its database goes on after the close returns', async () => {
+    // The checkpointing thread does not keep a process alive; waiting for it to end must, or the process ends there.
+    const file = join(mkdtempSync(join(tmpdir(), 'tether-sqlite-close-')), 'tether.db');
+    const child = resolve(import.meta.dirname, 'sqlite-close-child.ts');
+    const run = await runCommand(process.execPath, ['--import', 'tsx', child, file], {});
+    expect(run).toMatchObject({ code: 0, stdout: 'closed\n' });
   }, 60_000);
 });

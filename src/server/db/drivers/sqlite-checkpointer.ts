@@ -121,6 +121,9 @@ export class BackgroundCheckpointer {
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;
+    // Held by the event loop until it has exited: unreferenced, a process with nothing else to do would end while
+    // waiting here, before whatever its caller does after closing the database.
+    worker.ref();
     await new Promise<void>((resolve) => {
       worker.once('exit', () => resolve());
       worker.postMessage('close');
