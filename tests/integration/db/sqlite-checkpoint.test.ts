@@ -58,7 +58,9 @@ describe.skipIf(testDialect() !== 'sqlite')('when the SQLite WAL is checkpointed
         if (Date.now() - started > 20_000) throw new Error('no background checkpoint');
       }
       expect(checkpointer.done.failures).toBe(0);
-      expect(checkpointer.done.lastCopied).toBeGreaterThan(0);
+      // (One of them may find nothing to copy: a commit after a checkpoint that copied everything starts the WAL over,
+      // and until that commit's own COMMIT the WAL holds no committed frame.)
+      expect(checkpointer.done.framesCopied).toBeGreaterThan(0);
       // The commits after the last one are checkpointed too, with no further commit to prompt it.
       const last = checkpointer.done.checkpoints;
       await until(() => checkpointer.done.checkpoints > last, 5_000, 'a checkpoint after the last commit');

@@ -54,7 +54,7 @@ export class BackgroundCheckpointer {
   /** Set when the thread could not start, died or was stopped: the connection's automatic checkpoint carries on. */
   private disabled = false;
   /** Checkpoints the thread finished or failed, and the last one's figures (tests and diagnostics). */
-  readonly done = { checkpoints: 0, failures: 0, lastFrames: 0, lastCopied: 0 };
+  readonly done = { checkpoints: 0, failures: 0, framesCopied: 0, lastFrames: 0, lastCopied: 0 };
 
   constructor(private readonly file: string) {}
 
@@ -93,6 +93,7 @@ export class BackgroundCheckpointer {
         this.running = false;
         if (reply.ok) {
           this.done.checkpoints++;
+          this.done.framesCopied += reply.copied;
           this.done.lastFrames = reply.frames;
           this.done.lastCopied = reply.copied;
         } else this.done.failures++;
