@@ -1,7 +1,6 @@
 // SPEC §4.1 step 7 — Begin: one transaction that admits, numbers and inserts the task in `preparing`,
 // records the operation and its planned steps, and writes revision 0. It emits no event.
-import { createHash, randomBytes } from 'node:crypto';
-import { v7 as orderedId } from 'uuid';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Actor } from '../access';
 import type { Services } from '../../services';
 import { DomainError } from '../errors/domain-error';
@@ -45,13 +44,13 @@ export async function begin(
   // SPEC §4.2: the handle's token is random and stored hashed; the creating request holds the lease from here.
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
-  // Time-ordered ids (UUIDv7): the indexes keyed by them grow at their right edge instead of splitting pages in halves
-  // (docs/BENCHMARKS.md, "What a PostgreSQL Created logs").
-  const operationId = orderedId();
+  // Random ids (UUIDv4): the console names an operation by its id's first 8 characters, which time-ordered ids share
+  // for a minute at a time (docs/BENCHMARKS.md, "What a PostgreSQL Created logs").
+  const operationId = randomUUID();
   const rows = beginRows({
     ...input,
     operationId,
-    taskId: input.taskId ?? orderedId(),
+    taskId: input.taskId ?? randomUUID(),
     wipLimited: input.wipLimited ?? true,
     tokenHash: hashToken(token),
     actorId: actor.id,

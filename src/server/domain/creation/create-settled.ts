@@ -5,7 +5,7 @@
 // tests/integration/creation/one-commit.test.ts compares both paths' rows and what their readers see). Readers
 // never see such a task unsettled, so release and recovery never meet it preparing; a crash leaves nothing; a unique
 // violation rolls it all back and reaches the caller, which re-reads (SPEC §4.1 step 8).
-import { v7 as orderedId } from 'uuid';
+import { randomUUID } from 'node:crypto';
 import { eventIdOf } from '../../db/repositories/events';
 import type { Actor } from '../access';
 import type { Services } from '../../services';
@@ -67,9 +67,9 @@ async function commit(
 ): Promise<Task | undefined> {
   const { failpoints } = services;
   const key = input.externalId ?? input.title;
-  // Time-ordered ids, as Begin's (begin.ts).
-  const operationId = orderedId();
-  const taskId = input.taskId ?? orderedId();
+  // Random ids, as Begin's (begin.ts).
+  const operationId = randomUUID();
+  const taskId = input.taskId ?? randomUUID();
   const at = new Date().toISOString();
   const deferred = deferredIntent(input.plan, { operationId, workspaceId: input.workspaceId, taskId });
   const rows = settledRows({
