@@ -322,15 +322,10 @@ export class SqliteDb implements Db {
   }
 
   /**
-   * Commits the open group now, if any — for a holder of the mutex about to use the connection outside the driver's
-   * own statements and transactions (prisma/sqlite-adapter.ts). A failed commit is its members' error, not the
-   * caller's.
+   * `fn` once the open group, if any, has committed — for a holder of the mutex about to use the connection outside
+   * the driver's own statements and transactions (prisma/sqlite-adapter.ts). A failed commit is the group members'
+   * error, not the caller's.
    */
-  endGroup(): void {
-    this.settle();
-  }
-
-  /** `fn` after endGroup (callers hold the mutex). */
   outsideGroup<T>(fn: () => T): T {
     this.settle();
     return fn();

@@ -94,8 +94,7 @@ export class SharedSqliteAdapterFactory {
       startTransaction: async (): Promise<Transaction> => {
         const unlock = await mutex.lock();
         try {
-          db.endGroup();
-          raw.exec('BEGIN IMMEDIATE');
+          db.outsideGroup(() => raw.exec('BEGIN IMMEDIATE'));
         } catch (err) {
           unlock();
           throw err;
