@@ -126,6 +126,9 @@ function parsedTarget(req: IncomingMessage, basePath: string): Target | undefine
   }
 }
 
+/** The adapter's headers for a JSON answer (its body then goes out as one chunk: `transfer-encoding: chunked`). */
+const ANSWER_HEADERS = { vary: 'trpc-accept, accept', 'content-type': 'application/json' } as const;
+
 /** What the adapter's default transformer does to an answer: nothing (its serialize is the identity). */
 function serialized(config: AnyTRPCRouter['_def']['_config'], body: TRPCResponse): unknown {
   return config.transformer === defaultTransformer ? body : transformTRPCResponse(config, body);
@@ -174,9 +177,10 @@ class NativeCall {
 
     // What the adapter writes for this Response: status (unless already set), `vary` and `content-type`, and the
     // body as one chunk (so `transfer-encoding: chunked`, as before — clients see no difference).
-    if (res.statusCode === 200 && 'error' in body) res.statusCode = getHTTPStatusCode([body]);
-    res.setHeader('vary', 'trpc-accept, accept');
-    res.setHeader('content-type', 'application/json');
+    // Given to writeHead as one object: headers set ahead with setHeader send writeHead down Node's slower path
+    // (http/response.ts). A context that set headers of its own (a cookie, Retry-After) keeps them.
+    const status = res.statusCode === 200 && 'error' in body ? getHTTPStatusCode([body]) : res.statusCode;
+    res.writeHead(status, ANSWER_HEADERS);
     res.write(JSON.stringify(serialized(config, body)));
     res.end();
   }

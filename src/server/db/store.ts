@@ -6,7 +6,7 @@
 //
 //   store.tasks.findByExternalId(ws, id)              one autocommit statement
 //   store.transaction(async (tx) => { … tx.tasks … }) one transaction; `tx` holds the transactional repositories
-import { PostgresDb, sqlDialect, type SqlDialect } from './drivers';
+import { PostgresDb, SqliteDb, sqlDialect, type SqlDialect } from './drivers';
 import { PostgresCreationStore } from './dialect/postgres/creation';
 import { PostgresTaskRepository } from './dialect/postgres/tasks';
 import { PostgresWorkspaceRepository } from './dialect/postgres/workspaces';
@@ -43,7 +43,10 @@ function repositories(driver: Db, dialect: SqlDialect, prisma: () => Promise<Pri
   const pg = driver instanceof PostgresDb;
   return {
     ...txRepositories(driver, dialect),
-    tasks: (pg ? new PostgresTaskRepository(driver) : new SqliteTaskRepository(driver)) as TaskRepository,
+    // SQLite's remembers the Found path's read (drivers/sqlite.ts): only over the driver's own connection.
+    tasks: (driver instanceof SqliteDb
+      ? new SqliteTaskRepository(driver)
+      : new PostgresTaskRepository(driver)) as TaskRepository,
     /** The create protocol's writes (SPEC §4, §6): on PostgreSQL in one statement each, elsewhere as transactions. */
     creation: pg ? new PostgresCreationStore(driver, transaction) : new CreationStore(driver, dialect, transaction),
     releases: new ColdReleaseRepository(driver, dialect, prisma),

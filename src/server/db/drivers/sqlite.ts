@@ -23,6 +23,20 @@ import { SchemaAlarm } from './schema-alarm';
 // open runs inside it (it may read what the group wrote) and is answered only after the same commit, so no caller
 // ever sees a write that might not commit; if that commit fails, the statement runs again alone (a full disk fails
 // writes, not reads). Alone, a transaction commits one loop turn later than before.
+//
+// Remembered reads (`rememberedOne`). The Found path's identity lookup is the same read asked again and again (a retry
+// storm, a webhook redelivered), and most of what it costs is SQLite finding and decoding the row. Its row is kept in
+// memory and given again only while the database provably has not changed since it was read: one statement asks SQLite
+// itself — `data_version` (moves when another connection commits: a second server or the CLI on the file) and
+// `total_changes()` (every row this connection inserted, updated or deleted, by whatever path: the driver, Prisma, raw)
+// — and both must equal what they were when the row was read, in the same statement as the row. The driver also counts
+// the rows its own statements changed (`changed`), so after one of its writes the check is skipped and the row read
+// again at once. Only rows read outside any transaction are kept (never one a group has not committed yet), only found
+// rows (a miss is always read again), none is given while the connection is inside a transaction, and rows are kept
+// only once REMEMBER_AFTER reads have passed since the last change this connection knows of: while creates and other
+// writes keep coming, every kept row would be dropped before it is asked again (and each would have cost the garbage
+// collector a promotion), so under writes nothing is kept and a Found reads the file as before. Either way a Found is
+// one statement, and no write.
 
 type Param = string | number | bigint | Buffer | null;
 
@@ -44,6 +58,28 @@ export const WAL_AUTOCHECKPOINT_PAGES = 8_000;
  * behind the others' work. Under 16 concurrent creates a group rarely reaches it; the loop turn ends it first.
  */
 export const MAX_GROUP = 64;
+
+/**
+ * The most rows `rememberedOne` keeps (the oldest goes first): a row of the task lookup is ~0.5 KB, so ~8 MB at most.
+ * Beyond it a lookup is read from the file as before.
+ */
+export const REMEMBERED_MAX = 16_384;
+
+/** Reads since the last known change before rows are kept (remembered reads, above): ~10 ms of a retry storm. */
+export const REMEMBER_AFTER = 100;
+
+/** The columns a remembered read adds to its row: what `data_version` and `total_changes()` were when it was read. */
+export const READ_VERSION_COLUMNS =
+  '(SELECT data_version FROM pragma_data_version) AS read_data_version, total_changes() AS read_changes';
+
+/** A remembered row, with what proves it current. */
+interface Remembered {
+  row: { read_data_version?: unknown; read_changes?: unknown };
+  /** `changed` when it was read. */
+  changed: number;
+  dataVersion: unknown;
+  changes: unknown;
+}
 
 /** The open transaction that ended transactions share until it commits. */
 interface Group {
@@ -105,7 +141,7 @@ export class SqliteDb implements Db {
   readonly raw: Database.Database;
   private readonly cache = new Map<
     string,
-    { stmt: Database.Statement; reader: boolean; sql: string; order: number[] }
+    { stmt: Database.Statement; reader: boolean; readonly: boolean; sql: string; order: number[] }
   >();
   /** Every statement of this process goes through it, Prisma's included (prisma/sqlite-adapter.ts). */
   readonly mutex = new Mutex();
@@ -115,6 +151,20 @@ export class SqliteDb implements Db {
   commits = 0;
   /** Checkpoints the WAL from a thread of its own once the connection is busy (sqlite-checkpointer.ts). */
   readonly checkpointer: BackgroundCheckpointer | undefined;
+  /** Rows the driver's own statements changed (or may have: a script), as far as it knows (remembered reads, above). */
+  private changed = 0;
+  /** `rememberedOne` calls since `changed` or another connection last moved (REMEMBER_AFTER). */
+  private quietReads = 0;
+  private quietSince = 0;
+  private readonly remembered = new Map<string, Remembered>();
+  /** How many rows `rememberedOne` keeps at most (REMEMBERED_MAX; tests lower it). */
+  rememberedLimit = REMEMBERED_MAX;
+  /** Quiet reads before rows are kept (REMEMBER_AFTER; tests lower it). */
+  rememberAfter = REMEMBER_AFTER;
+  /** Reads `rememberedOne` answered from memory. */
+  rememberedHits = 0;
+  /** `data_version` and `total_changes()` now (prepared on first use). */
+  private versionCheck: Database.Statement<[], [unknown, unknown]> | undefined;
 
   poolStats(): PoolStats {
     const queued = this.mutex.queued;
@@ -145,7 +195,7 @@ export class SqliteDb implements Db {
     if (!entry) {
       const { sql, order } = adapt(text);
       const stmt = this.raw.prepare(sql);
-      entry = { stmt, reader: stmt.reader, sql, order };
+      entry = { stmt, reader: stmt.reader, readonly: stmt.readonly, sql, order };
       this.cache.set(text, entry);
     }
     const args = new Array<Param>(entry.order.length);
@@ -174,11 +224,17 @@ export class SqliteDb implements Db {
   private send(text: string, params: readonly unknown[]): Answer {
     const { entry, args } = this.prepare(text, params);
     this.stats.statements++;
-    if (entry.reader) return { rows: entry.stmt.all(...args), changes: 0 };
+    if (entry.reader) {
+      const rows = entry.stmt.all(...args);
+      if (!entry.readonly && rows.length > 0) this.changed++; // INSERT … RETURNING: a row per row written
+      return { rows, changes: 0 };
+    }
     this.stats.writes++;
     // Outside a transaction a writing statement commits on its own: counted as a transaction (the bench reports commits per request).
     if (!this.raw.inTransaction) this.stats.transactions++;
-    return { rows: [], changes: entry.stmt.run(...args).changes };
+    const changes = entry.stmt.run(...args).changes;
+    if (changes > 0) this.changed++;
+    return { rows: [], changes };
   }
 
   private direct(): Sql {
@@ -205,8 +261,8 @@ export class SqliteDb implements Db {
    * if that COMMIT failed, the statement's own work was undone with the group's, so it runs again alone — a read is
    * still answered when the disk is full and only writes fail, as without groups.
    */
-  private async statement(text: string, params: readonly unknown[]): Promise<Answer> {
-    const answer = await this.mutex.run(() => this.autocommit(text, params));
+  private async statement(text: string, params: readonly unknown[], keep?: string): Promise<Answer> {
+    const answer = await this.mutex.run(() => this.kept(keep, this.autocommit(text, params)));
     if (!answer.group) return answer;
     try {
       await answer.group.committed;
@@ -214,9 +270,71 @@ export class SqliteDb implements Db {
     } catch {
       return this.mutex.run(() => {
         this.settle();
-        return this.autocommit(text, params);
+        return this.kept(keep, this.autocommit(text, params));
       });
     }
+  }
+
+  /**
+   * The first row of a read, given again from memory while the database has not changed since it was read (remembered
+   * reads, above). `key` names the row: the same key must always mean the same statement and parameters. `text` must
+   * select READ_VERSION_COLUMNS beside the row's own; a read that finds no row is never kept.
+   */
+  async rememberedOne<T>(key: string, text: string, params: readonly unknown[]): Promise<T | undefined> {
+    if (this.quietSince !== this.changed) this.forget();
+    const kept = this.remembered.get(key);
+    if (kept && kept.changed === this.changed && !this.raw.inTransaction) {
+      if (this.current(kept)) {
+        this.rememberedHits++;
+        return kept.row as T;
+      }
+      // Changed by another connection, or around the driver: no kept row can be trusted any more.
+      this.forget();
+    }
+    const keep = ++this.quietReads > this.rememberAfter ? key : undefined;
+    return (await this.statement(text, params, keep)).rows[0] as T | undefined;
+  }
+
+  /** The database changed: every kept row goes, and rows are kept again only after REMEMBER_AFTER quiet reads. */
+  private forget(): void {
+    this.quietSince = this.changed;
+    this.quietReads = 0;
+    if (this.remembered.size > 0) this.remembered.clear();
+  }
+
+  /** Whether nothing has changed the database since `kept` was read: one statement (counted as one). */
+  private current(kept: Remembered): boolean {
+    this.versionCheck ??= this.raw
+      .prepare<[], [unknown, unknown]>('SELECT data_version, total_changes() FROM pragma_data_version')
+      .raw();
+    this.stats.statements++;
+    let now: [unknown, unknown] | undefined;
+    try {
+      now = this.versionCheck.get();
+    } catch {
+      return false; // the read itself will meet whatever is wrong, and report it
+    }
+    return now !== undefined && now[0] === kept.dataVersion && now[1] === kept.changes;
+  }
+
+  /** Keeps the row a read outside any transaction found (callers hold the mutex: nothing ran since). */
+  private kept(key: string | undefined, answer: Answer): Answer {
+    if (key === undefined || answer.group || this.raw.inTransaction) return answer;
+    const row = answer.rows[0] as Remembered['row'] | undefined;
+    if (!row) {
+      this.remembered.delete(key);
+      return answer;
+    }
+    if (this.remembered.size >= this.rememberedLimit && !this.remembered.has(key)) {
+      this.remembered.delete(this.remembered.keys().next().value!);
+    }
+    this.remembered.set(key, {
+      row,
+      changed: this.changed,
+      dataVersion: row.read_data_version,
+      changes: row.read_changes,
+    });
+    return answer;
   }
 
   /**
@@ -348,6 +466,7 @@ export class SqliteDb implements Db {
   async exec(script: string): Promise<void> {
     await this.mutex.run(() => {
       this.settle();
+      this.changed++; // a script may change the schema, which total_changes() does not count
       this.control(script);
     });
   }

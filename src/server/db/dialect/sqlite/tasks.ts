@@ -9,18 +9,29 @@
 // one indexed read; tests/integration/db/sqlite-lookup-plan.test.ts holds it).
 import type { Task } from '../../../model/task';
 import { TASK_COLUMNS, TaskRepository, toTask, type TaskRow } from '../../repositories/tasks';
-import type { Sql } from '../../types';
 import { SQLITE } from '../../drivers/index';
+import { READ_VERSION_COLUMNS, type SqliteDb } from '../../drivers/sqlite';
 
 export const SQLITE_BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE workspace_id = +$1 AND external_id = +$2`;
 
+/** The same read, with what the driver needs to remember its row (drivers/sqlite.ts, remembered reads). */
+const REMEMBERED_BY_EXTERNAL_ID = `SELECT ${TASK_COLUMNS}, ${READ_VERSION_COLUMNS} FROM tasks WHERE workspace_id = +$1 AND external_id = +$2`;
+
 export class SqliteTaskRepository extends TaskRepository {
-  constructor(sql: Sql) {
-    super(sql, SQLITE);
+  constructor(private readonly db: SqliteDb) {
+    super(db, SQLITE);
   }
 
+  /**
+   * The Found path's read, remembered by the driver while the database is unchanged: a retry of a create whose task
+   * was just found is answered without reading the task again (one statement that checks nothing changed; no write).
+   * Workspace ids and identities never hold U+0000 (the driver refuses it in any parameter), so the key is unambiguous.
+   */
   override async findByExternalId(workspaceId: string, externalId: string): Promise<Task | undefined> {
-    const row = await this.sql.one<TaskRow>(SQLITE_BY_EXTERNAL_ID, [workspaceId, externalId]);
+    const row = await this.db.rememberedOne<TaskRow>(`${workspaceId}\u0000${externalId}`, REMEMBERED_BY_EXTERNAL_ID, [
+      workspaceId,
+      externalId,
+    ]);
     return row ? toTask(row) : undefined;
   }
 }
