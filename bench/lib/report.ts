@@ -382,7 +382,7 @@ export function toMarkdown(report: Report): string {
     );
     out.push('');
     out.push(
-      `Bulk load of ${s.large.tasks.toLocaleString('en')} tasks took ${f(s.loadSeconds, 1)} s (INSERT … SELECT generate_series).`,
+      `Bulk load of ${s.large.tasks.toLocaleString('en')} tasks took ${f(s.loadSeconds, 1)} s (INSERT … SELECT generate_series, then VACUUM (ANALYZE), ANALYZE and CHECKPOINT).`,
     );
   }
   if (report.peakRssMb !== undefined) {
