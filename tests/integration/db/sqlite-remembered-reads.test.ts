@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/drivers';
-import type { SqliteDb } from '../../../src/server/db/drivers/sqlite';
+import { rowBytes, type SqliteDb } from '../../../src/server/db/drivers/sqlite';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
@@ -205,6 +205,27 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite remembered reads (the Found 
     expect(await remembers()).toEqual([false, false, false, false, true]);
     expect(await remembers()).toEqual([true, true, true, true, true]);
     expect((await found(ext)).outcome.task.title).toBe('Elsewhere');
+  });
+
+  it('keeps what fits its byte budget: no row above the per-row limit, and the oldest go first', async () => {
+    const [short1, short2, short3, long] = [uniq('s1-'), uniq('s2-'), uniq('s3-'), uniq('long-')];
+    for (const e of [short1, short2, short3]) await create(e);
+    await createTask(services, actor, {
+      workspace_id: ws.id,
+      external_id: long,
+      title: 'Long',
+      description: 'd'.repeat(20_000),
+    });
+    const row = await db.one<object>('SELECT * FROM tasks WHERE external_id = $1', [short1]);
+    // Room for two short rows (the read adds its two version columns: a little more than a stored row).
+    db.rememberedBytesLimit = Math.floor(2.5 * rowBytes(row!));
+    db.rememberedRowBytesLimit = 10_000;
+    await found(long);
+    expect((await found(long)).remembered).toBe(false); // ~40 KB: read from the file each time
+    for (const e of [short1, short2, short3]) await found(e); // short1 goes when short3 is kept
+    expect((await found(short2)).remembered).toBe(true);
+    expect((await found(short3)).remembered).toBe(true);
+    expect((await found(short1)).remembered).toBe(false);
   });
 
   it('never remembers a miss, and keeps at most rememberedLimit rows (the oldest goes first)', async () => {

@@ -31,7 +31,8 @@ import { SchemaAlarm } from './schema-alarm';
 // `total_changes()` (every row this connection inserted, updated or deleted, by whatever path: the driver, Prisma, raw)
 // — and both must equal what they were when the row was read, in the same statement as the row. The driver also counts
 // the rows its own statements changed (`changed`), so after one of its writes the check is skipped and the row read
-// again at once. Only rows read outside any transaction are kept (never one a group has not committed yet), only found
+// again at once. At most REMEMBERED_MAX rows and REMEMBERED_MAX_BYTES (estimated from their text) are kept, the oldest
+// going first. Only rows read outside any transaction are kept (never one a group has not committed yet), only found
 // rows (a miss is always read again), none is given while the connection is inside a transaction, and rows are kept
 // only once REMEMBER_AFTER reads have passed since the last change this connection knows of: while creates and other
 // writes keep coming, every kept row would be dropped before it is asked again (and each would have cost the garbage
@@ -60,10 +61,24 @@ export const WAL_AUTOCHECKPOINT_PAGES = 8_000;
 export const MAX_GROUP = 64;
 
 /**
- * The most rows `rememberedOne` keeps (the oldest goes first): a row of the task lookup is ~0.5 KB, so ~8 MB at most.
- * Beyond it a lookup is read from the file as before.
+ * The most rows `rememberedOne` keeps (the oldest goes first); a task's row is ~0.7 KB in memory when its description is
+ * short. Beyond it a lookup is read from the file as before.
  */
 export const REMEMBERED_MAX = 16_384;
+
+/**
+ * What the kept rows may take in all, estimated from their text (rowBytes): a description may hold 100,000 characters,
+ * and 16,384 such rows would not fit in the server's heap. The oldest go first; a row estimated above 1/256 of it
+ * (~128 KB, a description of ~64,000 characters) is not kept at all — read from the file each time.
+ */
+export const REMEMBERED_MAX_BYTES = 32 * 1024 * 1024;
+
+/** A kept row's size, over-estimated: two bytes per character of its text, and 64 per field. */
+export function rowBytes(row: object): number {
+  let bytes = 0;
+  for (const value of Object.values(row)) bytes += 64 + (typeof value === 'string' ? 2 * value.length : 0);
+  return bytes;
+}
 
 /** Reads since the last known change before rows are kept (remembered reads, above): ~10 ms of a retry storm. */
 export const REMEMBER_AFTER = 100;
@@ -77,6 +92,8 @@ interface Remembered {
   row: { read_data_version?: unknown; read_changes?: unknown };
   /** `changed` when it was read. */
   changed: number;
+  /** rowBytes of the row. */
+  bytes: number;
   dataVersion: unknown;
   changes: unknown;
 }
@@ -159,6 +176,11 @@ export class SqliteDb implements Db {
   private readonly remembered = new Map<string, Remembered>();
   /** How many rows `rememberedOne` keeps at most (REMEMBERED_MAX; tests lower it). */
   rememberedLimit = REMEMBERED_MAX;
+  /** What they may take in all (REMEMBERED_MAX_BYTES; tests lower it), and what they take now. */
+  rememberedBytesLimit = REMEMBERED_MAX_BYTES;
+  /** The largest row kept (a 256th of REMEMBERED_MAX_BYTES; tests lower it). */
+  rememberedRowBytesLimit = REMEMBERED_MAX_BYTES / 256;
+  private rememberedBytes = 0;
   /** Quiet reads before rows are kept (REMEMBER_AFTER; tests lower it). */
   rememberAfter = REMEMBER_AFTER;
   /** Reads `rememberedOne` answered from memory. */
@@ -295,11 +317,19 @@ export class SqliteDb implements Db {
     return (await this.statement(text, params, keep)).rows[0] as T | undefined;
   }
 
+  private drop(key: string): void {
+    const kept = this.remembered.get(key);
+    if (!kept) return;
+    this.remembered.delete(key);
+    this.rememberedBytes -= kept.bytes;
+  }
+
   /** The database changed: every kept row goes, and rows are kept again only after REMEMBER_AFTER quiet reads. */
   private forget(): void {
     this.quietSince = this.changed;
     this.quietReads = 0;
     if (this.remembered.size > 0) this.remembered.clear();
+    this.rememberedBytes = 0;
   }
 
   /** Whether nothing has changed the database since `kept` was read: one statement (counted as one). */
@@ -321,19 +351,24 @@ export class SqliteDb implements Db {
   private kept(key: string | undefined, answer: Answer): Answer {
     if (key === undefined || answer.group || this.raw.inTransaction) return answer;
     const row = answer.rows[0] as Remembered['row'] | undefined;
-    if (!row) {
-      this.remembered.delete(key);
-      return answer;
-    }
-    if (this.remembered.size >= this.rememberedLimit && !this.remembered.has(key)) {
-      this.remembered.delete(this.remembered.keys().next().value!);
+    this.drop(key);
+    if (!row) return answer;
+    const bytes = rowBytes(row);
+    if (bytes > this.rememberedRowBytesLimit) return answer;
+    while (
+      this.remembered.size > 0 &&
+      (this.remembered.size >= this.rememberedLimit || this.rememberedBytes + bytes > this.rememberedBytesLimit)
+    ) {
+      this.drop(this.remembered.keys().next().value!); // the oldest
     }
     this.remembered.set(key, {
       row,
       changed: this.changed,
+      bytes,
       dataVersion: row.read_data_version,
       changes: row.read_changes,
     });
+    this.rememberedBytes += bytes;
     return answer;
   }
 
