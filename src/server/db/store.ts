@@ -43,7 +43,7 @@ function repositories(driver: Db, dialect: SqlDialect, prisma: () => Promise<Pri
   const pg = driver instanceof PostgresDb;
   return {
     ...txRepositories(driver, dialect),
-    // SQLite's remembers the Found path's read (drivers/sqlite.ts): only over the driver's own connection.
+    // SQLite's form remembers the Found path's read (drivers/sqlite.ts, remembered reads): it needs the driver itself.
     tasks: (driver instanceof SqliteDb
       ? new SqliteTaskRepository(driver)
       : new PostgresTaskRepository(driver)) as TaskRepository,
