@@ -4,7 +4,8 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb } from '../../../src/server/db/drivers';
-import { rowBytes, type SqliteDb } from '../../../src/server/db/drivers/sqlite';
+import type { SqliteDb } from '../../../src/server/db/drivers/sqlite';
+import { rowBytes } from '../../../src/server/db/drivers/sqlite-remembered';
 import { releaseExternalId } from '../../../src/server/domain/release/release-external-id';
 import { deleteTask, setArchived, updateTask } from '../../../src/server/domain/tasks/change-task';
 import { createTask } from '../../../src/server/domain/tasks/create-task';
@@ -218,8 +219,8 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite remembered reads (the Found 
     });
     const row = await db.one<object>('SELECT * FROM tasks WHERE external_id = $1', [short1]);
     // Room for two short rows (the read adds its two version columns: a little more than a stored row).
-    db.rememberedBytesLimit = Math.floor(2.5 * rowBytes(row!));
-    db.rememberedRowBytesLimit = 10_000;
+    db.remembered.bytesLimit = Math.floor(2.5 * rowBytes(row!));
+    db.remembered.rowBytesLimit = 10_000;
     await found(long);
     expect((await found(long)).remembered).toBe(false); // ~40 KB: read from the file each time
     for (const e of [short1, short2, short3]) await found(e); // short1 goes when short3 is kept
@@ -228,7 +229,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite remembered reads (the Found 
     expect((await found(short1)).remembered).toBe(false);
   });
 
-  it('never remembers a miss, and keeps at most rememberedLimit rows (the oldest goes first)', async () => {
+  it('never remembers a miss, and keeps at most its limit of rows (the oldest goes first)', async () => {
     const ext = uniq('miss-');
     expect(await services.store.tasks.findByExternalId(ws.id, ext)).toBeUndefined();
     const other = new Database(db.file);
@@ -246,7 +247,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite remembered reads (the Found 
       other.close();
     }
 
-    db.rememberedLimit = 2;
+    db.remembered.limit = 2;
     const [a, b, c] = [uniq('a-'), uniq('b-'), uniq('c-')];
     for (const e of [a, b, c]) await create(e);
     for (const e of [a, b, c]) await found(e); // a is dropped when c is kept

@@ -6,6 +6,7 @@ import { asDatabaseError } from '../errors';
 import { Mutex } from './mutex';
 import { BackgroundCheckpointer } from './sqlite-checkpointer';
 import { SchemaAlarm } from './schema-alarm';
+import { RememberedRows } from './sqlite-remembered';
 
 // SQLite is one writer at a time. better-sqlite3 is synchronous, but our transactions span awaits, so every
 // statement of this process goes through one mutex: nothing ever runs inside another caller's open transaction.
@@ -31,13 +32,12 @@ import { SchemaAlarm } from './schema-alarm';
 // `total_changes()` (every row this connection inserted, updated or deleted, by whatever path: the driver, Prisma, raw)
 // — and both must equal what they were when the row was read, in the same statement as the row. The driver also counts
 // the rows its own statements changed (`changed`), so after one of its writes the check is skipped and the row read
-// again at once. At most REMEMBERED_MAX rows and REMEMBERED_MAX_BYTES (estimated from their text) are kept, the oldest
-// going first. Only rows read outside any transaction are kept (never one a group has not committed yet), only found
-// rows (a miss is always read again), none is given while the connection is inside a transaction, and rows are kept
-// only once REMEMBER_AFTER reads have passed since the last change this connection knows of: while creates and other
-// writes keep coming, every kept row would be dropped before it is asked again (and each would have cost the garbage
-// collector a promotion), so under writes nothing is kept and a Found reads the file as before. Either way a Found is
-// one statement, and no write.
+// again at once. The rows are bounded by count and by an estimate of their bytes (sqlite-remembered.ts). Only rows read
+// outside any transaction are kept (never one a group has not committed yet), only found rows (a miss is always read
+// again), none is given while the connection is inside a transaction, and rows are kept only once REMEMBER_AFTER reads
+// have passed since the last change this connection knows of: while creates and other writes keep coming, every kept
+// row would be dropped before it is asked again (and each would have cost the garbage collector a promotion), so under
+// writes nothing is kept and a Found reads the file as before. Either way a Found is one statement, and no write.
 
 type Param = string | number | bigint | Buffer | null;
 
@@ -60,43 +60,12 @@ export const WAL_AUTOCHECKPOINT_PAGES = 8_000;
  */
 export const MAX_GROUP = 64;
 
-/**
- * The most rows `rememberedOne` keeps (the oldest goes first); a task's row is ~0.7 KB in memory when its description is
- * short. Beyond it a lookup is read from the file as before.
- */
-export const REMEMBERED_MAX = 16_384;
-
-/**
- * What the kept rows may take in all, estimated from their text (rowBytes): a description may hold 100,000 characters,
- * and 16,384 such rows would not fit in the server's heap. The oldest go first; a row estimated above 1/256 of it
- * (~128 KB, a description of ~64,000 characters) is not kept at all — read from the file each time.
- */
-export const REMEMBERED_MAX_BYTES = 32 * 1024 * 1024;
-
-/** A kept row's size, over-estimated: two bytes per character of its text, and 64 per field. */
-export function rowBytes(row: object): number {
-  let bytes = 0;
-  for (const value of Object.values(row)) bytes += 64 + (typeof value === 'string' ? 2 * value.length : 0);
-  return bytes;
-}
-
 /** Reads since the last known change before rows are kept (remembered reads, above): ~10 ms of a retry storm. */
 export const REMEMBER_AFTER = 100;
 
 /** The columns a remembered read adds to its row: what `data_version` and `total_changes()` were when it was read. */
 export const READ_VERSION_COLUMNS =
   '(SELECT data_version FROM pragma_data_version) AS read_data_version, total_changes() AS read_changes';
-
-/** A remembered row, with what proves it current. */
-interface Remembered {
-  row: { read_data_version?: unknown; read_changes?: unknown };
-  /** `changed` when it was read. */
-  changed: number;
-  /** rowBytes of the row. */
-  bytes: number;
-  dataVersion: unknown;
-  changes: unknown;
-}
 
 /** The open transaction that ended transactions share until it commits. */
 interface Group {
@@ -173,14 +142,8 @@ export class SqliteDb implements Db {
   /** `rememberedOne` calls since `changed` or another connection last moved (REMEMBER_AFTER). */
   private quietReads = 0;
   private quietSince = 0;
-  private readonly remembered = new Map<string, Remembered>();
-  /** How many rows `rememberedOne` keeps at most (REMEMBERED_MAX; tests lower it). */
-  rememberedLimit = REMEMBERED_MAX;
-  /** What they may take in all (REMEMBERED_MAX_BYTES; tests lower it), and what they take now. */
-  rememberedBytesLimit = REMEMBERED_MAX_BYTES;
-  /** The largest row kept (a 256th of REMEMBERED_MAX_BYTES; tests lower it). */
-  rememberedRowBytesLimit = REMEMBERED_MAX_BYTES / 256;
-  private rememberedBytes = 0;
+  /** The rows `rememberedOne` keeps (their bounds are its fields; tests lower them). */
+  readonly remembered = new RememberedRows();
   /** Quiet reads before rows are kept (REMEMBER_AFTER; tests lower it). */
   rememberAfter = REMEMBER_AFTER;
   /** Reads `rememberedOne` answered from memory. */
@@ -305,7 +268,8 @@ export class SqliteDb implements Db {
   async rememberedOne<T>(key: string, text: string, params: readonly unknown[]): Promise<T | undefined> {
     if (this.quietSince !== this.changed) this.forget();
     const kept = this.remembered.get(key);
-    if (kept && kept.changed === this.changed && !this.raw.inTransaction) {
+    // Every kept row was read since `changed` last moved: `forget` runs first whenever it does.
+    if (kept && !this.raw.inTransaction) {
       if (this.current(kept)) {
         this.rememberedHits++;
         return kept.row as T;
@@ -317,23 +281,15 @@ export class SqliteDb implements Db {
     return (await this.statement(text, params, keep)).rows[0] as T | undefined;
   }
 
-  private drop(key: string): void {
-    const kept = this.remembered.get(key);
-    if (!kept) return;
-    this.remembered.delete(key);
-    this.rememberedBytes -= kept.bytes;
-  }
-
   /** The database changed: every kept row goes, and rows are kept again only after REMEMBER_AFTER quiet reads. */
   private forget(): void {
     this.quietSince = this.changed;
     this.quietReads = 0;
-    if (this.remembered.size > 0) this.remembered.clear();
-    this.rememberedBytes = 0;
+    this.remembered.clear();
   }
 
   /** Whether nothing has changed the database since `kept` was read: one statement (counted as one). */
-  private current(kept: Remembered): boolean {
+  private current(kept: { dataVersion: unknown; changes: unknown }): boolean {
     this.versionCheck ??= this.raw
       .prepare<[], [unknown, unknown]>('SELECT data_version, total_changes() FROM pragma_data_version')
       .raw();
@@ -350,25 +306,8 @@ export class SqliteDb implements Db {
   /** Keeps the row a read outside any transaction found (callers hold the mutex: nothing ran since). */
   private kept(key: string | undefined, answer: Answer): Answer {
     if (key === undefined || answer.group || this.raw.inTransaction) return answer;
-    const row = answer.rows[0] as Remembered['row'] | undefined;
-    this.drop(key);
-    if (!row) return answer;
-    const bytes = rowBytes(row);
-    if (bytes > this.rememberedRowBytesLimit) return answer;
-    while (
-      this.remembered.size > 0 &&
-      (this.remembered.size >= this.rememberedLimit || this.rememberedBytes + bytes > this.rememberedBytesLimit)
-    ) {
-      this.drop(this.remembered.keys().next().value!); // the oldest
-    }
-    this.remembered.set(key, {
-      row,
-      changed: this.changed,
-      bytes,
-      dataVersion: row.read_data_version,
-      changes: row.read_changes,
-    });
-    this.rememberedBytes += bytes;
+    const row = answer.rows[0] as { read_data_version?: unknown; read_changes?: unknown } | undefined;
+    this.remembered.keep(key, row, row?.read_data_version, row?.read_changes);
     return answer;
   }
 
